@@ -1,0 +1,3 @@
+from homeclaw_cli.cli.main import main
+
+main()

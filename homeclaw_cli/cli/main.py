@@ -1,0 +1,81 @@
+"""`homeclaw` entry point: the root Typer app, global options and the one error boundary."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from homeclaw_cli import __version__
+from homeclaw_cli.cli import config_cmd, plugin
+from homeclaw_cli.cli.state import AppState, get_state
+from homeclaw_cli.errors import ExitCode, HomeclawError
+
+
+class _ErrorBoundary(TyperGroup):
+    """Turns HomeclawError into `error: ...` + `hint: ...` on stderr and its exit code."""
+
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except HomeclawError as exc:
+            state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
+            if state.debug:
+                traceback.print_exc()
+            from homeclaw_cli.cli.render import Output
+
+            Output().error(exc.message, exc.hint)
+            raise typer.Exit(int(exc.exit_code)) from None
+        except KeyboardInterrupt:
+            sys.stderr.write("interrupted\n")
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+
+
+app = typer.Typer(
+    name="homeclaw",
+    cls=_ErrorBoundary,
+    help="Local-first plugins and skills for LLM agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(plugin.app, name="plugin")
+app.add_typer(config_cmd.app, name="config")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"homeclaw {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="Config file (default: platform config dir).", envvar=None),
+    ] = None,
+    plugins_dir: Annotated[
+        list[Path] | None,
+        typer.Option("--plugins-dir", help="Extra plugin folder, highest precedence. Repeatable."),
+    ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = None,
+) -> None:
+    state = get_state(ctx)
+    state.config_file = config
+    state.plugin_dirs = list(plugins_dir or [])
+    state.debug = debug
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

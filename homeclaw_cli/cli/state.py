@@ -1,0 +1,40 @@
+"""Per-invocation state shared by every command: global flags and lazily loaded Settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from homeclaw_cli.settings import Settings
+
+
+@dataclass
+class AppState:
+    config_file: Path | None = None
+    plugin_dirs: list[Path] = field(default_factory=list)
+    debug: bool = False
+    flags: dict[str, Any] = field(default_factory=dict)
+    _settings: Settings | None = None
+
+    def settings(self, **flags: Any) -> Settings:
+        """Load Settings once per invocation (flags given here win over config and env)."""
+        if self._settings is None or flags:
+            from homeclaw_cli.settings import load_settings
+
+            self._settings = load_settings(
+                config_file=self.config_file,
+                flags={**self.flags, **flags},
+                extra_plugin_dirs=self.plugin_dirs,
+            )
+        return self._settings
+
+
+def get_state(ctx: typer.Context) -> AppState:
+    root = ctx.find_root()
+    if not isinstance(root.obj, AppState):
+        root.obj = AppState()
+    return root.obj

@@ -1,0 +1,312 @@
+"""Plugin descriptors: the seeds' schema (seed 000 §3, seed 001 §4) as pydantic models.
+
+The same PluginManifest describes a bundled plugin (plugin.yaml), a user plugin and an
+external registration (seed 000 §7); only `source` differs, and Core sets that.
+The type-specific `config` is a union tagged by the plugin-level `type`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+PluginType = Literal["inline", "subprocess", "http", "mcp"]
+ParamType = Literal["string", "number", "boolean", "object", "array"]
+PLUGIN_TYPES: tuple[str, ...] = ("inline", "subprocess", "http", "mcp")
+MANIFEST_NAMES: tuple[str, ...] = ("plugin.yaml", "plugin.yml", "plugin.json")
+
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+}
+
+
+def value_matches_type(value: Any, param_type: str) -> bool:
+    """True when `value` is a JSON value of `param_type` (booleans are not numbers)."""
+    if param_type == "number" and isinstance(value, bool):
+        return False
+    return isinstance(value, _PY_TYPES[param_type])
+
+
+def rule_error(reason: str, *subpath: str | int) -> PydanticCustomError:
+    """A validation error whose field path continues below the validated field.
+
+    `plugin validate` appends `subpath` to pydantic's location so the reported line is the
+    offending key itself (e.g. capabilities[2].method), not its parent.
+    """
+    return PydanticCustomError("manifest_rule", "{reason}", {"reason": reason, "subpath": subpath})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _check_id(value: str, what: str) -> str:
+    if not ID_RE.match(value):
+        raise ValueError(
+            f"{what} {value!r} must match [a-z0-9][a-z0-9_-]* "
+            f"(lowercase letters, digits, '-' and '_'; e.g. {_suggest_id(value)!r})"
+        )
+    return value
+
+
+def _suggest_id(value: str) -> str:
+    slug = re.sub(r"[^a-z0-9_-]+", "-", value.strip().lower()).strip("-_")
+    return slug or "my-plugin"
+
+
+class Parameter(_Model):
+    name: str
+    type: ParamType
+    required: bool = True
+    default: Any = None
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not PARAM_NAME_RE.match(value):
+            raise ValueError(
+                f"parameter name {value!r} must start with a letter or '_' and contain only "
+                "letters, digits, '_' and '-'"
+            )
+        return value
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.model_fields_set
+
+    @model_validator(mode="after")
+    def _default_type(self) -> Parameter:
+        if self.has_default and self.default is not None:
+            if not value_matches_type(self.default, self.type):
+                raise rule_error(
+                    f"default {self.default!r} of parameter {self.name!r} is not a {self.type}",
+                    "default",
+                )
+        return self
+
+
+class Capability(_Model):
+    id: str
+    name: str
+    description: str
+    parameters: list[Parameter] = Field(default_factory=list)
+    output_description: str | None = None
+    post_process: bool = False
+    post_process_prompt: str | None = None
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] | None = None
+    path: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return _check_id(value, "capability id")
+
+    @field_validator("method", mode="before")
+    @classmethod
+    def _upper_method(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("parameters")
+    @classmethod
+    def _unique_parameters(cls, value: list[Parameter]) -> list[Parameter]:
+        seen: set[str] = set()
+        for index, param in enumerate(value):
+            if param.name in seen:
+                raise rule_error(f"duplicate parameter name {param.name!r}", index, "name")
+            seen.add(param.name)
+        return value
+
+    @field_validator("post_process_prompt")
+    @classmethod
+    def _prompt_needs_post_process(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value and not info.data.get("post_process", False):
+            raise rule_error(
+                "post_process_prompt is set but post_process is false, so the prompt would "
+                "never be used; set `post_process: true` or remove the prompt"
+            )
+        return value
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise rule_error(f"path {value!r} must start with '/' (it is relative to base_url)")
+        return value
+
+
+def _check_http_url(value: str, what: str) -> str:
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError(f"{what} {value!r} is not an http(s) URL, e.g. http://127.0.0.1:3100")
+    return value
+
+
+class InlineConfig(_Model):
+    type: Literal["inline"] = "inline"
+    config_file: str = "config.yml"
+    plugin_module: str | None = None
+
+
+class SubprocessConfig(_Model):
+    type: Literal["subprocess"] = "subprocess"
+    command: str
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    timeout_sec: float = Field(default=30.0, gt=0, le=3600)
+
+
+class HttpConfig(_Model):
+    type: Literal["http"] = "http"
+    base_url: str
+    path: str = "/run"
+    timeout_sec: float = Field(default=30.0, gt=0, le=3600)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return _check_http_url(value, "base_url")
+
+
+class McpConfig(_Model):
+    type: Literal["mcp"] = "mcp"
+    transport: Literal["stdio", "sse", "streamable-http"] = "stdio"
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = None
+    tool: str = "handle_request"
+    timeout_sec: float = Field(default=60.0, gt=0, le=3600)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _base_url_alias(cls, data: Any) -> Any:
+        # Seed 001 §4.1 calls the SSE endpoint `base_url`; accept it as `url`.
+        if isinstance(data, dict) and "base_url" in data and "url" not in data:
+            data = {**data, "url": data["base_url"]}
+            del data["base_url"]
+        return data
+
+    @model_validator(mode="after")
+    def _transport(self) -> McpConfig:
+        if self.transport == "stdio" and not self.command:
+            raise rule_error("transport stdio needs `command` (and optional `args`)", "command")
+        if self.transport != "stdio":
+            if not self.url:
+                raise rule_error(f"transport {self.transport} needs `url`", "url")
+            _check_http_url(self.url, "url")
+        return self
+
+
+PluginConfig = Annotated[
+    InlineConfig | SubprocessConfig | HttpConfig | McpConfig, Field(discriminator="type")
+]
+
+
+class PluginManifest(_Model):
+    id: str
+    name: str
+    description: str
+    description_long: str | None = None
+    version: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+    type: PluginType = "inline"
+    config: PluginConfig = Field(default_factory=InlineConfig)
+    capabilities: list[Capability] = Field(default_factory=list)
+    health_check_url: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tag_config(cls, data: Any) -> Any:
+        # The union's tag lives one level up (`type`), so copy it into `config`.
+        if isinstance(data, dict):
+            ptype = data.get("type", "inline")
+            config = data.get("config")
+            if config is None:
+                config = {}
+            if isinstance(config, dict) and isinstance(ptype, str) and ptype in PLUGIN_TYPES:
+                data = {**data, "config": {**config, "type": ptype}}
+        return data
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return _check_id(value, "plugin id")
+
+    @field_validator("health_check_url")
+    @classmethod
+    def _health(cls, value: str | None) -> str | None:
+        return None if value is None else _check_http_url(value, "health_check_url")
+
+    @field_validator("capabilities")
+    @classmethod
+    def _capabilities(cls, value: list[Capability], info: ValidationInfo) -> list[Capability]:
+        seen: set[str] = set()
+        for index, cap in enumerate(value):
+            if cap.id in seen:
+                raise rule_error(f"duplicate capability id {cap.id!r}", index, "id")
+            seen.add(cap.id)
+        ptype = info.data.get("type", "inline")
+        if ptype != "http":
+            for index, cap in enumerate(value):
+                for key in ("method", "path"):
+                    if getattr(cap, key) is not None:
+                        raise rule_error(
+                            f"capability {cap.id!r} sets `{key}`, which only http plugins use "
+                            f"(this plugin is type {ptype}); remove it",
+                            index,
+                            key,
+                        )
+        return value
+
+    def capability(self, capability_id: str) -> Capability | None:
+        return next((c for c in self.capabilities if c.id == capability_id), None)
+
+    def callable_capabilities(self) -> list[Capability]:
+        """The capabilities a caller can pick; a plugin that declares none has one, `run`.
+
+        Seed 001: a plugin without capabilities is a single entry point that takes the
+        user's request as text.
+        """
+        if self.capabilities:
+            return list(self.capabilities)
+        return [default_capability(self)]
+
+    def embedding_text(self) -> str:
+        """The text embedded for retrieval (seed 000 §4: description + description_long)."""
+        parts = [self.name, self.description]
+        if self.description_long:
+            parts.append(self.description_long)
+        if self.keywords:
+            parts.append("Keywords: " + ", ".join(self.keywords))
+        parts.extend(f"{c.name}: {c.description}" for c in self.capabilities)
+        return "\n".join(parts)
+
+
+DEFAULT_CAPABILITY_ID = "run"
+
+
+def default_capability(manifest: PluginManifest) -> Capability:
+    return Capability(
+        id=DEFAULT_CAPABILITY_ID,
+        name=manifest.name,
+        description=manifest.description,
+        parameters=[
+            Parameter(
+                name="input",
+                type="string",
+                required=False,
+                description="The user's request in their own words.",
+            )
+        ],
+    )

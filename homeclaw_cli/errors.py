@@ -1,0 +1,73 @@
+"""One exception tree and the exit codes the CLI maps it to.
+
+    HomeclawError                 message + hint (the fix), exit_code
+     ├── UsageError               bad flags/arguments                      -> USAGE (2)
+     ├── ConfigError              config file / env / flag values          -> CONFIG (3)
+     ├── NotFoundError            unknown plugin, skill, file              -> NOT_FOUND (4)
+     ├── ManifestError            a descriptor failed validation           -> FAILURE (1)
+     ├── UnavailableError         Ollama, a plugin server, MCP unreachable -> UNAVAILABLE (5)
+     ├── LockedError              another process holds the index lock    -> LOCKED (6)
+     └── PluginCallError          a plugin ran and failed                  -> FAILURE (1)
+
+Lower layers raise these with sentences a user can act on; only the CLI entry point turns
+them into stderr text and an exit status.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Stable exit codes; scripts may rely on them."""
+
+    OK = 0
+    FAILURE = 1
+    USAGE = 2
+    CONFIG = 3
+    NOT_FOUND = 4
+    UNAVAILABLE = 5
+    LOCKED = 6
+    INTERRUPTED = 130
+
+
+class HomeclawError(Exception):
+    """Base of every error homeclaw reports to a user."""
+
+    exit_code: ExitCode = ExitCode.FAILURE
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\nhint: {self.hint}"
+
+
+class UsageError(HomeclawError):
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(HomeclawError):
+    exit_code = ExitCode.CONFIG
+
+
+class NotFoundError(HomeclawError):
+    exit_code = ExitCode.NOT_FOUND
+
+
+class ManifestError(HomeclawError):
+    exit_code = ExitCode.FAILURE
+
+
+class UnavailableError(HomeclawError):
+    exit_code = ExitCode.UNAVAILABLE
+
+
+class LockedError(HomeclawError):
+    exit_code = ExitCode.LOCKED
+
+
+class PluginCallError(HomeclawError):
+    exit_code = ExitCode.FAILURE

@@ -1,0 +1,79 @@
+"""Files that matter are written atomically and guarded by locks.
+
+Cron (`homeclaw sync`) and a running REPL or server can touch the same state at the same time:
+writers take an exclusive lock, and every write goes to a temporary file that is renamed over
+the target, so a reader sees the old content or the new one, never half of each.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from homeclaw_cli.errors import LockedError
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Write `data` to `path` through a fsynced temp file renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            tmp.chmod(mode)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, *, timeout: float = 30.0, what: str = "this file") -> Iterator[None]:
+    """Hold an exclusive advisory lock on `path` (created if missing).
+
+    The kernel drops the lock when the holder dies, so a process killed with -9 never leaves
+    a stale lock behind. Raises LockedError after `timeout` seconds (0 = try once).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockedError(
+                        f"another homeclaw process is writing {what} (lock: {path})",
+                        hint="wait for it to finish, or retry with a longer --lock-timeout",
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        os.close(fd)
