@@ -1,0 +1,66 @@
+"""Shared fixtures: an isolated HOMECLAW_HOME per test and ways to run the real CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from homeclaw_cli.cli.main import app
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def hc_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh HOMECLAW_HOME; the process env is scrubbed of HOMECLAW_* and OLLAMA_HOST."""
+    home = tmp_path / "hc-home"
+    home.mkdir()
+    for var in list(os.environ):
+        if var.startswith("HOMECLAW_") or var == "OLLAMA_HOST":
+            monkeypatch.delenv(var)
+    monkeypatch.setenv("HOMECLAW_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    yield home
+
+
+CliResult = subprocess.CompletedProcess[str]
+
+
+@pytest.fixture
+def cli(hc_home: Path) -> Callable[..., object]:
+    """Invoke the Typer app in-process: cli("plugin", "list", "--json")."""
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> object:
+        return runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def run_cli(hc_home: Path) -> Callable[..., CliResult]:
+    """Run `python -m homeclaw_cli` in a subprocess (the real entry point)."""
+
+    def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60,
+            input: str | None = None, cwd: Path | None = None) -> CliResult:
+        full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(env or {})}
+        return subprocess.run(
+            [sys.executable, "-m", "homeclaw_cli", *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
+            input=input,
+            cwd=cwd,
+        )
+
+    return run
