@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 import socket
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -176,7 +177,7 @@ class FakeOllama:
     def start(self) -> Self:
         self._server = _Server(self)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+            target=self._server.serve_forever, args=(0.01,), daemon=True
         )
         self._thread.start()
         return self
@@ -198,17 +199,14 @@ class FakeOllama:
         self.stop()
 
     def add_model(
-        self,
-        name: str,
-        *,
-        tools: bool = True,
-        capabilities: Sequence[str] | None = None,
-        **details: Any,
+        self, name: str, *, tools: bool = True, capabilities: Sequence[str] = (), **details: Any
     ) -> FakeModel:
-        """Register a model; ``capabilities`` overrides the default ["completion"(, "tools")]."""
-        if capabilities is None:
-            capabilities = ["completion", "tools"] if tools else ["completion"]
-        model = FakeModel(normalize_model_name(name), list(capabilities), **details)
+        """Register a model; ``capabilities`` overrides the default ["completion"(, "tools")].
+
+        ``details``: family, parameter_size, quantization_level, context_length, size.
+        """
+        caps = list(capabilities) or (["completion", "tools"] if tools else ["completion"])
+        model = FakeModel(normalize_model_name(name), caps, **details)
         self.models[model.name] = model
         return model
 
@@ -229,7 +227,10 @@ class FakeOllama:
         with self._lock:
             item = self._replies.popleft() if self._replies else error(500, NO_REPLY_LEFT)
         if callable(item):
-            item = item(body)
+            try:
+                item = item(body)
+            except Exception as exc:  # surfaced to the client, not lost in the server thread
+                item = error(500, f"fake ollama: scripted callable raised {exc!r}")
         return text(item) if isinstance(item, str) else item
 
     def _record(self, method: str, path: str, body: dict[str, Any]) -> None:
@@ -273,7 +274,8 @@ class _Server(ThreadingHTTPServer):
                 self._conns.pop().shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # clients hanging up mid-stream are not errors of the code under test
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # clients may hang up mid-stream
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -240,6 +240,25 @@ def test_requests_recorded_and_callable_reply(fake: FakeOllama) -> None:
     assert [(r.method, r.path) for r in fake.requests] == [("POST", "/api/chat")] * 2
 
 
+def test_callable_that_raises_becomes_500(fake: FakeOllama) -> None:
+    def broken(body: dict[str, Any]) -> str:
+        raise KeyError("oops")
+
+    fake.script(broken)
+    with ollama.Client(host=fake.host) as client, pytest.raises(ollama.ResponseError) as info:
+        client.chat(model="llama3.2", messages=USER)
+    assert info.value.status_code == 500
+    assert "KeyError" in info.value.error
+
+
+def test_stop_with_client_connection_still_open() -> None:
+    with ollama.Client(host=(srv := FakeOllama().start()).host) as client:
+        client.list()  # leaves an idle keep-alive connection behind
+        srv.stop()  # must not hang on it
+        with pytest.raises(ConnectionError):
+            client.list()
+
+
 def test_raw_wire_format_and_stream_default() -> None:
     with FakeOllama() as srv:
         srv.script(text("a b"))
