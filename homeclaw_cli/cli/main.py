@@ -11,7 +11,8 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import config_cmd, plugin
+from homeclaw_cli.cli import config_cmd, eval_cmd, plugin, plugin_index, skill_index
+from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
 
@@ -45,6 +46,10 @@ app = typer.Typer(
 )
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
+plugin_index.register(plugin.app)
+app.add_typer(skill_index.app, name="skill")
+app.command("sync")(sync_cli.sync_command)
+app.add_typer(eval_cmd.app, name="eval")
 
 
 def _version(value: bool) -> None:
