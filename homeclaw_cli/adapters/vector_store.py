@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.adapters import query_cache
 from homeclaw_cli.errors import ConfigError, HomeclawError
 
 if TYPE_CHECKING:
@@ -85,12 +86,77 @@ def _schema(dim: int) -> Any:
     )
 
 
+def open_store(settings: Any) -> VectorStore:
+    """The index of `settings` (index.uri, with snapshots unless index.snapshots is off)."""
+    return VectorStore(settings.index_uri, snapshots=settings.index.snapshots)
+
+
+class SnapshotReader:
+    """The read side of VectorStore answered from a snapshot: same Match results, no lancedb."""
+
+    def __init__(self, snapshot: query_cache.Snapshot) -> None:
+        self.snapshot = snapshot
+        self.model = snapshot.model
+        self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
+
+    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
+        return [
+            Match(self.snapshot.ids[h.index], h.score, self.snapshot.row(h.index))
+            for h in self.snapshot.dense(vector, limit)
+        ]
+
+    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
+        return [
+            Match(self.snapshot.ids[h.index], h.score, self.snapshot.row(h.index))
+            for h in self.snapshot.keyword(query, limit)
+        ]
+
+    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}
+
+    def all_rows(self, table: str) -> list[dict[str, Any]]:
+        return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
+
+
 class VectorStore:
     """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
 
-    def __init__(self, uri: str) -> None:
+    def __init__(self, uri: str, *, snapshots: bool = True) -> None:
         self.uri = uri
         self._db: Any = None
+        self.snapshot_root = query_cache.cache_root(uri) if snapshots else None
+
+    def _invalidate(self, table: str) -> None:
+        if self.snapshot_root is not None:
+            query_cache.invalidate(self.snapshot_root, table)
+
+    def snapshot(self, table: str) -> query_cache.Snapshot | None:
+        """The fast read-only copy of `table`, when one is current."""
+        if self.snapshot_root is None:
+            return None
+        return query_cache.Snapshot.open(self.snapshot_root, table)
+
+    def snapshot_missing(self, table: str) -> bool:
+        root = self.snapshot_root
+        return root is not None and not query_cache.snapshot_exists(root, table)
+
+    def refresh_snapshot(self, table: str) -> None:
+        """Rewrite the snapshot of `table` from what LanceDB holds now."""
+        import numpy as np
+
+        if self.snapshot_root is None:
+            return
+        handle = self._open(table)
+        if handle is None:
+            query_cache.invalidate(self.snapshot_root, table)
+            return
+        rows = handle.search().limit(max(1, handle.count_rows())).to_list()
+        models = {r["model"] for r in rows}
+        dim = rows[0]["dim"] if rows else 0
+        vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
+        query_cache.write_snapshot(
+            self.snapshot_root, table, rows, vectors, models.pop() if len(models) == 1 else ""
+        )
 
     @property
     def db(self) -> Any:
@@ -162,6 +228,7 @@ class VectorStore:
 
         schema = _schema(dim)
         data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        self._invalidate(table)
         self.db.create_table(table, data=data, schema=schema, mode="overwrite")
         self.rebuild_text_index(table)
 
@@ -175,6 +242,7 @@ class VectorStore:
         dim = int(vectors.shape[1])
         schema = _schema(dim)
         data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        self._invalidate(table)
         if handle is None:
             self.db.create_table(table, data=data, schema=schema)
             return
@@ -192,6 +260,7 @@ class VectorStore:
         if not wanted or handle is None:
             return 0
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in wanted)
+        self._invalidate(table)
         handle.delete(f"id IN ({quoted})")
         return len(wanted)
 
@@ -275,6 +344,12 @@ class VectorStore:
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
         rows = handle.search().where(f"id IN ({quoted})").select(["id", "vector"]).limit(len(ids))
         return {r["id"]: r["vector"] for r in rows.to_list()}
+
+    def index_model(self, table: str) -> str | None:
+        """The model the rows of `table` were embedded with (None for an empty table)."""
+        handle = self._require(table)
+        rows = handle.search().select(["model"]).limit(1).to_list()
+        return str(rows[0]["model"]) if rows else None
 
     def _require(self, table: str) -> Any:
         handle = self._open(table)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore
+from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
 
@@ -165,6 +165,7 @@ class _Plan:
     report: KindReport
     rebuild: bool
     text_index_stale: bool
+    snapshot_missing: bool = False
 
 
 def _plan(
@@ -222,12 +223,14 @@ def sync(
     started = time.perf_counter()
     report = SyncReport(model=settings.embedding.model, check=check)
     wanted: list[SyncKind] = [k for k in KINDS if k in set(kinds)]
-    store = VectorStore(settings.index_uri)
+    store = open_store(settings)
     if check:
         for kind in wanted:
             plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
             if plan.text_index_stale and not plan.report.changed:
                 plan.report.rebuilt = "full-text index out of date"
+            elif plan.snapshot_missing and not plan.report.changed:
+                plan.report.rebuilt = "query snapshot missing"
             _merge(report, plan.report)
         report.seconds = time.perf_counter() - started
         return report
@@ -263,6 +266,7 @@ def _make_plan(
         refresh_test=refresh_test,
     )
     plan.text_index_stale = store.text_index_stale(table)
+    plan.snapshot_missing = store.exists(table) and store.snapshot_missing(table)
     return plan
 
 
@@ -310,3 +314,5 @@ def _apply(
         store.rebuild_text_index(plan.table)
     if changed_rows:
         store.optimize(plan.table)
+    if changed_rows or plan.rebuild or plan.snapshot_missing:
+        store.refresh_snapshot(plan.table)

@@ -5,7 +5,8 @@ from typing import Any
 
 import pytest
 
-from homeclaw_cli.adapters.vector_store import VectorStore
+from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore
+from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.services import retrieval as retrieval_mod
 from homeclaw_cli.services.retrieval import RetrievalService
 from homeclaw_cli.services.sync import sync
@@ -61,6 +62,7 @@ def test_ineligible_skills_are_never_kept(synced: dict[str, Any], monkeypatch: A
     store = VectorStore(settings.index_uri)
     handle = store.db.open_table("homeclaw_skills")
     handle.update(where="id = 'haiku'", values={"status": "ineligible", "status_detail": "no"})
+    store.refresh_snapshot("homeclaw_skills")
     result = RetrievalService(settings).search_skills("write a haiku poem")
     assert "haiku" not in result.ids
     assert next(c for c in result.candidates if c.id == "haiku").reason == "ineligible: no"
@@ -103,3 +105,44 @@ def test_limit_caps_the_hits(synced: dict[str, Any]) -> None:
     result = RetrievalService(settings).search_plugins("weather slack timer math", limit=2)
     assert len(result.hits) == 2
     assert [c.reason for c in result.candidates].count("top-k cut") >= 1
+
+
+def test_snapshot_and_lancedb_give_the_same_answer(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"])
+    service = RetrievalService(settings)
+    assert isinstance(service.reader("homeclaw_plugins"), SnapshotReader)
+    fast = service.search_plugins("post a message in the slack channel")
+    slow_settings = settings_for(synced["home"], **{"index.snapshots": False})
+    slow_service = RetrievalService(slow_settings)
+    assert isinstance(slow_service.reader("homeclaw_plugins"), VectorStore)
+    slow = slow_service.search_plugins("post a message in the slack channel")
+    assert fast.ids == slow.ids
+    fast_dense = {c.id: c.dense_score for c in fast.candidates}
+    slow_dense = {c.id: c.dense_score for c in slow.candidates}
+    assert fast_dense == pytest.approx(slow_dense, abs=1e-5)
+
+
+def test_missing_snapshot_falls_back_to_lancedb_and_sync_rebuilds_it(
+    synced: dict[str, Any],
+) -> None:
+    settings = settings_for(synced["home"])
+    store = VectorStore(settings.index_uri)
+    assert store.snapshot_root is not None
+    (store.snapshot_root / "homeclaw_plugins" / "current").unlink()  # as after a crash
+    service = RetrievalService(settings)
+    assert isinstance(service.reader("homeclaw_plugins"), VectorStore)
+    assert service.search_plugins("slack message").ids[0] == "slack"
+    check = sync(settings, check=True)
+    assert check.stale
+    assert check.kinds["plugins"].rebuilt == "query snapshot missing"
+    synced["models"].reset()
+    sync(settings, kinds=["plugins"])
+    assert not synced["models"].loaded
+    assert isinstance(RetrievalService(settings).reader("homeclaw_plugins"), SnapshotReader)
+
+
+def test_model_mismatch_is_a_clear_error(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"], **{"embedding.model": "another-model"})
+    with pytest.raises(HomeclawError) as info:
+        RetrievalService(settings).search_plugins("slack")
+    assert "run `homeclaw sync`" in (info.value.hint or "")
