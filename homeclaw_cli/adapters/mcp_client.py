@@ -100,11 +100,15 @@ class McpSession:
         self._task = asyncio.create_task(self._worker(), name=f"mcp:{self.label}")
         try:
             await asyncio.wait_for(asyncio.shield(self._ready), timeout)
+        except McpUnavailable:
+            await self.aclose()
+            raise
         except TimeoutError:
+            note = self._stderr_note()
             await self.aclose()
             raise McpUnavailable(
                 f"{self.label}: the MCP server did not complete its handshake within "
-                f"{timeout:g} s{self._stderr_note()}"
+                f"{timeout:g} s{note}"
             ) from None
 
     async def call_tool(

@@ -73,7 +73,7 @@ def list_plugins(
         styles={"ID": "cyan", "SOURCE": "dim"},
     )
     for row in rows:
-        if row["status"] == "broken":
+        if row["status"] in ("broken", "unhealthy"):
             out.warning(f"{row['id']}: {row['problem']}")
 
 

@@ -7,7 +7,6 @@ finding is shown), so both see exactly the same rules.
 from __future__ import annotations
 
 import ast
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -291,15 +290,7 @@ def _semantic_checks(manifest: PluginManifest, folder: Path, document: Document)
     config = manifest.config
     if isinstance(config, InlineConfig):
         _check_inline(manifest, config, folder, add)
-    elif isinstance(config, SubprocessConfig) and not command_exists(config.command, folder):
-        add(
-            "warning",
-            "command-not-found",
-            ("config", "command"),
-            f"command {config.command!r} is not on PATH (or in the plugin folder)",
-            "install it, or use an absolute path",
-        )
-    elif isinstance(config, McpConfig) and config.command and not command_exists(config.command, folder):
+    elif (isinstance(config, SubprocessConfig) and not command_exists(config.command, folder)) or (isinstance(config, McpConfig) and config.command and not command_exists(config.command, folder)):
         add(
             "warning",
             "command-not-found",
@@ -340,10 +331,10 @@ def _descriptions(manifest: PluginManifest) -> list[tuple[FieldPath, str]]:
 
 
 def command_exists(command: str, folder: Path) -> bool:
-    if "/" in command:
-        path = Path(command)
-        return (path if path.is_absolute() else folder / path).exists()
-    return shutil.which(command) is not None
+    """True when the runners would find `command` (see domain/runners/commands.py)."""
+    from homeclaw_cli.domain.runners.commands import resolve_command
+
+    return resolve_command(command, folder) is not None
 
 
 def method_name(capability_id: str) -> str:

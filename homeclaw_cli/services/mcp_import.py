@@ -1,9 +1,10 @@
 """Turn an MCP server's tools into capabilities of its plugin manifest (seed 001 §7).
 
-Each tool becomes a capability whose id is the tool name made valid ([a-z0-9_-]); when the
-two differ, `config.tools` records the mapping so calls reach the right tool. Parameters
-come from the tool's JSON Schema (integer -> number; other schema types as declared;
-anything else as string). The manifest is rewritten atomically; YAML comments are lost.
+Each tool becomes a capability (replacing one of the same id, keeping the others) whose
+id is the tool name made valid ([a-z0-9_-]); when the two differ, `config.tools` records
+the mapping so calls reach the right tool. Parameters come from the tool's JSON Schema
+(integer -> number; other schema types as declared; anything else as string). The
+manifest is rewritten atomically; YAML comments are lost.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _SCHEMA_TYPES = {
     "object": "object",
     "array": "array",
 }
-DESCRIPTION_CHARS = 300
+DESCRIPTION_CHARS = 160
 
 
 @dataclass
@@ -55,7 +56,7 @@ class ImportReport:
 
 
 async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportReport:
-    loaded = load_plugin(target)
+    loaded = load_plugin(target.resolve())
     if loaded.manifest is None or loaded.manifest_path is None or loaded.legacy:
         problems = "; ".join(str(d) for d in loaded.diagnostics) or "no plugin manifest"
         raise ManifestError(f"{target}: cannot import MCP tools: {problems}")
@@ -81,12 +82,14 @@ async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportR
             tool_map[cap_id] = tool.name
         capabilities.append(_capability(cap_id, tool, warnings))
     data = _manifest_data(loaded.manifest_path)
-    data["capabilities"] = capabilities
+    # Imported tools replace capabilities of the same id; the others are kept.
+    imported = {c["id"] for c in capabilities}
+    kept = [c for c in data.get("capabilities") or [] if c.get("id") not in imported]
+    data["capabilities"] = [*kept, *capabilities]
     config = dict(data.get("config") or {})
+    tool_map = {**(config.get("tools") or {}), **tool_map}
     if tool_map:
         config["tools"] = tool_map
-    else:
-        config.pop("tools", None)
     data["config"] = config
     PluginManifest.model_validate(data)  # never write a manifest homeclaw would refuse
     if loaded.manifest_path.suffix == ".json":
@@ -105,10 +108,21 @@ def capability_id(tool_name: str) -> str:
     return slug or "tool"
 
 
+def short_description(text: str) -> str:
+    """Whole sentences up to DESCRIPTION_CHARS: routing works best with short descriptions."""
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))
+    out = sentences[0]
+    for sentence in sentences[1:]:
+        if len(out) + 1 + len(sentence) > DESCRIPTION_CHARS:
+            break
+        out += " " + sentence
+    if len(out) > DESCRIPTION_CHARS:
+        out = out[: DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return out
+
+
 def _capability(cap_id: str, tool: Any, warnings: list[str]) -> dict[str, Any]:
-    description = " ".join((tool.description or tool.name).split())
-    if len(description) > DESCRIPTION_CHARS:
-        description = description[: DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    description = short_description(tool.description or tool.name)
     schema = tool.input_schema or {}
     required = set(schema.get("required") or [])
     parameters = []

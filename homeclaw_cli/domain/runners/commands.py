@@ -25,6 +25,7 @@ def resolve_command(command: str, folder: Path | None) -> str | None:
     """The executable to run for `command`, or None when it cannot be found."""
     if command in PYTHON_ALIASES:
         return sys.executable
+    folder = folder.resolve() if folder is not None else None
     if "/" in command:
         path = Path(command).expanduser()
         if not path.is_absolute() and folder is not None:

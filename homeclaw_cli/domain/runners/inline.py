@@ -40,6 +40,7 @@ from homeclaw_cli.sdk import BasePlugin, PluginError
 
 PACKAGE_PREFIX = "_homeclaw_plugin_"
 DEFAULT_TIMEOUT_SEC = 60.0
+_RESULT_KEYS = frozenset({"success", "text", "error", "metadata", "request_id", "plugin_id"})
 
 
 class InlineLoadError(Exception):
@@ -174,7 +175,11 @@ def _to_result(request: PluginRequest, value: Any, who: str) -> RunResult:
             RunResult(value) if value.success else fail(request, "plugin_error", value.error or "")
         )
     if isinstance(value, dict) and {"success", "text", "error"} & value.keys():
-        return result_from_payload(request, value, who)
+        # SDK contract: fields besides text/success/error are kept as metadata.
+        extra = {k: v for k, v in value.items() if k not in _RESULT_KEYS}
+        nested = value.get("metadata")
+        payload = {**value, "metadata": {**(nested if isinstance(nested, dict) else {}), **extra}}
+        return result_from_payload(request, payload, who)
     if isinstance(value, dict):
         return ok(request, value_to_text(value), {"data": value})
     return ok(request, value_to_text(value))
