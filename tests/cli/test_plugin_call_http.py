@@ -105,7 +105,7 @@ def fake_server() -> Iterator[Callable[[dict[str, Reply]], str]]:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         servers.append(server)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
         return f"http://127.0.0.1:{server.server_address[1]}"
 
     yield start
