@@ -67,9 +67,16 @@ def setup(home: Path) -> dict[str, str]:
 
 def start_todo(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "plugins/todo/server.py"), "--port", "0",
-         "--data", str(home / "todo.json")],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            str(ROOT / "plugins/todo/server.py"),
+            "--port",
+            "0",
+            "--data",
+            str(home / "todo.json"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert server.stdout is not None
     url = server.stdout.readline().split()[-1]
@@ -95,7 +102,12 @@ async def measure(case: str, warm: int) -> dict[str, object]:
             outcome = await caller.call(plugin, capability, params)
             times.append(time.perf_counter() - t)
             assert outcome.result.success, outcome.result.error
-    return {"ok": first.result.success, "error": first.result.error, "first": first_s, "warm": times}
+    return {
+        "ok": first.result.success,
+        "error": first.result.error,
+        "first": first_s,
+        "warm": times,
+    }
 
 
 def cli_time(case: str, env: dict[str, str]) -> float:
@@ -103,9 +115,20 @@ def cli_time(case: str, env: dict[str, str]) -> float:
     args = [f"{k}={v}" for k, v in params.items()]
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "homeclaw_cli", "plugin", "call", plugin, capability,
-         *[x for a in args for x in ("-p", a)]],
-        env=env, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "homeclaw_cli",
+            "plugin",
+            "call",
+            plugin,
+            capability,
+            *[x for a in args for x in ("-p", a)],
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     elapsed = time.perf_counter() - started
     if result.returncode != 0:
@@ -128,23 +151,33 @@ def main() -> None:
         server = start_todo(home, env)
         try:
             started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "homeclaw_cli", "--version"], env=env,
-                           capture_output=True, check=True)
+            subprocess.run(
+                [sys.executable, "-m", "homeclaw_cli", "--version"],
+                env=env,
+                capture_output=True,
+                check=True,
+            )
             baseline = time.perf_counter() - started
             print(f"homeclaw --version (interpreter + CLI import): {baseline * 1000:.0f} ms\n")
             header = f"{'type':<22}{'cli cold':>10}{'first':>10}{'warm p50':>10}{'warm p95':>10}"
             print(header)
             print("-" * len(header))
             for case in CASES:
-                if case == "mcp stdio (node)" and not (
-                    ROOT / "plugins/files/node_modules/.bin/mcp-server-filesystem"
-                ).exists():
+                if (
+                    case == "mcp stdio (node)"
+                    and not (
+                        ROOT / "plugins/files/node_modules/.bin/mcp-server-filesystem"
+                    ).exists()
+                ):
                     print(f"{case:<22}  skipped: run `make install` (npm install in plugins/files)")
                     continue
                 cli_s = cli_time(case, env)
                 child = subprocess.run(
                     [sys.executable, __file__, "--one", case, "--warm", str(args.warm)],
-                    env=env, capture_output=True, text=True, check=True,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
                 )
                 data = json.loads(child.stdout.strip().splitlines()[-1])
                 if not data["ok"]:
@@ -152,8 +185,10 @@ def main() -> None:
                 warm = sorted(data["warm"])
                 p50 = statistics.median(warm)
                 p95 = warm[min(len(warm) - 1, int(len(warm) * 0.95))]
-                print(f"{case:<22}{cli_s * 1000:>8.0f}ms{data['first'] * 1000:>8.0f}ms"
-                      f"{p50 * 1000:>8.1f}ms{p95 * 1000:>8.1f}ms")
+                print(
+                    f"{case:<22}{cli_s * 1000:>8.0f}ms{data['first'] * 1000:>8.0f}ms"
+                    f"{p50 * 1000:>8.1f}ms{p95 * 1000:>8.1f}ms"
+                )
         finally:
             server.kill()
             server.wait()

@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +18,7 @@ import yaml
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.services.call import PluginCaller
 from homeclaw_cli.settings import load_settings
-from tests.plugin_factory import BUNDLED, REPO_ROOT, workspace_plugins, write_plugin
+from tests.plugin_factory import BUNDLED, REPO_ROOT, free_port, workspace_plugins, write_plugin
 
 pytestmark = pytest.mark.slow
 SERVER = REPO_ROOT / "tests" / "fakes" / "mcp_test_server.py"
@@ -172,3 +176,48 @@ def test_missing_npm_install_says_so(cli: Any, tmp_path: Path) -> None:
     result = cli("plugin", "call", "files", "list_allowed_directories")
     assert result.exit_code == ExitCode.UNAVAILABLE
     assert "command 'mcp-server-filesystem' was not found (run `npm install` in" in result.stderr
+
+
+@pytest.mark.parametrize(("transport", "path"), [("streamable-http", "/mcp"), ("sse", "/sse")])
+def test_url_transports(cli: Any, transport: str, path: str) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(SERVER), transport, str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_listening(port, server)
+        write_plugin(
+            workspace_plugins(),
+            {
+                "id": "remote",
+                "name": "Remote",
+                "description": "An MCP server over HTTP.",
+                "type": "mcp",
+                "config": {"transport": transport, "url": f"http://127.0.0.1:{port}{path}"},
+                "capabilities": [
+                    cap("add", {"name": "a", "type": "number"}, {"name": "b", "type": "number"})
+                ],
+            },
+        )
+        result = cli("plugin", "call", "remote", "add", "-p", "a=1", "-p", "b=2")
+        assert result.exit_code == 0, result.output
+        assert result.stdout == "3.0\n"
+    finally:
+        server.kill()
+        server.wait()
+    down = cli("plugin", "call", "remote", "add", "-p", "a=1", "-p", "b=2")
+    assert down.exit_code == ExitCode.UNAVAILABLE
+    assert f"MCP server at http://127.0.0.1:{port}{path}" in down.stderr
+
+
+def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the MCP test server exited"
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError("the MCP test server did not start listening")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.errors import ExitCode
-from tests.plugin_factory import workspace_plugins, write_plugin
+from tests.plugin_factory import REPO_ROOT, workspace_plugins, write_plugin
 
 ECHO = """
 import json, sys
@@ -261,3 +263,21 @@ def test_through_the_real_entry_point(run_cli: Any) -> None:
     result = run_cli("plugin", "call", "textkit", "slugify", "-p", "text=Héllo, World!")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hello-world\n"
+
+
+def test_calling_a_subprocess_plugin_loads_no_heavy_modules(hc_home: Path) -> None:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from homeclaw_cli.cli.main import app\n"
+        "r = CliRunner().invoke(app, ['plugin', 'call', 'textkit', 'slugify', '-p', 'text=a b'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "heavy = ('mcp', 'lancedb', 'torch', 'sentence_transformers', 'ollama', 'pyarrow')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -56,4 +56,8 @@ def get_time() -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) == 3:
+        transport, port = sys.argv[1], int(sys.argv[2])
+        server.run(transport, host="127.0.0.1", port=port)  # type: ignore[call-overload]
+    else:
+        server.run()

@@ -84,7 +84,7 @@ def test_capability_ids_may_use_underscores_for_dashes_and_be_omitted_when_singl
     async def scenario() -> tuple[str, str]:
         async with PluginCaller(load_settings()) as caller:
             a = await caller.call("textkit", "change_case", {"text": "a b", "case": "kebab"})
-            entry, cap, declared = caller.resolve("hashkit", "uuid")
+            _entry, cap, _declared = caller.resolve("hashkit", "uuid")
             return a.result.text, cap.id
 
     assert run(scenario()) == ("a-b", "uuid")
