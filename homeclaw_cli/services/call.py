@@ -2,7 +2,8 @@
 
 One PluginCaller per session (a `plugin call`, a chat, the MCP server): it keeps runners,
 and so MCP sessions, HTTP connections and loaded inline plugins, until aclose(). Use it
-from one event loop.
+from one event loop at a time: runners notice a new loop (asyncio.run per turn) and reopen
+what belonged to the old one.
 """
 
 from __future__ import annotations

@@ -150,6 +150,22 @@ def test_caller_reuses_one_session_and_restarts_a_dead_server(hc_home: Path) -> 
     assert third != first
 
 
+def test_a_caller_used_from_a_new_event_loop_reconnects(hc_home: Path) -> None:
+    mcp_plugin([cap("pid")])
+    caller = PluginCaller(load_settings())
+
+    async def pid() -> str:
+        outcome = await asyncio.wait_for(caller.call("testmcp", "pid", {}), 30)
+        assert outcome.result.success, outcome.result.error
+        return outcome.result.text
+
+    first = asyncio.run(pid())
+    second = asyncio.run(pid())  # the first loop, and the session's worker task, are gone
+    asyncio.run(caller.aclose())
+    assert first.isdigit()
+    assert second.isdigit()
+
+
 def test_mcp_import_writes_capabilities_that_then_work(cli: Any) -> None:
     folder = mcp_plugin(
         [cap("add", {"name": "a", "type": "number"}, {"name": "b", "type": "number"})]

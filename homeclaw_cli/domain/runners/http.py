@@ -2,14 +2,20 @@
 
 A capability without `method`/`path` gets the PluginRequest POSTed to base_url + config.path
 and answers with a PluginResult. A REST capability (`method` + `path`) gets its parameters
-as the query string (GET, DELETE) or as a JSON body (POST, PUT, PATCH); its response body is
-the answer (a PluginResult-shaped object is unwrapped, other JSON is shown as JSON).
+as the query string (GET, DELETE) or as a JSON body (POST, PUT, PATCH), except those named
+in the path (`/todos/{id}`), which are filled in URL-encoded; its response body is the
+answer (a PluginResult-shaped object is unwrapped, other JSON is shown as JSON).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import ssl
+from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote as quote_url
 
 import httpx
 
@@ -28,17 +34,26 @@ from homeclaw_cli.domain.runners.base import (
 )
 
 _QUERY_METHODS = frozenset({"GET", "DELETE"})
+_PATH_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 
 
 class HttpRunner:
+    """One short-lived client per call (a client is bound to its event loop, and the chat
+    loop may change loops); the costly part, the TLS context, is made once and shared."""
+
     def __init__(self, client: httpx.AsyncClient | None = None) -> None:
         self._client = client
-        self._owned = client is None
+        self._tls: ssl.SSLContext | None = None
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(follow_redirects=False, trust_env=False)
-        return self._client
+    @contextlib.asynccontextmanager
+    async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
+        if self._client is not None:
+            yield self._client
+            return
+        if self._tls is None:
+            self._tls = ssl.create_default_context()
+        async with httpx.AsyncClient(verify=self._tls, trust_env=False) as client:
+            yield client
 
     async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
         config = target.manifest.config
@@ -48,19 +63,23 @@ class HttpRunner:
         base = config.base_url.rstrip("/")
         rest = cap.method is not None or cap.path is not None
         method = cap.method or "POST"
-        url = base + (cap.path or config.path)
+        path, params = fill_path(cap.path or config.path, request.parameters if rest else {})
+        url = base + path
         kwargs: dict[str, Any] = {}
         if not rest:
             kwargs["json"] = request.model_dump(mode="json")
         elif method in _QUERY_METHODS:
-            kwargs["params"] = {k: _query_value(v) for k, v in request.parameters.items()}
+            kwargs["params"] = {k: _query_value(v) for k, v in params.items()}
         else:
-            kwargs["json"] = request.parameters
+            kwargs["json"] = params
         headers = {"X-Homeclaw-Request-Id": request.request_id, "Accept": "application/json"}
         try:
-            async with self._http().stream(
-                method, url, headers=headers, timeout=config.timeout_sec, **kwargs
-            ) as response:
+            async with (
+                self._http() as http,
+                http.stream(
+                    method, url, headers=headers, timeout=config.timeout_sec, **kwargs
+                ) as response,
+            ):
                 body, truncated = await _read_capped(response)
         except httpx.ConnectError:
             return fail(
@@ -104,9 +123,7 @@ class HttpRunner:
         return ok(request, value_to_text(payload) if payload is not None else text)
 
     async def aclose(self) -> None:
-        if self._client is not None and self._owned:
-            await self._client.aclose()
-            self._client = None
+        return None
 
 
 async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
@@ -118,6 +135,19 @@ async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
             return b"", True
         chunks.append(chunk)
     return b"".join(chunks), False
+
+
+def fill_path(path: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Put `{name}` parameters into the path; return it and the parameters left over."""
+    rest = dict(params)
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in rest:
+            return match.group(0)
+        return quote_url(_query_value(rest.pop(name)), safe="")
+
+    return _PATH_PARAM.sub(fill, path), rest
 
 
 def _json_or_none(text: str) -> Any:

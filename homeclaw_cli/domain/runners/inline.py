@@ -59,6 +59,7 @@ class InlineRunner:
         self.timeout_sec = timeout_sec
         self._plugins: dict[str, _Loaded] = {}
         self._init_locks: dict[str, asyncio.Lock] = {}
+        self._locks_loop: asyncio.AbstractEventLoop | None = None
 
     async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
         who = f"plugin {target.plugin_id}"
@@ -115,6 +116,9 @@ class InlineRunner:
             key = (str(module_path), module_path.stat().st_mtime_ns)
         except OSError:
             raise InlineLoadError(f"{module_path} does not exist") from None
+        loop = asyncio.get_running_loop()
+        if self._locks_loop is not loop:  # asyncio locks belong to one event loop
+            self._init_locks, self._locks_loop = {}, loop
         lock = self._init_locks.setdefault(target.plugin_id, asyncio.Lock())
         async with lock:
             loaded = self._plugins.get(target.plugin_id)

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from homeclaw_cli.adapters.mcp_client import McpLaunch, McpSession, McpTool
 
 
+MIN_CONNECT_TIMEOUT_SEC = 15.0
+
+
 class McpRunner:
     def __init__(self) -> None:
         self._sessions: dict[str, McpSession] = {}
@@ -51,7 +54,10 @@ class McpRunner:
         if launch is None:
             raise McpUnavailable(self._missing_command(target))
         session = McpSession(launch, f"plugin {target.plugin_id}")
-        await session.start()
+        config = target.manifest.config
+        assert isinstance(config, McpConfig)
+        # Starting a server (an interpreter, npm packages) can take seconds on its own.
+        await session.start(timeout=max(config.timeout_sec, MIN_CONNECT_TIMEOUT_SEC))
         self._sessions[target.plugin_id] = session
         return session
 
