@@ -12,18 +12,23 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from homeclaw_cli.domain.diagnostics import Diagnostic, has_errors
+from homeclaw_cli.domain.document import DocumentError, read_document
 from homeclaw_cli.domain.health import HealthStatus, HealthStore
 from homeclaw_cli.domain.manifest import HttpConfig, InlineConfig, McpConfig, SubprocessConfig
-from homeclaw_cli.domain.plugin_loader import inline_module_path
+from homeclaw_cli.domain.plugin_loader import LoadResult, format_loc, inline_module_path
 from homeclaw_cli.domain.registry import PluginEntry
 from homeclaw_cli.domain.runners.base import RunTarget
 from homeclaw_cli.domain.runners.commands import resolve_command
 from homeclaw_cli.services.call import PluginCaller
 from homeclaw_cli.settings import Settings
+
+if TYPE_CHECKING:
+    from homeclaw_cli.domain.runners.mcp import McpRunner
 
 HTTP_TIMEOUT_SEC = 5.0
 
@@ -134,3 +139,74 @@ async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
     if missing:
         return False, f"capabilities without a server tool: {', '.join(missing)} (tools: {names})"
     return True, f"{len(session.tools)} tools: {names}"
+
+
+async def add_live_diagnostics(results: list[LoadResult], settings: Settings) -> None:
+    """`plugin validate --live`: contact each valid plugin and add what fails as errors.
+
+    MCP servers are started and asked for their tools (each capability must map to one, or
+    the server must offer the designated tool); http plugins must answer their health check.
+    """
+    from homeclaw_cli.domain.runners.mcp import McpRunner
+
+    runner = McpRunner()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as http:
+            for result in results:
+                if result.manifest is None or has_errors(result.diagnostics):
+                    continue
+                for message, loc in await _live_problems(result, runner, http, settings):
+                    result.diagnostics.append(_live_diagnostic(result, message, loc))
+    finally:
+        await runner.aclose()
+
+
+Loc = tuple[str | int, ...]
+
+
+async def _live_problems(
+    result: LoadResult, runner: McpRunner, http: httpx.AsyncClient, settings: Settings
+) -> list[tuple[str, Loc]]:
+    from homeclaw_cli.adapters.mcp_client import McpUnavailable
+    from homeclaw_cli.domain.runners.mcp import unmapped_capabilities
+
+    manifest = result.manifest
+    assert manifest is not None
+    config = manifest.config
+    if isinstance(config, McpConfig):
+        cap = manifest.callable_capabilities()[0]
+        try:
+            session = await runner.session(
+                RunTarget(manifest, cap, result.folder, settings.data_dir)
+            )
+        except McpUnavailable as exc:
+            return [(str(exc), ("config",))]
+        names = ", ".join(t.name for t in session.tools)
+        ids = [c.id for c in manifest.capabilities]
+        return [
+            (
+                f"capability {cap_id!r} matches no tool of the MCP server, which has no "
+                f"`{config.tool}` tool either (its tools: {names})",
+                ("capabilities", ids.index(cap_id), "id") if cap_id in ids else ("type",),
+            )
+            for cap_id in unmapped_capabilities(manifest, session.tools)
+        ]
+    if manifest.health_check_url:
+        ok, detail = await _http_get(http, manifest.health_check_url, exact=True)
+        return [] if ok else [(detail, ("health_check_url",))]
+    if isinstance(config, HttpConfig):
+        ok, detail = await _http_get(http, config.base_url, exact=False)
+        return [] if ok else [(detail, ("config", "base_url"))]
+    return []
+
+
+def _live_diagnostic(result: LoadResult, message: str, loc: Loc) -> Diagnostic:
+    path = result.manifest_path or result.folder
+    line = None
+    if result.manifest_path is not None:
+        try:
+            found = read_document(result.manifest_path).position(loc)
+            line = found[0] if found else None
+        except DocumentError:
+            pass
+    return Diagnostic("error", "live", path, message, field=format_loc(loc), line=line)

@@ -120,3 +120,41 @@ def test_mcp_health_initializes_and_checks_the_tool_mapping(cli: Any) -> None:
     bad = cli("plugin", "health", "time-typo", "--json")
     assert bad.exit_code == ExitCode.UNAVAILABLE
     assert "capabilities without a server tool: get_time" in json.loads(bad.stdout)[0]["detail"]
+
+
+def test_validate_live_checks_http_plugins(cli: Any, tmp_path: Path) -> None:
+    http_plugin("gone", f"http://127.0.0.1:{free_port()}")
+    folder = workspace_plugins() / "gone"
+    assert cli("plugin", "validate", str(folder)).exit_code == 0
+    result = cli("plugin", "validate", "--live", str(folder), "--json")
+    assert result.exit_code == ExitCode.FAILURE
+    [report] = json.loads(result.stdout)["plugins"]
+    [error] = report["errors"]
+    assert error["field"] == "health_check_url"
+    assert error["line"] is not None
+    assert "not running at" in error["message"]
+    with todo_server(tmp_path / "t.json") as url:
+        http_plugin("gone", url)
+        assert cli("plugin", "validate", "--live", str(folder)).exit_code == 0
+
+
+@pytest.mark.slow
+def test_validate_live_finds_capabilities_without_an_mcp_tool(cli: Any) -> None:
+    folder = write_plugin(
+        workspace_plugins(),
+        {
+            "id": "time-typo",
+            "name": "t",
+            "description": "A test plugin.",
+            "type": "mcp",
+            "config": {"command": "mcp-server-time"},
+            "capabilities": [
+                {"id": "convert_time", "name": "t", "description": "Convert."},
+                {"id": "get_time", "name": "t", "description": "Time."},
+            ],
+        },
+    )
+    result = cli("plugin", "validate", "--live", str(folder))
+    assert result.exit_code == ExitCode.FAILURE
+    assert "error: capabilities[1].id: capability 'get_time' matches no tool" in result.stdout
+    assert "(its tools: get_current_time, convert_time)" in result.stdout
