@@ -22,6 +22,7 @@ from homeclaw_cli.domain.runners.base import (
     PluginRequest,
     PluginResult,
     Runner,
+    RunResult,
     RunTarget,
 )
 from homeclaw_cli.errors import NotFoundError, UsageError
@@ -128,7 +129,19 @@ class PluginCaller:
             data_dir=self.settings.data_dir,
             declared=declared,
         )
-        run = await self._runner(entry.manifest.type).run(target, request)
+        try:
+            run = await self._runner(entry.manifest.type).run(target, request)
+        except Exception as exc:  # a runner bug must not take the session down
+            run = RunResult(
+                PluginResult(
+                    request_id=request.request_id,
+                    plugin_id=entry.id,
+                    success=False,
+                    error=f"homeclaw failed while running plugin {entry.id}: "
+                    f"{type(exc).__name__}: {exc}",
+                ),
+                failure="crash",
+            )
         self._note_health(entry.id, run.failure, run.result.error)
         return CallOutcome(
             result=run.result,

@@ -186,3 +186,21 @@ def test_slow_inline_plugin_times_out(cli: Any, tmp_path: Path) -> None:
     result = cli("--config", str(config), "plugin", "call", "slowpoke")
     assert result.exit_code == ExitCode.FAILURE
     assert "plugin slowpoke did not finish within 0.3 s" in result.stderr
+
+
+def test_sys_exit_in_a_plugin_does_not_end_homeclaw(cli: Any) -> None:
+    inline_plugin(
+        "quitter",
+        """
+        import sys
+        from homeclaw_cli.sdk import BasePlugin
+
+        class P(BasePlugin):
+            def leave(self):
+                sys.exit(7)
+        """,
+        [cap("leave")],
+    )
+    result = cli("plugin", "call", "quitter")
+    assert result.exit_code == ExitCode.FAILURE
+    assert "plugin quitter called sys.exit(7)" in result.stderr

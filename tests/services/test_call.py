@@ -115,3 +115,25 @@ def test_plugin_data_dir_is_under_homeclaw_data(counter: Path, hc_home: Path) ->
             return (await caller.call("counter", "where", {})).result.text
 
     assert run(scenario()) == str(hc_home / "data" / "plugin-data" / "counter")
+
+
+def test_a_runner_bug_becomes_an_error_result(
+    counter: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.domain.runners.inline import InlineRunner
+
+    async def broken(self: object, target: object, request: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(InlineRunner, "run", broken)
+
+    async def scenario() -> CallOutcome:
+        async with PluginCaller(load_settings()) as caller:
+            return await caller.call("counter", "count", {})
+
+    outcome = run(scenario())
+    assert outcome.result.success is False
+    assert outcome.failure == "crash"
+    assert (
+        outcome.result.error == "homeclaw failed while running plugin counter: RuntimeError: boom"
+    )

@@ -76,6 +76,8 @@ class InlineRunner:
                 run = fail(request, "unavailable", f"{who} could not be loaded: {exc}")
             except PluginError as exc:
                 run = fail(request, "plugin_error", f"{who}: {exc}")
+            except _PluginExit as exc:
+                run = fail(request, "crash", f"{who} called sys.exit({exc.code!r})")
             except Exception as exc:
                 run = fail(request, "crash", f"{who} raised {type(exc).__name__}: {exc}")
         if printed.getvalue():
@@ -152,13 +154,24 @@ class InlineRunner:
         self._plugins.clear()
 
 
+class _PluginExit(Exception):
+    """A plugin called sys.exit(); asyncio would let SystemExit stop the whole event loop."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 async def _invoke(method: Any, kwargs: dict[str, Any]) -> Any:
-    if inspect.iscoroutinefunction(method):
-        return await method(**kwargs)
-    value = await asyncio.to_thread(method, **kwargs)
-    if inspect.isawaitable(value):
-        return await value
-    return value
+    try:
+        if inspect.iscoroutinefunction(method):
+            return await method(**kwargs)
+        value = await asyncio.to_thread(method, **kwargs)
+        if inspect.isawaitable(value):
+            return await value
+        return value
+    except SystemExit as exc:
+        raise _PluginExit(exc.code) from None
 
 
 def _accepted(method: Any, params: dict[str, Any]) -> dict[str, Any]:
