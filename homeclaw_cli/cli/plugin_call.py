@@ -38,12 +38,42 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def complete_plugin_id(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: installed plugin ids."""
+    from homeclaw_cli.domain.registry import scan
+
+    try:
+        plugins = scan(get_state(ctx).settings()).plugins
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+    return sorted(pid for pid in plugins if pid.startswith(incomplete))
+
+
+def complete_capability(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: the capabilities of the plugin named before."""
+    from homeclaw_cli.domain.registry import scan
+
+    plugin_id = ctx.params.get("plugin_id")
+    try:
+        entry = scan(get_state(ctx).settings()).plugins.get(plugin_id or "")
+    except Exception:
+        return []
+    if entry is None:
+        return []
+    ids = [c.id for c in entry.manifest.callable_capabilities()]
+    return [c for c in ids if c.startswith(incomplete)]
+
+
 @app.command("call")
 def call(  # noqa: PLR0917 - Typer maps parameters to options
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, typer.Argument(help="Plugin id.", autocompletion=complete_plugin_id)],
     capability: Annotated[
-        str | None, typer.Argument(help="Capability id (optional when there is only one).")
+        str | None,
+        typer.Argument(
+            help="Capability id (optional when there is only one).",
+            autocompletion=complete_capability,
+        ),
     ] = None,
     params: Annotated[
         list[str] | None,
@@ -90,7 +120,10 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
 @app.command("health")
 def health(
     ctx: typer.Context,
-    plugin_id: Annotated[str | None, typer.Argument(help="Plugin id (default: all).")] = None,
+    plugin_id: Annotated[
+        str | None,
+        typer.Argument(help="Plugin id (default: all).", autocompletion=complete_plugin_id),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Check plugins (http: health URL, subprocess: command, mcp: handshake) and store the result.
