@@ -125,7 +125,8 @@ class InlineRunner:
         async with lock:
             loaded = self._plugins.get(target.plugin_id)
             if loaded is None or loaded.key != key:
-                cls = _load_class(target.folder, module_path)
+                # Importing may be slow (a plugin's own dependencies): keep the loop free.
+                cls = await asyncio.to_thread(_load_class, target.folder, module_path)
                 settings = _read_config(target.folder / config.config_file)
                 instance = cls(
                     plugin_id=target.plugin_id,
