@@ -46,13 +46,16 @@ class HttpRunner:
         self._tls: ssl.SSLContext | None = None
 
     @contextlib.asynccontextmanager
-    async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
+    async def _http(self, url: str) -> AsyncIterator[httpx.AsyncClient]:
         if self._client is not None:
             yield self._client
             return
-        if self._tls is None:
-            self._tls = ssl.create_default_context()
-        async with httpx.AsyncClient(verify=self._tls, trust_env=False) as client:
+        verify: ssl.SSLContext | bool = False  # plain http: no TLS, so no certificates to load
+        if url.startswith("https:"):
+            if self._tls is None:
+                self._tls = ssl.create_default_context()
+            verify = self._tls
+        async with httpx.AsyncClient(verify=verify, trust_env=False) as client:
             yield client
 
     async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
@@ -75,7 +78,7 @@ class HttpRunner:
         headers = {"X-Homeclaw-Request-Id": request.request_id, "Accept": "application/json"}
         try:
             async with (
-                self._http() as http,
+                self._http(url) as http,
                 http.stream(
                     method, url, headers=headers, timeout=config.timeout_sec, **kwargs
                 ) as response,
