@@ -55,9 +55,7 @@ def agent_block(metadata: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]
             return key, value
     # Forks rename the namespace; one nested block holding gating keys is read the same way.
     candidates = [
-        (str(k), v)
-        for k, v in metadata.items()
-        if isinstance(v, dict) and _GATING_KEYS & set(v)
+        (str(k), v) for k, v in metadata.items() if isinstance(v, dict) and _GATING_KEYS & set(v)
     ]
     if len(candidates) == 1:
         return candidates[0]
@@ -87,7 +85,8 @@ def requirements_of(metadata: Mapping[str, Any]) -> tuple[Requirements, list[str
         return tuple(v.strip() for v in value if v.strip())
 
     os_names = tuple(
-        _OS_ALIASES.get(name.lower(), name.lower()) for name in names(block.get("os"), f"{where}.os")
+        _OS_ALIASES.get(name.lower(), name.lower())
+        for name in names(block.get("os"), f"{where}.os")
     )
     primary = block.get("primaryEnv")
     return (

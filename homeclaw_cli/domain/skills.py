@@ -177,32 +177,39 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
     try:
         doc = parse_yaml_text(path, block)
         data = doc.data
-        for key, (line, _col) in doc.positions.items():
-            if len(key) == 1:
-                positions[str(key[0])] = line + 1
+        for loc, (key_line, _col) in doc.positions.items():
+            if len(loc) == 1:
+                positions[str(loc[0])] = key_line + 1
     except DocumentError as exc:
         line = exc.line + 1 if exc.line else None
         lenient = _lenient_frontmatter(block)
-        if not (isinstance(lenient.get("name"), str) and isinstance(lenient.get("description"), str)):
-            raise SkillParseError(path, f"frontmatter is not valid YAML: {exc.message}", line) from None
+        if not (
+            isinstance(lenient.get("name"), str) and isinstance(lenient.get("description"), str)
+        ):
+            raise SkillParseError(
+                path, f"frontmatter is not valid YAML: {exc.message}", line
+            ) from None
+        problem = exc.message.removeprefix("invalid YAML: ")
         warnings.append(
-            f"frontmatter is not strict YAML (line {line}: {exc.message.removeprefix('invalid YAML: ')}); "
-            "read line by line as OpenClaw does: quote values that contain `: `"
+            f"frontmatter is not strict YAML (line {line}: {problem}); read line by line "
+            "as OpenClaw does: quote values that contain `: `"
         )
         data = lenient
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise SkillParseError(path, "frontmatter must be a mapping with `name` and `description`", 2)
-    for key in ("name", "description"):
-        value = data.get(key)
+        raise SkillParseError(
+            path, "frontmatter must be a mapping with `name` and `description`", 2
+        )
+    for required in ("name", "description"):
+        value = data.get(required)
         if not isinstance(value, str) or not value.strip():
             got = "missing" if value is None else f"got {type(value).__name__} {value!r}"
             raise SkillParseError(
                 path,
-                f"frontmatter needs a non-empty `{key}` string ({got})",
-                positions.get(key, 2),
-                )
+                f"frontmatter needs a non-empty `{required}` string ({got})",
+                positions.get(required, 2),
+            )
     metadata = _parse_metadata(path, data.get("metadata"), positions.get("metadata"))
     return ParsedSkillMd(frontmatter=data, metadata=metadata, body=body, warnings=warnings)
 
@@ -259,7 +266,9 @@ def _lenient_frontmatter(block: str) -> dict[str, Any]:
             return
         joined = "\n".join([first, *rest]).strip()
         try:
-            data[key] = yaml.safe_load(f"{key}:\n" + "\n".join(f"  {ln}" for ln in [first, *rest]))[key]
+            data[key] = yaml.safe_load(f"{key}:\n" + "\n".join(f"  {ln}" for ln in [first, *rest]))[
+                key
+            ]
         except yaml.YAMLError:
             data[key] = joined
 
@@ -375,14 +384,20 @@ def skill_folders(root: Path) -> list[Path]:
 def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> SkillRegistry:
     """Every skill homeclaw can see, with precedence, shadowing and eligibility applied."""
     registry = SkillRegistry()
-    for source, root in skill_roots(settings):
+    roots = skill_roots(settings)
+    for source, root in roots:
         for folder in skill_folders(root):
             _add(registry, folder, source)
     if settings.skills.test_dir:
         for folder in skill_folders(settings.skills.test_dir.expanduser()):
             _add(registry, folder, "test", TEST_PREFIX + folder.name)
     workspace = settings.cwd / "skills"
-    if not settings.skills.trust_workspace and skill_folders(workspace):
+    scanned = {root for _source, root in roots}
+    if (
+        not settings.skills.trust_workspace
+        and workspace.resolve() not in scanned
+        and skill_folders(workspace)
+    ):
         registry.untrusted_workspace.append(workspace)
     ctx = EligibilityContext.from_settings(settings, env)
     for skill in [*registry.skills.values(), *(s.skill for s in registry.shadowed)]:

@@ -146,8 +146,7 @@ def prepare_script(
     real_folder = skill.folder.resolve()
     if not scripts_root.resolve().is_relative_to(real_folder):
         raise SkillPathError(
-            f"scripts/ of skill {skill.id!r} is a symlink that leads out of {skill.folder}; "
-            "refused"
+            f"scripts/ of skill {skill.id!r} is a symlink that leads out of {skill.folder}; refused"
         )
     path = resolve_inside(scripts_root, script, what="script", skill_id=skill.id)
     rel = path.relative_to(scripts_root.resolve()).as_posix()
@@ -266,7 +265,7 @@ def _find_program(program: str, search_path: str) -> str | None:
     if program in ("python", "python3") or Path(program).name in ("python", "python3"):
         # Scripts get the Python running homeclaw: the same version on every machine.
         return sys.executable
-    if os.path.isabs(program):
+    if Path(program).is_absolute():
         return program if os.access(program, os.X_OK) else None
     return shutil.which(program, path=search_path)
 
@@ -296,46 +295,12 @@ def execute(prepared: PreparedScript, *, timeout: float, max_output: int) -> Scr
         )
     except OSError as exc:
         raise HomeclawError(f"cannot start {prepared.command[0]}: {exc.strerror}") from None
-    buffers = {"stdout": bytearray(), "stderr": bytearray()}
-    timed_out = truncated = False
-    total = 0
-    deadline = started + timeout
-    exited_at: float | None = None
-    selector = selectors.DefaultSelector()
-    assert proc.stdout is not None and proc.stderr is not None
-    selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
-    selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
     try:
-        while selector.get_map() and not truncated:
-            now = time.monotonic()
-            if exited_at is None and proc.poll() is not None:
-                exited_at = now
-            if exited_at is not None and now - exited_at > _PIPE_GRACE_SEC:
-                break  # the script is done; a leftover child still holds its pipes
-            if now >= deadline:
-                timed_out = True
-                break
-            wait = min(deadline - now, _POLL_SEC)
-            for key, _ in selector.select(wait):
-                chunk = os.read(key.fd, _READ_CHUNK)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    continue
-                room = max_output - total
-                buffers[key.data].extend(chunk[:room])
-                total += min(len(chunk), room)
-                if len(chunk) > room:
-                    truncated = True
-                    break
-        if not timed_out and not truncated:
-            try:
-                proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
+        buffers, timed_out, truncated = _collect(proc, started + timeout, max_output)
     finally:
-        selector.close()
         # Always: nothing the script started outlives the call.
         _kill_group(proc)
+        assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()
         proc.stderr.close()
     exit_code = proc.wait()
@@ -360,15 +325,53 @@ def execute(prepared: PreparedScript, *, timeout: float, max_output: int) -> Scr
     )
 
 
+def _collect(
+    proc: subprocess.Popen[bytes], deadline: float, max_output: int
+) -> tuple[dict[str, bytearray], bool, bool]:
+    """Read stdout/stderr until the script ends, the deadline passes or the cap is hit."""
+    buffers = {"stdout": bytearray(), "stderr": bytearray()}
+    timed_out = truncated = False
+    total = 0
+    exited_at: float | None = None
+    assert proc.stdout is not None and proc.stderr is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
+        selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
+        while selector.get_map() and not truncated:
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > _PIPE_GRACE_SEC:
+                break  # the script is done; a leftover child still holds its pipes
+            if now >= deadline:
+                timed_out = True
+                break
+            for key, _ in selector.select(min(deadline - now, _POLL_SEC)):
+                chunk = os.read(key.fd, _READ_CHUNK)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                room = max_output - total
+                buffers[key.data].extend(chunk[:room])
+                total += min(len(chunk), room)
+                if len(chunk) > room:
+                    truncated = True
+                    break
+    if not timed_out and not truncated:
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+    return buffers, timed_out, truncated
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGTERM the script's process group, then SIGKILL whatever is left after a grace."""
     pgid = proc.pid  # start_new_session: the script leads its own group
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGTERM)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(_KILL_GRACE_SEC)
-        except subprocess.TimeoutExpired:
-            pass
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)

@@ -16,9 +16,9 @@ MAX_JSON_BYTES = 64 * 1024 * 1024
 
 
 def resolve(raw: str) -> Path:
-    path = Path(os.path.expanduser(raw))
+    path = Path(raw).expanduser()
     if not path.is_absolute():
-        path = Path(os.environ.get("HOMECLAW_CWD", os.getcwd())) / path
+        path = Path(os.environ.get("HOMECLAW_CWD") or Path.cwd()) / path
     return path
 
 

@@ -19,9 +19,9 @@ def human(size: float) -> str:
 
 
 def resolve(raw: str) -> Path:
-    path = Path(os.path.expanduser(raw))
+    path = Path(raw).expanduser()
     if not path.is_absolute():
-        path = Path(os.environ.get("HOMECLAW_CWD", os.getcwd())) / path
+        path = Path(os.environ.get("HOMECLAW_CWD") or Path.cwd()) / path
     return path
 
 
@@ -33,7 +33,7 @@ def measure(root: Path) -> dict[str, object]:
     for current, dirnames, filenames in os.walk(root, onerror=lambda _e: None):
         dirs += len(dirnames)
         for name in filenames:
-            full = os.path.join(current, name)
+            full = os.path.join(current, name)  # noqa: PTH118 - str paths: faster on big trees
             try:
                 st = os.lstat(full)
             except OSError:
@@ -44,7 +44,7 @@ def measure(root: Path) -> dict[str, object]:
             total += size
             rel = os.path.relpath(full, root)
             children[rel.split(os.sep, 1)[0]] += size
-            extensions[os.path.splitext(name)[1].lower() or "(none)"] += size
+            extensions[os.path.splitext(name)[1].lower() or "(none)"] += size  # noqa: PTH122
             largest.append((size, rel))
     largest.sort(reverse=True)
     return {
@@ -75,14 +75,25 @@ def main() -> int:
     extensions: Counter[str] = data["extensions"]  # type: ignore[assignment]
     largest: list[tuple[int, str]] = data["largest_files"]  # type: ignore[assignment]
     if opts.json:
-        print(json.dumps({
-            **{k: v for k, v in data.items() if k not in ("children", "extensions", "largest_files")},
-            "top_entries": children.most_common(top),
-            "top_types": extensions.most_common(top),
-            "largest_files": largest[:top],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    **{
+                        k: v
+                        for k, v in data.items()
+                        if k not in ("children", "extensions", "largest_files")
+                    },
+                    "top_entries": children.most_common(top),
+                    "top_types": extensions.most_common(top),
+                    "largest_files": largest[:top],
+                },
+                indent=2,
+            )
+        )
         return 0
-    print(f"{root}: {human(data['total_bytes'])} in {data['files']} files, {data['folders']} folders")  # type: ignore[arg-type]
+    print(
+        f"{root}: {human(data['total_bytes'])} in {data['files']} files, {data['folders']} folders"
+    )  # type: ignore[arg-type]
     if data["unreadable"]:
         print(f"({data['unreadable']} entries could not be read)")
     print("\nLargest entries:")

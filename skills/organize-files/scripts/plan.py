@@ -13,21 +13,54 @@ from pathlib import Path
 
 CATEGORIES = {
     "Images": {".jpg", ".jpeg", ".png", ".gif", ".webp", ".heic", ".svg", ".bmp", ".tiff"},
-    "Documents": {".pdf", ".doc", ".docx", ".odt", ".txt", ".md", ".rtf", ".xls", ".xlsx",
-                  ".ods", ".csv", ".ppt", ".pptx", ".odp", ".epub"},
+    "Documents": {
+        ".pdf",
+        ".doc",
+        ".docx",
+        ".odt",
+        ".txt",
+        ".md",
+        ".rtf",
+        ".xls",
+        ".xlsx",
+        ".ods",
+        ".csv",
+        ".ppt",
+        ".pptx",
+        ".odp",
+        ".epub",
+    },
     "Archives": {".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".zst"},
     "Audio": {".mp3", ".wav", ".flac", ".ogg", ".m4a", ".aac", ".opus"},
     "Video": {".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v"},
-    "Code": {".py", ".js", ".ts", ".sh", ".go", ".rs", ".c", ".h", ".cpp", ".java", ".rb",
-             ".json", ".yaml", ".yml", ".toml", ".html", ".css", ".ipynb"},
+    "Code": {
+        ".py",
+        ".js",
+        ".ts",
+        ".sh",
+        ".go",
+        ".rs",
+        ".c",
+        ".h",
+        ".cpp",
+        ".java",
+        ".rb",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".html",
+        ".css",
+        ".ipynb",
+    },
     "Installers": {".deb", ".rpm", ".dmg", ".pkg", ".msi", ".exe", ".appimage", ".iso"},
 }
 
 
 def resolve(raw: str) -> Path:
-    path = Path(os.path.expanduser(raw))
+    path = Path(raw).expanduser()
     if not path.is_absolute():
-        path = Path(os.environ.get("HOMECLAW_CWD", os.getcwd())) / path
+        path = Path(os.environ.get("HOMECLAW_CWD") or Path.cwd()) / path
     return path
 
 
