@@ -182,6 +182,9 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
                 positions[str(loc[0])] = key_line + 1
     except DocumentError as exc:
         line = exc.line + 1 if exc.line else None
+        if not exc.message.startswith("invalid YAML:"):
+            # Alias bombs, runaway nesting: refused, never re-read leniently.
+            raise SkillParseError(path, f"frontmatter refused: {exc.message}", line) from None
         lenient = _lenient_frontmatter(block)
         if not (
             isinstance(lenient.get("name"), str) and isinstance(lenient.get("description"), str)
@@ -205,6 +208,8 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
         value = data.get(required)
         if not isinstance(value, str) or not value.strip():
             got = "missing" if value is None else f"got {type(value).__name__} {value!r}"
+            if isinstance(value, bool | int | float):
+                got += "; YAML read it as a non-string: put it in quotes"
             raise SkillParseError(
                 path,
                 f"frontmatter needs a non-empty `{required}` string ({got})",
