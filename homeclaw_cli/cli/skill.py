@@ -118,18 +118,18 @@ def list_skills(
             ],
             styles={"ID": "cyan", "SOURCE": "dim"},
         )
-        hidden_inelig = sum(not s.eligible for s in registry.skills.values())
-        total = len(registry.skills)
-        summary = f"{total} skill(s), {total - hidden_inelig} eligible"
-        if not show_all and (hidden_inelig or registry.shadowed or registry.broken):
-            summary += (
-                f"; {hidden_inelig} ineligible, {len(registry.shadowed)} shadowed, "
-                f"{len(registry.broken)} broken not shown (--all shows them)"
-            )
-        out.info(summary)
-        if not show_all:
-            for broken in registry.broken:
-                out.warning(broken.error)
+    ineligible = sum(not s.eligible for s in registry.skills.values())
+    total = len(registry.skills)
+    summary = f"{total} skill(s), {total - ineligible} eligible"
+    if not show_all and (ineligible or registry.shadowed or registry.broken):
+        summary += (
+            f"; {ineligible} ineligible, {len(registry.shadowed)} shadowed, "
+            f"{len(registry.broken)} broken not shown (--all shows them)"
+        )
+    out.info(summary)
+    if not show_all:
+        for broken in registry.broken:
+            out.warning(broken.error)
     _warn_untrusted(out, registry)
 
 

@@ -169,7 +169,7 @@ def run_tests_file(
     registry: SkillRegistry,
     skill: Skill,
     *,
-    retriever_factory: RetrieverFactory = default_retriever,
+    retriever_factory: RetrieverFactory | None = None,
 ) -> SkillTestReport:
     """Run every case in the skill's tests.yaml."""
     path = skill.folder / TESTS_FILE
@@ -195,7 +195,7 @@ def run_tests_file(
         )
     if tests.queries:
         try:
-            retriever = retriever_factory(settings)
+            retriever = (retriever_factory or default_retriever)(settings)
         except UnavailableError as exc:
             # Still report the script results; the queries fail with the reason.
             report.queries.extend(
