@@ -155,6 +155,17 @@ class SkillRegistry:
 def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
     """(frontmatter text, body, line of the body) or SkillParseError."""
     match = _FRONTMATTER.match(text)
+    if (
+        not match
+        and _TOP_KEY.match(text.split("\n", 1)[0])
+        and re.search(r"^---[ \t]*$", text, re.M)
+    ):
+        raise SkillParseError(
+            path,
+            "frontmatter has no opening `---` line: the file starts with "
+            f"`{text.split(chr(10), 1)[0][:40]}`; add a `---` line above it",
+            1,
+        )
     if not match:
         raise SkillParseError(
             path,

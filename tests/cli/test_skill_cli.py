@@ -190,3 +190,25 @@ def test_real_entry_point(run_cli: Any) -> None:
     )
     assert ran.returncode == 0, ran.stderr
     assert "4 fields" in ran.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["skill", "list", "--all"], ["skill", "validate", "skills"], ["skill", "show", "disk-usage"]],
+    ids=["list", "validate", "show"],
+)
+def test_skill_commands_stay_light(hc_home: Path, argv: list[str]) -> None:
+    import subprocess
+    import sys
+
+    from tests.test_imports import HEAVY, PROBE
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % HEAVY, *argv],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=False,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [], done.stderr
