@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import config_cmd, plugin
+from homeclaw_cli.cli import config_cmd, plugin, skill
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
@@ -46,6 +46,7 @@ app = typer.Typer(
 )
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(skill.app, name="skill")
 
 
 def _version(value: bool) -> None:
