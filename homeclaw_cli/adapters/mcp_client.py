@@ -2,9 +2,9 @@
 
 The SDK's Client is an async context manager whose task groups must be entered and left
 by the same task, while homeclaw calls a plugin from whatever task the chat loop is in.
-So each session runs in a worker task that owns the Client and executes the jobs it is
-sent; callers only await futures. One session serves every call of a PluginCaller, and a
-session whose server died is replaced on the next call.
+So each session runs in a worker task that owns the Client and starts one task per call
+it is sent (calls run concurrently); callers only await futures. One session serves every
+call of a PluginCaller, and a session whose server died is replaced on the next call.
 
 Errors come out as McpUnavailable (cannot connect, or the connection dropped) with the
 server's last stderr lines, McpToolError (the server refused the call), or TimeoutError.
@@ -85,7 +85,8 @@ class McpSession:
         self.launch = launch
         self.label = label
         self.tools: list[McpTool] = []
-        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[_Job | BaseException | None] = asyncio.Queue()
+        self._inflight: set[asyncio.Future[Any]] = set()
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._task: asyncio.Task[None] | None = None
         self._errlog: IO[str] | None = None
@@ -129,15 +130,18 @@ class McpSession:
         if not self.alive:
             raise McpUnavailable(f"{self.label}: {self._dead or 'the session is closed'}")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self._queue.put((job, future))
-        return await future
+        self._inflight.add(future)
+        try:
+            await self._queue.put((job, future))
+            return await future
+        finally:
+            self._inflight.discard(future)
 
     async def _worker(self) -> None:
         from mcp import Client
-        from mcp.shared.exceptions import MCPError
 
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-        pending: _Job | None = None
+        tasks: set[asyncio.Task[None]] = set()
         try:
             async with Client(self._transport(), raise_exceptions=False) as client:
                 listing = await client.list_tools()
@@ -146,33 +150,49 @@ class McpSession:
                     for t in listing.tools
                 ]
                 self._ready.set_result(None)
-                while (pending := await self._queue.get()) is not None:
-                    job, future = pending
-                    try:
-                        value = await job(client)
-                    except MCPError as exc:
-                        if exc.code == CONNECTION_CLOSED:
-                            raise
-                        _settle(future, exc=McpToolError(str(exc.message or exc)))
-                    except TimeoutError as exc:
-                        _settle(future, exc=exc)
-                    else:
-                        _settle(future, value=value)
-                    pending = None
+                # Calls run concurrently, so one slow tool does not hold up the others.
+                while (item := await self._queue.get()) is not None:
+                    if isinstance(item, BaseException):
+                        raise item  # a call found the connection gone
+                    task = asyncio.create_task(self._run_job(client, *item))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                for task in list(tasks):
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
         except BaseException as exc:
             reason = self._describe(exc)
             self._dead = reason
             error = McpUnavailable(f"{self.label}: {reason}")
             if not self._ready.done():
                 self._ready.set_exception(error)
-            if pending is not None:
-                _settle(pending[1], exc=error)
-            self._fail_queued(error)
+            for task in list(tasks):
+                task.cancel()
+            self._fail_inflight(error)
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
             self._dead = self._dead or "the session is closed"
-            self._fail_queued(McpUnavailable(f"{self.label}: the session is closed"))
+            self._fail_inflight(McpUnavailable(f"{self.label}: the session is closed"))
+
+    async def _run_job(
+        self, client: Any, job: Callable[[Any], Awaitable[Any]], future: asyncio.Future[Any]
+    ) -> None:
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            value = await job(client)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self._queue.put_nowait(exc)  # the worker ends the session and fails the calls
+                return
+            _settle(future, exc=McpToolError(str(exc.message or exc)))
+        except TimeoutError as exc:
+            _settle(future, exc=exc)
+        except Exception as exc:  # transport trouble: end the session, restart on next call
+            self._queue.put_nowait(exc)
+        else:
+            _settle(future, value=value)
 
     def _transport(self) -> Any:
         launch = self.launch
@@ -228,11 +248,9 @@ class McpSession:
                 return "; stderr: " + " | ".join(tail.splitlines()[-4:])
         return ""
 
-    def _fail_queued(self, error: Exception) -> None:
-        while not self._queue.empty():
-            job = self._queue.get_nowait()
-            if job is not None:
-                _settle(job[1], exc=error)
+    def _fail_inflight(self, error: Exception) -> None:
+        for future in list(self._inflight):
+            _settle(future, exc=error)
 
     async def aclose(self) -> None:
         task, self._task = self._task, None

@@ -237,3 +237,21 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
                 return
         time.sleep(0.05)
     raise AssertionError("the MCP test server did not start listening")
+
+
+def test_a_hanging_call_does_not_hold_up_other_calls_to_the_same_server(hc_home: Path) -> None:
+    mcp_plugin([cap("hang"), cap("pid")], timeout_sec=20)
+
+    async def scenario() -> tuple[float, bool]:
+        async with PluginCaller(load_settings()) as caller:
+            await caller.call("testmcp", "pid", {})  # the server is up
+            hanging = asyncio.create_task(caller.call("testmcp", "hang", {}))
+            started = time.monotonic()
+            quick = await caller.call("testmcp", "pid", {})
+            elapsed = time.monotonic() - started
+            hanging.cancel()
+            return elapsed, quick.result.success
+
+    elapsed, ok = asyncio.run(scenario())
+    assert ok
+    assert elapsed < 5
