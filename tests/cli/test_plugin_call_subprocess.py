@@ -281,3 +281,30 @@ def test_calling_a_subprocess_plugin_loads_no_heavy_modules(hc_home: Path) -> No
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_plugins_get_a_minimal_environment_plus_what_the_manifest_asks_for(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "s3cret")
+    monkeypatch.setenv("WEATHER_KEY", "k3y")
+    folder = subprocess_plugin(
+        "envy",
+        """
+        import json, os, sys
+        sys.stdin.readline()
+        names = ("SECRET_TOKEN", "WEATHER_KEY", "API_KEY", "HOMECLAW_PLUGIN_ID", "PATH")
+        print(json.dumps({"text": json.dumps({n: os.environ.get(n) for n in names})}))
+        """,
+    )
+    manifest = (folder / "plugin.yaml").read_text()
+    manifest = manifest.replace("timeout_sec:", "env: {API_KEY: '${WEATHER_KEY}'}\n  timeout_sec:")
+    (folder / "plugin.yaml").write_text(manifest)
+    result = cli("plugin", "call", "envy")
+    assert result.exit_code == 0, result.output
+    seen = json.loads(result.stdout)
+    assert seen["SECRET_TOKEN"] is None
+    assert seen["WEATHER_KEY"] is None
+    assert seen["API_KEY"] == "k3y"
+    assert seen["HOMECLAW_PLUGIN_ID"] == "envy"
+    assert seen["PATH"]

@@ -49,11 +49,31 @@ def expand_args(args: list[str], folder: Path | None, data_dir: Path) -> list[st
     return out
 
 
+#: Inherited by every plugin process; anything else (API keys...) only when the manifest's
+#: `env` asks for it, e.g. `env: {NEWSAPI_KEY: "${NEWSAPI_KEY}"}`.
+BASE_ENV = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "TZ",
+    "TMPDIR",
+    "SYSTEMROOT",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+)
+
+
 def plugin_env(extra: dict[str, str], plugin_id: str, data_dir: Path) -> dict[str, str]:
-    """The environment a plugin process gets: homeclaw's, the manifest's `env`, two markers."""
-    return {
-        **os.environ,
-        **extra,
-        "HOMECLAW_PLUGIN_ID": plugin_id,
-        "HOMECLAW_PLUGIN_DATA": str(data_dir / "plugin-data" / plugin_id),
-    }
+    """The environment of a plugin process: a minimal base (BASE_ENV and LC_*), the
+    manifest's `env` with $VARS expanded from homeclaw's environment, and two markers."""
+    env = {k: v for k, v in os.environ.items() if k in BASE_ENV or k.startswith("LC_")}
+    env.update({key: os.path.expandvars(value) for key, value in extra.items()})
+    env["HOMECLAW_PLUGIN_ID"] = plugin_id
+    env["HOMECLAW_PLUGIN_DATA"] = str(data_dir / "plugin-data" / plugin_id)
+    return env

@@ -27,7 +27,7 @@ from homeclaw_cli.domain.runners.base import (
     ok,
     value_to_text,
 )
-from homeclaw_cli.domain.runners.commands import expand_args, resolve_command
+from homeclaw_cli.domain.runners.commands import expand_args, plugin_env, resolve_command
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.mcp_client import McpLaunch, McpSession, McpTool
@@ -72,7 +72,7 @@ class McpRunner:
         command = resolve_command(config.command, target.folder)
         if command is None:
             return None
-        env = {**config.env, "HOMECLAW_PLUGIN_ID": target.plugin_id}
+        env = plugin_env(config.env, target.plugin_id, target.data_dir)
         args = expand_args(config.args, target.folder, target.data_dir)
         return McpLaunch.from_config(config, command=command, args=args, env=env, cwd=target.folder)
 
