@@ -11,7 +11,8 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import config_cmd, eval_cmd, plugin, plugin_index, skill_index
+from homeclaw_cli.cli import config_cmd, eval_cmd, plugin, plugin_index, skill
+from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
@@ -47,7 +48,7 @@ app = typer.Typer(
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
 plugin_index.register(plugin.app)
-app.add_typer(skill_index.app, name="skill")
+app.add_typer(skill.app, name="skill")
 app.command("sync")(sync_cli.sync_command)
 app.add_typer(eval_cmd.app, name="eval")
 
@@ -63,11 +64,17 @@ def root(
     ctx: typer.Context,
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="Config file (default: platform config dir).", envvar=None),
+        typer.Option(
+            "--config", metavar="FILE", help="Config file (default: platform config dir)."
+        ),
     ] = None,
     plugins_dir: Annotated[
         list[Path] | None,
-        typer.Option("--plugins-dir", help="Extra plugin folder, highest precedence. Repeatable."),
+        typer.Option(
+            "--plugins-dir",
+            metavar="DIR",
+            help="Extra plugin folder, highest precedence. Repeatable.",
+        ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
@@ -83,4 +90,4 @@ def root(
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    app(prog_name="homeclaw")

@@ -6,10 +6,15 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.adapters.vector_store import VectorStore
+from homeclaw_cli.domain.skills import scan_skills
 from homeclaw_cli.errors import LockedError
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.services.sync import index_lock_path, sync
 from tests.fakes.index import settings_for, write_plugin, write_skill
+
+
+def skill_folder(settings: Any, skill_id: str) -> Any:
+    return scan_skills(settings).skills[skill_id].folder
 
 
 def _meta(settings: Any, table: str) -> dict[str, Any]:
@@ -152,21 +157,17 @@ def test_broken_plugin_is_reported_and_the_others_indexed(index_env: dict[str, A
     assert any("broken" in e for e in report.errors)
 
 
-def test_ineligible_skill_is_indexed_with_its_status(
-    index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from homeclaw_cli.domain import skills as skills_mod
-
-    real = skills_mod.load_skill
-
-    def load(folder: Any, source: str, skill_id: str | None = None) -> Any:
-        skill = real(folder, source, skill_id)
-        if skill.id == "haiku":
-            skill.eligible = False
-            skill.ineligible_reason = "needs the `poet` binary"
-        return skill
-
-    monkeypatch.setattr(skills_mod, "load_skill", load)
+def test_ineligible_skill_is_indexed_with_its_status(index_env: dict[str, Any]) -> None:
     settings = settings_for(index_env["home"])
+    haiku = skill_folder(settings, "haiku")
+    text = (haiku / "SKILL.md").read_text(encoding="utf-8")
+    (haiku / "SKILL.md").write_text(
+        text.replace(
+            "---\n\n",
+            'metadata: {"openclaw": {"requires": {"bins": ["no-such-poet-xyz"]}}}\n---\n\n',
+            1,
+        ),
+        encoding="utf-8",
+    )
     sync(settings, kinds=["skills"])
     assert _meta(settings, "homeclaw_skills")["haiku"].status == "ineligible"
