@@ -189,17 +189,13 @@ class RetrievalService:
         return out
 
     def _apply_health(self, candidates: dict[str, Candidate]) -> None:
-        store = _health_store(self.settings)
-        if store is None:
-            return
+        """Plugins whose last health check or call failed are dropped (issue 4's HealthStore)."""
+        statuses = _health_statuses(self.settings)
         for cand in candidates.values():
-            try:
-                status = store.get(cand.id)
-            except Exception:  # a broken health file must never break retrieval
-                return
-            if status is not None and not getattr(status, "ok", True) and cand.status == "ok":
+            status = statuses.get(cand.id)
+            if status is not None and not status.ok and cand.status == "ok":
                 cand.status = "unhealthy"
-                cand.detail = str(getattr(status, "detail", "") or "")
+                cand.detail = status.detail
 
     def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
@@ -268,12 +264,8 @@ def _is_gone(settings: Settings, cand: Candidate) -> bool:
     return bool(manifest_path) and not Path(str(manifest_path)).is_file()
 
 
-def _health_store(settings: Settings) -> Any:
-    """The HealthStore of issue 4 when it is installed; None until then."""
-    import importlib
+def _health_statuses(settings: Settings) -> dict[str, Any]:
+    """plugin id -> HealthStatus; empty when nothing was checked (health is advisory)."""
+    from homeclaw_cli.domain.health import HealthStore
 
-    try:
-        module = importlib.import_module("homeclaw_cli.domain.health")
-        return module.HealthStore(settings.state_dir / "health.json")
-    except Exception:
-        return None
+    return HealthStore(settings.state_dir).all()

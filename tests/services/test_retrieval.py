@@ -7,7 +7,6 @@ import pytest
 
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore
 from homeclaw_cli.errors import HomeclawError
-from homeclaw_cli.services import retrieval as retrieval_mod
 from homeclaw_cli.services.retrieval import RetrievalService
 from homeclaw_cli.services.sync import sync
 from tests.fakes.index import settings_for
@@ -74,20 +73,18 @@ def test_test_dir_skills_are_found_by_their_test_id(synced: dict[str, Any]) -> N
     assert result.hits[0].kind == "skill"
 
 
-def test_unhealthy_plugins_are_dropped(synced: dict[str, Any], monkeypatch: Any) -> None:
-    class Status:
-        ok = False
-        detail = "connection refused"
+def test_unhealthy_plugins_are_dropped(synced: dict[str, Any]) -> None:
+    from homeclaw_cli.domain.health import HealthStore
 
-    class Store:
-        def get(self, plugin_id: str) -> Any:
-            return Status() if plugin_id == "slack" else None
-
-    monkeypatch.setattr(retrieval_mod, "_health_store", lambda settings: Store())
-    result = RetrievalService(settings_for(synced["home"])).search_plugins("slack message")
+    settings = settings_for(synced["home"])
+    HealthStore(settings.state_dir).set("slack", False, "connection refused")
+    HealthStore(settings.state_dir).set("weather", True, "ok")
+    result = RetrievalService(settings).search_plugins("slack message")
     assert "slack" not in result.ids
     slack = next(c for c in result.candidates if c.id == "slack")
     assert slack.reason == "unhealthy: connection refused"
+    HealthStore(settings.state_dir).set("slack", True, "back")
+    assert RetrievalService(settings).search_plugins("slack message").ids[0] == "slack"
 
 
 def test_vector_search_off_returns_the_first_n(synced: dict[str, Any]) -> None:
