@@ -255,14 +255,15 @@ def _make_plan(
     rows, errors = plugin_rows(settings) if kind == "plugins" else skill_rows(settings)
     report.errors.extend(errors)
     table = table_name(settings, kind)
-    incremental = settings.plugins.incremental_sync if kind == "plugins" else True
+    section = settings.plugins if kind == "plugins" else settings.skills
+    incremental = section.incremental_sync
     plan = _plan(
         kind,
         table,
         rows,
         store.meta(table),
         model=settings.embedding.model,
-        full=full or not incremental,
+        full=full or (not incremental and refresh_test),  # --check compares hashes only
         refresh_test=refresh_test,
     )
     plan.text_index_stale = store.text_index_stale(table)
