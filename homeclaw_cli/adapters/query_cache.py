@@ -85,6 +85,8 @@ def write_snapshot(
         "status": [r.get("status") or "ok" for r in rows],
         "detail": [r.get("status_detail") or "" for r in rows],
         "descriptor": [r["descriptor"] for r in rows],
+        "hash": [r.get("content_hash", "") for r in rows],
+        "dim": int(np.asarray(vectors).shape[1]) if len(rows) else 0,
     }
     atomic_write_text(target / "rows.json", json.dumps(meta))
     builder = tantivy.SchemaBuilder()
@@ -119,6 +121,8 @@ class Snapshot:
         self.status: list[str] = meta["status"]
         self.detail: list[str] = meta["detail"]
         self._descriptor: list[str] = meta["descriptor"]
+        self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
+        self.dim: int = int(meta.get("dim") or 0)
         self.vectors = vectors
         self._text: Any = None
 

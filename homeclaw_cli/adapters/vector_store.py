@@ -136,6 +136,16 @@ class VectorStore:
             return None
         return query_cache.Snapshot.open(self.snapshot_root, table)
 
+    def snapshot_generation(self, table: str) -> str | None:
+        """The id of the current snapshot of `table` (it changes on every write)."""
+        if self.snapshot_root is None:
+            return None
+        try:
+            pointer = self.snapshot_root / table / query_cache.POINTER
+            return pointer.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
+
     def snapshot_missing(self, table: str) -> bool:
         root = self.snapshot_root
         return root is not None and not query_cache.snapshot_exists(root, table)
@@ -180,6 +190,20 @@ class VectorStore:
 
     def exists(self, table: str) -> bool:
         return self._open(table) is not None
+
+    def meta_from_snapshot(self, table: str) -> dict[str, StoredMeta] | None:
+        """meta() from the current snapshot (no lancedb import); None when there is none.
+
+        A snapshot exists only when the last writer finished every step (rows, deletions,
+        text index), so it is as good as the table for deciding what a sync must do.
+        """
+        snapshot = self.snapshot(table)
+        if snapshot is None or not all(snapshot.hashes):
+            return None
+        return {
+            item: StoredMeta(item, snapshot.hashes[i], snapshot.model, snapshot.dim, status)
+            for i, (item, status) in enumerate(zip(snapshot.ids, snapshot.status, strict=True))
+        }
 
     def meta(self, table: str) -> dict[str, StoredMeta]:
         """id -> (hash, model, dim, status) of every row, without reading vectors."""

@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.services import scan_fingerprint as fp
 from homeclaw_cli.settings import Settings
 
 SyncKind = Literal["plugins", "skills"]
@@ -226,6 +227,8 @@ def sync(
     store = open_store(settings)
     if check:
         for kind in wanted:
+            if _unchanged_plugins(settings, store, kind, report, full=full) is None:
+                continue
             plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
             if plan.text_index_stale and not plan.report.changed:
                 plan.report.rebuilt = "full-text index out of date"
@@ -236,11 +239,42 @@ def sync(
         return report
     with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
         for kind in wanted:
+            fingerprint = _unchanged_plugins(settings, store, kind, report, full=full)
+            if fingerprint is None:
+                continue
             plan = _make_plan(settings, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
             _merge(report, plan.report)
+            if kind == "plugins":
+                generation = store.snapshot_generation(plan.table)
+                if generation:
+                    errors = [e for e in report.errors if e.startswith("plugin ")]
+                    fp.save_state(settings, fingerprint, generation, len(plan.rows), errors)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _unchanged_plugins(
+    settings: Settings, store: VectorStore, kind: SyncKind, report: SyncReport, *, full: bool
+) -> str | None:
+    """None when the plugin folders and the index are exactly as the last sync left them
+    (then `report` gets the unchanged count); otherwise the fingerprint to save afterwards."""
+    if kind != "plugins":
+        return ""
+    fingerprint = fp.plugin_fingerprint(settings)
+    if full or not settings.plugins.incremental_sync:
+        return fingerprint
+    state = fp.load_state(settings)
+    generation = store.snapshot_generation(table_name(settings, kind))
+    if (
+        generation
+        and state.get("fingerprint") == fingerprint
+        and (state.get("generation") == generation)
+    ):
+        _merge(report, KindReport(kind, unchanged=int(state.get("count", 0))))
+        report.errors.extend(str(e) for e in state.get("errors", []))
+        return None
+    return fingerprint
 
 
 def _make_plan(
@@ -257,17 +291,21 @@ def _make_plan(
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
     incremental = section.incremental_sync
+    fast = store.meta_from_snapshot(table)
     plan = _plan(
         kind,
         table,
         rows,
-        store.meta(table),
+        fast if fast is not None else store.meta(table),
         model=settings.embedding.model,
         full=full or (not incremental and refresh_test),  # --check compares hashes only
         refresh_test=refresh_test,
     )
-    plan.text_index_stale = store.text_index_stale(table)
-    plan.snapshot_missing = store.exists(table) and store.snapshot_missing(table)
+    if (
+        fast is None
+    ):  # otherwise the snapshot proves the last sync finished (see meta_from_snapshot)
+        plan.text_index_stale = store.text_index_stale(table)
+        plan.snapshot_missing = store.exists(table) and store.snapshot_missing(table)
     return plan
 
 
