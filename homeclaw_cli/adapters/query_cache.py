@@ -29,7 +29,7 @@ from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FORMAT = 1
+FORMAT = 2
 POINTER = "current"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Words that carry no intent; BM25 would give them a little weight everywhere.
@@ -84,11 +84,17 @@ def write_snapshot(
         "ids": [r["id"] for r in rows],
         "status": [r.get("status") or "ok" for r in rows],
         "detail": [r.get("status_detail") or "" for r in rows],
-        "descriptor": [r["descriptor"] for r in rows],
         "hash": [r.get("content_hash", "") for r in rows],
         "dim": int(np.asarray(vectors).shape[1]) if len(rows) else 0,
     }
     atomic_write_text(target / "rows.json", json.dumps(meta))
+    # Descriptors are big and a query needs a handful: one per line, found by byte offset.
+    blobs = [r["descriptor"].encode("utf-8") for r in rows]
+    offsets = np.cumsum([0, *(len(b) + 1 for b in blobs)], dtype=np.int64)
+    atomic_write_bytes(target / "descriptors.jsonl", b"\n".join(blobs) + b"\n")
+    buffer = io.BytesIO()
+    np.save(buffer, offsets, allow_pickle=False)
+    atomic_write_bytes(target / "offsets.npy", buffer.getvalue())
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
     builder.add_integer_field("row", stored=True, indexed=False)
@@ -120,7 +126,7 @@ class Snapshot:
         self.ids: list[str] = meta["ids"]
         self.status: list[str] = meta["status"]
         self.detail: list[str] = meta["detail"]
-        self._descriptor: list[str] = meta["descriptor"]
+        self._offsets: Any = None
         self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
         self.dim: int = int(meta.get("dim") or 0)
         self.vectors = vectors
@@ -149,8 +155,19 @@ class Snapshot:
             "id": self.ids[index],
             "status": self.status[index],
             "status_detail": self.detail[index],
-            "descriptor": self._descriptor[index],
+            "descriptor": self.descriptor(index),
         }
+
+    def descriptor(self, index: int) -> str:
+        """The stored descriptor JSON of row `index`, read from disk on demand."""
+        import numpy as np
+
+        if self._offsets is None:
+            self._offsets = np.load(self.folder / "offsets.npy", allow_pickle=False)
+        start, end = int(self._offsets[index]), int(self._offsets[index + 1]) - 1
+        with (self.folder / "descriptors.jsonl").open("rb") as handle:
+            handle.seek(start)
+            return handle.read(end - start).decode("utf-8")
 
     def dense(self, vector: Any, limit: int) -> list[SnapshotHit]:
         import numpy as np

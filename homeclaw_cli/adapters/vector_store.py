@@ -147,8 +147,7 @@ class VectorStore:
             return None
 
     def snapshot_missing(self, table: str) -> bool:
-        root = self.snapshot_root
-        return root is not None and not query_cache.snapshot_exists(root, table)
+        return self.snapshot_root is not None and self.snapshot(table) is None
 
     def refresh_snapshot(self, table: str) -> None:
         """Rewrite the snapshot of `table` from what LanceDB holds now."""
