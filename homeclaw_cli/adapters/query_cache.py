@@ -198,12 +198,3 @@ class Snapshot:
     def vector(self, index: int) -> list[float]:
         values: list[float] = self.vectors[index].tolist()
         return values
-
-
-def remove_all(root: Path) -> None:
-    if root.exists():
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def snapshot_exists(root: Path, table: str) -> bool:
-    return (root / table / POINTER).exists()

@@ -292,6 +292,8 @@ def _make_plan(
     section = settings.plugins if kind == "plugins" else settings.skills
     incremental = section.incremental_sync
     fast = store.meta_from_snapshot(table)
+    if fast is None and not rows and not store.may_exist(table):
+        fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
     plan = _plan(
         kind,
         table,
