@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
@@ -94,11 +95,13 @@ def table_name(settings: Settings, kind: SyncKind) -> str:
     return settings.plugins.table if kind == "plugins" else settings.skills.table
 
 
-def models_dir(settings: Settings) -> Any:
+def models_dir(settings: Settings) -> Path:
+    """Where the ONNX twins of embedding models are exported."""
     return settings.data_dir / "models"
 
 
-def index_lock_path(settings: Settings) -> Any:
+def index_lock_path(settings: Settings) -> Path:
+    """Held by every writer of the index (sync, stale-row cleanup)."""
     return settings.state_dir / "index.lock"
 
 
@@ -180,17 +183,19 @@ def _plan(
     refresh_test: bool,
 ) -> _Plan:
     report = KindReport(kind)
-    models = {m.model for m in stored.values()} | {str(m.dim) for m in stored.values()}
+    dims = {m.dim for m in stored.values()}
     stored_models = {m.model for m in stored.values()}
     rebuild = full
     if stored and stored_models != {model}:
         report.rebuilt = f"embedding model changed ({', '.join(sorted(stored_models))} -> {model})"
         rebuild = True
-    elif stored and len({m.dim for m in stored.values()}) > 1:
-        report.rebuilt = f"mixed dimensions in the table ({', '.join(sorted(models))})"
+    elif len(dims) > 1:
+        report.rebuilt = f"mixed dimensions in the table ({', '.join(map(str, sorted(dims)))})"
         rebuild = True
     elif full:
         report.rebuilt = "--full"
+    # A model change re-embeds every row and rewrites the table in one commit, so no reader
+    # ever meets vectors of two dimensions.
     current = {r.id: r for r in rows}
     embed: list[IndexRow] = []
     for row in rows:
