@@ -27,6 +27,7 @@ def _row(entry: PluginEntry, status: str, **extra: Any) -> dict[str, Any]:
 def plugin_rows(settings: Settings, *, include_shadowed: bool = False) -> list[dict[str, Any]]:
     registry = scan(settings)
     rows = [_row(entry, "ok") for entry in registry.plugins.values()]
+    rows += [_row(entry, "disabled") for entry in registry.disabled.values()]
     if include_shadowed:
         rows += [
             _row(s.entry, "shadowed", shadowed_by=f"{s.shadowed_by.source}:{s.shadowed_by.folder}")
