@@ -315,7 +315,7 @@ def safe_extract_zip(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
             if stat.S_ISLNK(mode):
                 link = zf.read(info).decode("utf-8", "replace")
                 _link_inside(rel, link, source, info.filename)
-            elif mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            elif stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 raise UnsafeArchiveError(f"{source}: {info.filename!r} is a special file; refusing")
             if not info.is_dir():
                 budget.file()

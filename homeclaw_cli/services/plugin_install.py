@@ -154,6 +154,7 @@ def recover_interrupted(settings: Settings) -> list[str]:
         meta = journal.meta
         if meta.get("kind") != "plugin" or "id" not in meta:
             return
+        store.restore(meta["id"], meta.get("prev_approval"))
         lock = read_lockfile(path)
         prev = meta.get("prev_lock")
         if prev:
@@ -161,7 +162,6 @@ def recover_interrupted(settings: Settings) -> list[str]:
         else:
             lock.plugins.pop(meta["id"], None)
         write_lockfile(path, lock)
-        store.restore(meta["id"], meta.get("prev_approval"))
 
     rolled = recover(settings.user_plugins_dir, on_rollback=restore_records)
     for journal in rolled:
@@ -307,14 +307,16 @@ def _install(
 def _restore_records(
     settings: Settings, plugin_id: str, previous: LockEntry | None, approval: dict[str, Any] | None
 ) -> None:
+    ApprovalStore.for_state_dir(settings.state_dir).restore(plugin_id, approval)
     path = lockfile_path(settings)
     lock = read_lockfile(path)
+    if lock.plugins.get(plugin_id) == previous:
+        return  # the failure came before the lockfile was written
     if previous is None:
         lock.plugins.pop(plugin_id, None)
     else:
         lock.plugins[plugin_id] = previous
     write_lockfile(path, lock)
-    ApprovalStore.for_state_dir(settings.state_dir).restore(plugin_id, approval)
 
 
 def _audit_install(settings: Settings, result: InstallResult, diff: PermissionDiff) -> None:
