@@ -75,7 +75,7 @@ def test_installed_scaffold_is_listed(cli: Any, hc_home: Path, tmp_path: Path) -
     )
     assert cli("plugin", "install", str(tmp_path / "hello")).exit_code == 0
     rows = json.loads(cli("plugin", "list", "--json").stdout)
-    assert [(r["id"], r["type"], r["capabilities"]) for r in rows] == [
+    assert [(r["id"], r["type"], r["capabilities"]) for r in rows if r["source"] == "user"] == [
         ("hello", "subprocess", ["greet"])
     ]
 
