@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 
 from pydantic import ValidationError
 
-from homeclaw_cli.domain.manifest import Permissions, normalize_host
+from homeclaw_cli.domain.manifest import Permissions, PluginManifest, normalize_host
 from homeclaw_cli.errors import ConfigError, HomeclawError
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
 
@@ -295,3 +295,31 @@ def check_shell(perms: Permissions, *, what: str = "plugin") -> None:
             f"{what} may not run shell commands",
             hint="declare `permissions: {shell: true}` and approve it at install",
         )
+
+
+# --- what runners call --------------------------------------------------------------------
+
+
+def permissions_for(
+    state_dir: Path, item_id: str, declared: Permissions, kind: Kind = "plugin"
+) -> Permissions:
+    """The grant an item runs with, from its declaration and the approval store."""
+    return granted(declared, ApprovalStore.for_state_dir(state_dir).get(item_id, kind))
+
+
+def plugin_env(
+    state_dir: Path,
+    manifest: PluginManifest,
+    folder: Path | None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The whole environment for a subprocess or MCP stdio plugin's process.
+
+    Base variables + the approved env vars + the manifest's own `config.env`, with the
+    plugin's `--with-deps` folder first on PYTHONPATH.
+    """
+    from homeclaw_cli.domain.plugin_deps import with_deps_env
+
+    perms = permissions_for(state_dir, manifest.id, manifest.permissions)
+    extra = getattr(manifest.config, "env", None) or {}
+    return with_deps_env(folder, allowed_env(perms, environ, extra=extra))

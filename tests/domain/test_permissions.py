@@ -128,3 +128,33 @@ def test_star_allows_any_host_and_shell_needs_a_grant() -> None:
     with pytest.raises(PermissionDenied, match="shell"):
         check_shell(perms())
     check_shell(perms(shell=True))
+
+
+def test_plugin_env_for_a_subprocess_plugin(tmp_path: Path) -> None:
+    from homeclaw_cli.domain.permissions import plugin_env
+
+    manifest = PluginManifest.model_validate(
+        {
+            "id": "s",
+            "name": "S",
+            "description": "d",
+            "type": "subprocess",
+            "config": {"command": "x", "env": {"MODE": "fast"}},
+            "permissions": {"env_vars": ["TOKEN", "EXTRA"]},
+        }
+    )
+    folder = tmp_path / "s"
+    (folder / ".homeclaw-deps").mkdir(parents=True)
+    environ = {"PATH": "/bin", "TOKEN": "t", "EXTRA": "e", "SECRET": "x"}
+    state = tmp_path / "state"
+    env = plugin_env(state, manifest, folder, environ)
+    assert env == {
+        "PATH": "/bin",
+        "TOKEN": "t",
+        "EXTRA": "e",
+        "MODE": "fast",
+        "PYTHONPATH": str(folder / ".homeclaw-deps"),
+    }
+    # Installed with only TOKEN approved: EXTRA (added to the manifest by hand) is not passed.
+    ApprovalStore.for_state_dir(state).grant("s", perms(env_vars=["TOKEN"]))
+    assert "EXTRA" not in plugin_env(state, manifest, folder, environ)
