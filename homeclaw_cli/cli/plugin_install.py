@@ -22,13 +22,14 @@ DryRunFlag = Annotated[
 ]
 
 
-def _approver(out: Output, yes: bool) -> Approver:
+def approver(out: Output, yes: bool) -> Approver:
+    """Show the permission diff on stderr and ask (or accept with --yes)."""
     from homeclaw_cli.domain.permissions import describe
     from homeclaw_cli.services.plugin_install import ApprovalRefused, PermissionRequest
 
     def approve(request: PermissionRequest) -> bool:
         what = "new permissions" if request.upgrade else "permissions"
-        out.info(f"plugin {request.plugin_id} asks for these {what}:")
+        out.info(f"{request.kind} {request.plugin_id} asks for these {what}:")
         for line in describe(request.diff.added):
             out.info(f"  + {line}")
         for line in describe(request.diff.removed):
@@ -42,14 +43,15 @@ def _approver(out: Output, yes: bool) -> Approver:
             return typer.confirm("Approve?", default=False, err=True)
         except typer.Abort:
             raise ApprovalRefused(
-                f"plugin {request.plugin_id!r} needs approval and no answer came",
+                f"{request.kind} {request.plugin_id!r} needs approval and no answer came",
                 hint="review the permissions above and rerun with --yes",
             ) from None
 
     return approve
 
 
-def _show(out: Output, result: InstallResult) -> None:
+def show_result(out: Output, result: InstallResult) -> None:
+    """Print one install/update result: version, commit, digest, permission and file diff."""
     from homeclaw_cli.domain.permissions import describe
 
     label = f"{result.plugin_id} {result.version or ''}".strip()
@@ -118,7 +120,7 @@ def install(
         result = install_plugin(
             settings,
             source,
-            approve=_approver(out, yes),
+            approve=approver(out, yes),
             upgrade=upgrade,
             dry_run=dry_run,
             with_deps=with_deps,
@@ -126,7 +128,7 @@ def install(
     if as_json:
         out.json(result.to_json())
     else:
-        _show(out, result)
+        show_result(out, result)
 
 
 @app.command("update")
@@ -153,7 +155,7 @@ def update(
     results = update_plugins(
         get_state(ctx).settings(),
         [plugin_id] if plugin_id else [],
-        approve=_approver(out, yes),
+        approve=approver(out, yes),
         dry_run=dry_run,
     )
     if as_json:
@@ -165,7 +167,7 @@ def update(
         if result.action == "unchanged":
             out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
         else:
-            _show(out, result)
+            show_result(out, result)
 
 
 @app.command("remove")

@@ -323,3 +323,30 @@ def plugin_env(
     perms = permissions_for(state_dir, manifest.id, manifest.permissions)
     extra = getattr(manifest.config, "env", None) or {}
     return with_deps_env(folder, allowed_env(perms, environ, extra=extra))
+
+
+def skill_permissions(
+    frontmatter: Mapping[str, Any], source: Path | str = "SKILL.md"
+) -> Permissions:
+    """A skill's permissions: `permissions:` in its frontmatter (homeclaw's own key) plus the
+    env vars OpenClaw skills list under `metadata.openclaw.requires.env` (seed 004).
+
+    Raises ConfigError naming the file and field when `permissions` is malformed.
+    """
+    raw = frontmatter.get("permissions") or {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{source}: `permissions` must be a mapping (network, filesystem, ...)")
+    try:
+        perms = Permissions.model_validate(dict(raw))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in ("permissions", *first["loc"]))
+        detail = (first.get("ctx") or {}).get("reason") or first["msg"]
+        raise ConfigError(f"{source}: {where}: {detail}") from None
+    metadata = frontmatter.get("metadata")
+    openclaw = metadata.get("openclaw") if isinstance(metadata, Mapping) else None
+    requires = openclaw.get("requires") if isinstance(openclaw, Mapping) else None
+    env = requires.get("env") if isinstance(requires, Mapping) else None
+    extra = [str(v) for v in env if isinstance(v, str)] if isinstance(env, list) else []
+    names = [*perms.env_vars, *(v for v in extra if v not in perms.env_vars)]
+    return perms.model_copy(update={"env_vars": names})

@@ -26,6 +26,7 @@ from homeclaw_cli.domain.permissions import (
     IN_PROCESS_NOTICE,
     SUBPROCESS_NOTICE,
     ApprovalStore,
+    Kind,
     PermissionDiff,
     diff_permissions,
 )
@@ -53,6 +54,28 @@ PIP_TIMEOUT_SEC = 900
 LOCK_TIMEOUT_SEC = 60.0
 
 
+@dataclass
+class Candidate:
+    """A validated plugin or skill in the staging area."""
+
+    id: str
+    version: str | None
+    permissions: Permissions
+    notices: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ItemKind:
+    """What differs between installing a plugin and a skill."""
+
+    name: Kind
+    is_root: Callable[[Path], bool]
+    inspect: Callable[[Settings, Fetched, bool], Candidate]  # (settings, fetched, with_deps)
+    target_dir: Callable[[Settings], Path]
+    installed_version: Callable[[Path], str | None]
+
+
 class ApprovalRefused(HomeclawError):
     """The user (or a script without --yes) did not approve the requested permissions."""
 
@@ -61,11 +84,12 @@ class ApprovalRefused(HomeclawError):
 class PermissionRequest:
     """What the approver is asked: only `diff.added` needs a yes."""
 
-    plugin_id: str
+    plugin_id: str  # the plugin or skill id
     requested: Permissions
     diff: PermissionDiff
     upgrade: bool
     notices: list[str]
+    kind: Kind = "plugin"
 
 
 Approver = Callable[[PermissionRequest], bool]
@@ -84,7 +108,7 @@ class FileChanges:
 
 @dataclass
 class InstallResult:
-    plugin_id: str
+    plugin_id: str  # the plugin or skill id
     action: str  # installed | upgraded | unchanged | would install | would upgrade | ...
     folder: Path
     source: str
@@ -102,11 +126,13 @@ class InstallResult:
     notices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     synced: str | None = None
+    kind: Kind = "plugin"
 
     def to_json(self) -> dict[str, Any]:
         diff = self.permission_diff
         return {
             "id": self.plugin_id,
+            "kind": self.kind,
             "action": self.action,
             "folder": str(self.folder),
             "source": self.source,
@@ -146,24 +172,31 @@ def _install_lock(settings: Settings) -> Any:
 
 
 def recover_interrupted(settings: Settings) -> list[str]:
-    """Roll back installs a killed process left half-done (call under the install lock)."""
+    """Roll back installs a killed process left half-done (call under the install lock).
+
+    Covers both the user plugins dir and the user skills dir.
+    """
     store = ApprovalStore.for_state_dir(settings.state_dir)
     path = lockfile_path(settings)
 
     def restore_records(journal: SwapJournal) -> None:
         meta = journal.meta
-        if meta.get("kind") != "plugin" or "id" not in meta:
+        kind = meta.get("kind")
+        if kind not in ("plugin", "skill") or "id" not in meta:
             return
-        store.restore(meta["id"], meta.get("prev_approval"))
+        store.restore(meta["id"], meta.get("prev_approval"), kind)
         lock = read_lockfile(path)
         prev = meta.get("prev_lock")
         if prev:
-            lock.plugins[meta["id"]] = LockEntry.model_validate(prev)
+            lock.section(kind)[meta["id"]] = LockEntry.model_validate(prev)
         else:
-            lock.plugins.pop(meta["id"], None)
+            lock.section(kind).pop(meta["id"], None)
         write_lockfile(path, lock)
 
-    rolled = recover(settings.user_plugins_dir, on_rollback=restore_records)
+    rolled = [
+        *recover(settings.user_plugins_dir, on_rollback=restore_records),
+        *recover(settings.user_skills_dir, on_rollback=restore_records),
+    ]
     for journal in rolled:
         audit.record(settings.data_dir, "rollback", journal.dest.name, reason="interrupted")
     return [j.dest.name for j in rolled]
@@ -180,11 +213,36 @@ def install_plugin(
     limits: Limits = DEFAULT_LIMITS,
 ) -> InstallResult:
     """Install (or with `upgrade`, replace) one plugin from a folder, archive or git URL."""
+    return install_item(
+        settings,
+        PLUGIN,
+        source,
+        approve=approve,
+        upgrade=upgrade,
+        dry_run=dry_run,
+        with_deps=with_deps,
+        limits=limits,
+    )
+
+
+def install_item(
+    settings: Settings,
+    kind: ItemKind,
+    source: str,
+    *,
+    approve: Approver,
+    upgrade: bool = False,
+    dry_run: bool = False,
+    with_deps: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> InstallResult:
+    """The install use case for any kind of item (plugins, skills)."""
     spec = parse_source(source, cwd=settings.cwd)
     with _install_lock(settings):
         recover_interrupted(settings)
         result = _install(
             settings,
+            kind,
             spec,
             approve,
             upgrade=upgrade,
@@ -193,12 +251,13 @@ def install_plugin(
             limits=limits,
         )
     if result.action in ("installed", "upgraded"):
-        result.synced = sync_index(settings)
+        result.synced = sync_index(settings, kind.name)
     return result
 
 
 def _install(
     settings: Settings,
+    kind: ItemKind,
     spec: SourceSpec,
     approve: Approver,
     *,
@@ -208,114 +267,122 @@ def _install(
     limits: Limits,
     expect_id: str | None = None,
 ) -> InstallResult:
-    plugins_dir = settings.user_plugins_dir
+    target_dir = kind.target_dir(settings)
     store = ApprovalStore.for_state_dir(settings.state_dir)
     lock_path = lockfile_path(settings)
-    with staging_area(plugins_dir) as work:
-        fetched = fetch_source(spec, work, is_root=is_plugin_folder, limits=limits)
-        manifest = _validated(fetched)
-        if expect_id is not None and manifest.id != expect_id:
+    what = kind.name
+    with staging_area(target_dir) as work:
+        fetched = fetch_source(spec, work, is_root=kind.is_root, limits=limits)
+        item = kind.inspect(settings, fetched, with_deps)
+        if expect_id is not None and item.id != expect_id:
             raise ManifestError(
-                f"{spec.raw} now holds plugin {manifest.id!r}, not {expect_id!r}",
-                hint=f"install it as a new plugin, or `homeclaw plugin remove {expect_id}`",
+                f"{spec.raw} now holds {what} {item.id!r}, not {expect_id!r}",
+                hint=f"install it as a new {what}, or `homeclaw {what} remove {expect_id}`",
             )
-        dest = plugins_dir / manifest.id
+        dest = target_dir / item.id
         lock = read_lockfile(lock_path)
-        previous = lock.plugins.get(manifest.id)
-        old = load_plugin(dest) if dest.exists() else None
-        if old is not None and not upgrade:
+        previous = lock.section(what).get(item.id)
+        installed = dest.exists()
+        if installed and not upgrade:
             raise UsageError(
-                f"plugin {manifest.id!r} is already installed in {dest}",
-                hint=f"`homeclaw plugin install {spec.raw} --upgrade` replaces it",
+                f"{what} {item.id!r} is already installed in {dest}",
+                hint=f"`homeclaw {what} install {spec.raw} --upgrade` replaces it",
             )
-        approved = store.get(manifest.id)
-        diff = diff_permissions(approved, manifest.permissions)
+        approved = store.get(item.id, what)
+        diff = diff_permissions(approved, item.permissions)
         result = InstallResult(
-            plugin_id=manifest.id,
-            action="upgraded" if old is not None else "installed",
+            plugin_id=item.id,
+            kind=what,
+            action="upgraded" if installed else "installed",
             folder=dest,
             source=spec.raw,
             source_kind=spec.kind,
-            version=manifest.version,
-            old_version=old.manifest.version if old and old.manifest else None,
+            version=item.version,
+            old_version=kind.installed_version(dest) if installed else None,
             commit=fetched.commit,
             old_commit=previous.commit if previous else None,
             digest=fetched.digest,
             old_digest=previous.digest if previous else None,
-            permissions=manifest.permissions,
+            permissions=item.permissions,
             permission_diff=diff,
-            files=_file_changes(dest, fetched.root) if old is not None else FileChanges(),
-            notices=_notices(manifest),
-            warnings=_warnings(settings, manifest, fetched, with_deps),
+            files=_file_changes(dest, fetched.root) if installed else FileChanges(),
+            notices=item.notices,
+            warnings=item.warnings,
         )
         same = previous is not None and (previous.digest, previous.commit) == (
             fetched.digest,
             fetched.commit,
         )
-        if old is not None and same and not with_deps:
+        if installed and same and not with_deps:
             result.action = "unchanged"
             return result
         if dry_run:
-            result.action = "would upgrade" if old is not None else "would install"
+            result.action = "would upgrade" if installed else "would install"
             return result
         if not diff.added.empty:
             request = PermissionRequest(
-                manifest.id, manifest.permissions, diff, old is not None, result.notices
+                item.id, item.permissions, diff, installed, item.notices, what
             )
             if not approve(request):
-                audit.record(settings.data_dir, "approval-refused", manifest.id)
+                audit.record(settings.data_dir, "approval-refused", item.id, kind=what)
                 raise ApprovalRefused(
-                    f"plugin {manifest.id!r} was not installed: its permissions were not approved"
+                    f"{what} {item.id!r} was not installed: its permissions were not approved"
                 )
         if with_deps and (fetched.root / REQUIREMENTS_FILE).is_file():
-            install_requirements(fetched.root, manifest.id)
+            install_requirements(fetched.root, item.id)
             result.deps_dir = DEPS_DIRNAME
         entry = LockEntry(
-            id=manifest.id,
+            id=item.id,
+            kind=what,
             source=spec.raw,
             source_kind=spec.kind,
             location=spec.location,
             ref=spec.ref,
             commit=fetched.commit,
             digest=fetched.digest,
-            version=manifest.version,
-            permissions=manifest.permissions.model_dump(mode="json"),
+            version=item.version,
+            permissions=item.permissions.model_dump(mode="json"),
             deps_dir=result.deps_dir,
             installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
             folder=str(dest),
         )
-        prev_approval = store.raw(manifest.id)
+        prev_approval = store.raw(item.id, what)
         meta = {
-            "kind": "plugin",
-            "id": manifest.id,
+            "kind": what,
+            "id": item.id,
             "prev_lock": previous.model_dump(mode="json") if previous else None,
             "prev_approval": prev_approval,
         }
         try:
             with swap_into_place(fetched.root, dest, meta=meta):
-                store.grant(manifest.id, manifest.permissions)
+                store.grant(item.id, item.permissions, what)
                 lock = read_lockfile(lock_path)
-                lock.plugins[manifest.id] = entry
+                lock.section(what)[item.id] = entry
                 write_lockfile(lock_path, lock)
         except BaseException:
-            _restore_records(settings, manifest.id, previous, prev_approval)
+            _restore_records(settings, what, item.id, previous, prev_approval)
             raise
     _audit_install(settings, result, diff)
     return result
 
 
 def _restore_records(
-    settings: Settings, plugin_id: str, previous: LockEntry | None, approval: dict[str, Any] | None
+    settings: Settings,
+    kind: Kind,
+    item_id: str,
+    previous: LockEntry | None,
+    approval: dict[str, Any] | None,
 ) -> None:
-    ApprovalStore.for_state_dir(settings.state_dir).restore(plugin_id, approval)
+    ApprovalStore.for_state_dir(settings.state_dir).restore(item_id, approval, kind)
     path = lockfile_path(settings)
     lock = read_lockfile(path)
-    if lock.plugins.get(plugin_id) == previous:
+    section = lock.section(kind)
+    if section.get(item_id) == previous:
         return  # the failure came before the lockfile was written
     if previous is None:
-        lock.plugins.pop(plugin_id, None)
+        section.pop(item_id, None)
     else:
-        lock.plugins[plugin_id] = previous
+        section[item_id] = previous
     write_lockfile(path, lock)
 
 
@@ -328,6 +395,8 @@ def _audit_install(settings: Settings, result: InstallResult, diff: PermissionDi
     }
     if result.action == "upgraded":
         details["old_version"] = result.old_version
+    if result.kind != "plugin":
+        details["kind"] = result.kind
     audit.record(
         settings.data_dir,
         "upgrade" if result.action == "upgraded" else "install",
@@ -340,6 +409,7 @@ def _audit_install(settings: Settings, result: InstallResult, diff: PermissionDi
             "approve",
             result.plugin_id,
             granted=diff.added.model_dump(mode="json"),
+            **({"kind": result.kind} if result.kind != "plugin" else {}),
         )
 
 
@@ -388,6 +458,31 @@ def _warnings(
             + ("it takes precedence over the installed one" if higher else "the installed one wins")
         )
     return warnings
+
+
+def _inspect_plugin(settings: Settings, fetched: Fetched, with_deps: bool) -> Candidate:
+    manifest = _validated(fetched)
+    return Candidate(
+        manifest.id,
+        manifest.version,
+        manifest.permissions,
+        _notices(manifest),
+        _warnings(settings, manifest, fetched, with_deps),
+    )
+
+
+def _installed_plugin_version(folder: Path) -> str | None:
+    loaded = load_plugin(folder)
+    return loaded.manifest.version if loaded.manifest else None
+
+
+PLUGIN = ItemKind(
+    name="plugin",
+    is_root=is_plugin_folder,
+    inspect=_inspect_plugin,
+    target_dir=lambda settings: settings.user_plugins_dir,
+    installed_version=_installed_plugin_version,
+)
 
 
 def _file_changes(old: Path, new: Path) -> FileChanges:
@@ -450,33 +545,50 @@ def update_plugins(
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[InstallResult]:
     """Re-resolve each installed plugin's source; upgrade what changed. [] ids = all."""
+    return update_items(
+        settings, PLUGIN, plugin_ids, approve=approve, dry_run=dry_run, limits=limits
+    )
+
+
+def update_items(
+    settings: Settings,
+    kind: ItemKind,
+    item_ids: list[str],
+    *,
+    approve: Approver,
+    dry_run: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[InstallResult]:
+    """update for any kind of item: [] ids = every installed one."""
+    what = kind.name
     with _install_lock(settings):
         recover_interrupted(settings)
-        lock = read_lockfile(lockfile_path(settings))
-        targets = plugin_ids or sorted(lock.plugins)
-        for plugin_id in targets:
-            if plugin_id not in lock.plugins:
+        section = read_lockfile(lockfile_path(settings)).section(what)
+        targets = item_ids or sorted(section)
+        for item_id in targets:
+            if item_id not in section:
                 raise NotFoundError(
-                    f"plugin {plugin_id!r} was not installed with `homeclaw plugin install`",
-                    hint="only installed plugins can be updated; see `homeclaw plugin list`",
+                    f"{what} {item_id!r} was not installed with `homeclaw {what} install`",
+                    hint=f"only installed {what}s can be updated; see `homeclaw {what} list`",
                 )
         results = []
-        for plugin_id in targets:
-            entry = lock.plugins[plugin_id]
+        for item_id in targets:
+            entry = section[item_id]
             results.append(
                 _install(
                     settings,
+                    kind,
                     _spec_from_entry(entry),
                     approve,
                     upgrade=True,
                     dry_run=dry_run,
                     with_deps=entry.deps_dir is not None,
                     limits=limits,
-                    expect_id=plugin_id,
+                    expect_id=item_id,
                 )
             )
     if any(r.action == "upgraded" for r in results):
-        synced = sync_index(settings)
+        synced = sync_index(settings, what)
         for r in results:
             r.synced = synced
     return results
@@ -487,44 +599,56 @@ def update_plugins(
 
 def remove_plugin(settings: Settings, plugin_id: str) -> RemoveResult:
     """Delete an installed plugin, its lockfile entry and approvals (atomically)."""
+    return remove_item(settings, PLUGIN, plugin_id)
+
+
+def remove_item(settings: Settings, kind: ItemKind, item_id: str) -> RemoveResult:
+    """remove for any kind of item installed in its user dir."""
+    what = kind.name
     with _install_lock(settings):
         recover_interrupted(settings)
-        dest = settings.user_plugins_dir / plugin_id
-        if not dest.is_dir():
-            from homeclaw_cli.domain.registry import scan
-
-            entry = scan(settings).plugins.get(plugin_id)
-            if entry is not None:
-                raise UsageError(
-                    f"plugin {plugin_id!r} is a {entry.source} plugin ({entry.folder}), "
-                    "not one installed in the user plugins dir",
-                    hint=f"`homeclaw plugin disable {plugin_id}` turns it off without deleting",
-                )
+        dest = kind.target_dir(settings) / item_id
+        if not dest.is_dir() or item_id.startswith("."):
+            if what == "plugin":
+                _explain_not_installed(settings, item_id)
             raise NotFoundError(
-                f"no installed plugin {plugin_id!r} in {settings.user_plugins_dir}",
-                hint="`homeclaw plugin list` shows the plugins and their sources",
+                f"no installed {what} {item_id!r} in {kind.target_dir(settings)}",
+                hint=f"`homeclaw {what} list` shows the {what}s and their sources",
             )
         store = ApprovalStore.for_state_dir(settings.state_dir)
         path = lockfile_path(settings)
         lock = read_lockfile(path)
-        previous = lock.plugins.get(plugin_id)
-        prev_approval = store.raw(plugin_id)
+        previous = lock.section(what).get(item_id)
+        prev_approval = store.raw(item_id, what)
         meta = {
-            "kind": "plugin",
-            "id": plugin_id,
+            "kind": what,
+            "id": item_id,
             "prev_lock": previous.model_dump(mode="json") if previous else None,
             "prev_approval": prev_approval,
         }
         try:
             with swap_into_place(None, dest, meta=meta):
-                store.revoke(plugin_id)
-                lock.plugins.pop(plugin_id, None)
+                store.revoke(item_id, what)
+                lock.section(what).pop(item_id, None)
                 write_lockfile(path, lock)
         except BaseException:
-            _restore_records(settings, plugin_id, previous, prev_approval)
+            _restore_records(settings, what, item_id, previous, prev_approval)
             raise
-        audit.record(settings.data_dir, "remove", plugin_id, folder=str(dest))
-    return RemoveResult(plugin_id, dest, sync_index(settings))
+        details = {"folder": str(dest), **({"kind": what} if what != "plugin" else {})}
+        audit.record(settings.data_dir, "remove", item_id, **details)
+    return RemoveResult(item_id, dest, sync_index(settings, what))
+
+
+def _explain_not_installed(settings: Settings, plugin_id: str) -> None:
+    from homeclaw_cli.domain.registry import scan
+
+    entry = scan(settings).plugins.get(plugin_id)
+    if entry is not None:
+        raise UsageError(
+            f"plugin {plugin_id!r} is a {entry.source} plugin ({entry.folder}), "
+            "not one installed in the user plugins dir",
+            hint=f"`homeclaw plugin disable {plugin_id}` turns it off without deleting",
+        )
 
 
 def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> bool:
@@ -538,14 +662,14 @@ def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> boo
     changed = set_disabled(settings.state_dir, plugin_id, not enabled)
     if changed:
         audit.record(settings.data_dir, "enable" if enabled else "disable", plugin_id)
-        sync_index(settings)
+        sync_index(settings, "plugin")
     return changed
 
 
 # --- index ----------------------------------------------------------------------------------
 
 
-def sync_index(settings: Settings) -> str | None:
+def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
     """Bring the index up to date after a change, if there is an index and a sync service.
 
     Without an index there is nothing stale: the next `homeclaw sync` or chat builds it.
@@ -557,7 +681,7 @@ def sync_index(settings: Settings) -> str | None:
     except ImportError:
         return None
     try:
-        report = module.sync(settings, kinds=("plugins",))
+        report = module.sync(settings, kinds=(f"{kind}s",))
     except HomeclawError as exc:
         return f"index not updated: {exc.message} (run `homeclaw sync`)"
     return str(report)

@@ -1,0 +1,98 @@
+"""`homeclaw skill install/update/remove`: commands for the skill app, on the plugin machinery.
+
+The skill command group lives with the skills engine; it calls `register(app)` to add these.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from homeclaw_cli.cli.plugin_install import DryRunFlag, YesFlag, approver, show_result
+from homeclaw_cli.cli.render import Output
+from homeclaw_cli.cli.state import get_state
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
+
+
+def install(
+    ctx: typer.Context,
+    *,
+    source: Annotated[
+        str, typer.Argument(help="A skill folder (with SKILL.md), .zip/.tar.gz, or git URL[@ref].")
+    ],
+    upgrade: Annotated[
+        bool, typer.Option("--upgrade", "-U", help="Replace an installed skill of the same id.")
+    ] = False,
+    dry_run: DryRunFlag = False,
+    yes: YesFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Install a skill into the user skills dir, atomically, after approval."""
+    from homeclaw_cli.services.skill_install import install_skill
+
+    out = Output(json_mode=as_json)
+    result = install_skill(
+        get_state(ctx).settings(),
+        source,
+        approve=approver(out, yes),
+        upgrade=upgrade,
+        dry_run=dry_run,
+    )
+    if as_json:
+        out.json(result.to_json())
+    else:
+        show_result(out, result)
+
+
+def update(
+    ctx: typer.Context,
+    *,
+    skill_id: Annotated[str | None, typer.Argument(help="Installed skill id (or --all).")] = None,
+    update_all: Annotated[
+        bool, typer.Option("--all", help="Update every installed skill.")
+    ] = False,
+    dry_run: DryRunFlag = False,
+    yes: YesFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Re-resolve installed skills' sources; show the diff and upgrade what changed."""
+    from homeclaw_cli.errors import UsageError
+    from homeclaw_cli.services.skill_install import update_skills
+
+    if (skill_id is None) == (not update_all):
+        raise UsageError("give one skill id, or --all", hint="homeclaw skill update --all")
+    out = Output(json_mode=as_json)
+    results = update_skills(
+        get_state(ctx).settings(),
+        [skill_id] if skill_id else [],
+        approve=approver(out, yes),
+        dry_run=dry_run,
+    )
+    if as_json:
+        out.json([r.to_json() for r in results])
+        return
+    for result in results:
+        if result.action == "unchanged":
+            out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
+        else:
+            show_result(out, result)
+
+
+def remove(
+    ctx: typer.Context,
+    skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
+) -> None:
+    """Delete an installed skill, its lockfile entry and its approvals."""
+    from homeclaw_cli.services.skill_install import remove_skill
+
+    result = remove_skill(get_state(ctx).settings(), skill_id)
+    Output().text(f"removed {result.plugin_id} ({result.folder})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add install/update/remove to the `homeclaw skill` app."""
+    app.command("install")(install)
+    app.command("update")(update)
+    app.command("remove")(remove)
