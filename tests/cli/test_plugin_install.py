@@ -484,3 +484,12 @@ def test_real_entry_point_installs(run_cli: Any, hc_home: Path, tmp_path: Path) 
     assert json.loads(proc.stdout)["action"] == "installed"
     shutil.rmtree(src)
     assert (user_dir(hc_home) / "greeter" / "plugin.yaml").is_file()
+
+
+def test_show_lists_declared_permissions(cli: Any, hc_home: Path, tmp_path: Path) -> None:
+    src = write_plugin(tmp_path / "src", permissions={"network": ["api.x.com"], "env_vars": ["K"]})
+    assert cli("plugin", "install", str(src), "--yes").exit_code == 0
+    shown = cli("plugin", "show", "greeter")
+    assert "permissions: network: api.x.com; env var: K" in shown.stdout
+    data = json.loads(cli("plugin", "show", "greeter", "--json").stdout)
+    assert data["manifest"]["permissions"]["env_vars"] == ["K"]
