@@ -10,6 +10,7 @@ import typer
 from homeclaw_cli.cli.plugin import JsonFlag, app
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
+from homeclaw_cli.errors import ExitCode
 
 if TYPE_CHECKING:
     from homeclaw_cli.services.plugin_install import Approver, InstallResult
@@ -158,16 +159,23 @@ def update(
         approve=approver(out, yes),
         dry_run=dry_run,
     )
+    failed = any(r.error for r in results)
     if as_json:
         out.json([r.to_json() for r in results])
+        if failed:
+            raise typer.Exit(int(ExitCode.FAILURE))
         return
     if not results:
         out.info("no installed plugins (install one with `homeclaw plugin install`)")
     for result in results:
-        if result.action == "unchanged":
+        if result.error:
+            out.error(f"{result.plugin_id}: {result.error}")
+        elif result.action == "unchanged":
             out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
         else:
             show_result(out, result)
+    if failed:
+        raise typer.Exit(int(ExitCode.FAILURE))
 
 
 @app.command("remove")

@@ -12,6 +12,7 @@ import typer
 from homeclaw_cli.cli.plugin_install import DryRunFlag, YesFlag, approver, show_result
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
+from homeclaw_cli.errors import ExitCode
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
 
@@ -70,14 +71,21 @@ def update(
         approve=approver(out, yes),
         dry_run=dry_run,
     )
+    failed = any(r.error for r in results)
     if as_json:
         out.json([r.to_json() for r in results])
+        if failed:
+            raise typer.Exit(int(ExitCode.FAILURE))
         return
     for result in results:
-        if result.action == "unchanged":
+        if result.error:
+            out.error(f"{result.plugin_id}: {result.error}")
+        elif result.action == "unchanged":
             out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
         else:
             show_result(out, result)
+    if failed:
+        raise typer.Exit(int(ExitCode.FAILURE))
 
 
 def remove(

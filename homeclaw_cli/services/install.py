@@ -155,6 +155,11 @@ def fetch_source(
     """Bring the source into `work` and find the item's folder (where `is_root` holds)."""
     content = work / "content"
     commit = None
+    if spec.kind != "git" and not Path(spec.location).exists():
+        raise NotFoundError(
+            f"{spec.raw}: the source {spec.location} does not exist (any more)",
+            hint="install from where it lives now; `--upgrade` replaces the installed one",
+        )
     if spec.kind == "folder":
         copy_tree_safely(Path(spec.location), content, limits)
     elif spec.kind == "zip":

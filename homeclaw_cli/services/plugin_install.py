@@ -127,6 +127,7 @@ class InstallResult:
     warnings: list[str] = field(default_factory=list)
     synced: str | None = None
     kind: Kind = "plugin"
+    error: str | None = None  # update --all: why this one failed
 
     def to_json(self) -> dict[str, Any]:
         diff = self.permission_diff
@@ -155,6 +156,7 @@ class InstallResult:
             "notices": self.notices,
             "warnings": self.warnings,
             "synced": self.synced,
+            "error": self.error,
         }
 
 
@@ -574,8 +576,8 @@ def update_items(
         results = []
         for item_id in targets:
             entry = section[item_id]
-            results.append(
-                _install(
+            try:
+                result = _install(
                     settings,
                     kind,
                     _spec_from_entry(entry),
@@ -586,7 +588,23 @@ def update_items(
                     limits=limits,
                     expect_id=item_id,
                 )
-            )
+            except HomeclawError as exc:
+                if len(targets) == 1:
+                    raise
+                # One unreachable source must not stop the others from updating.
+                result = InstallResult(
+                    plugin_id=item_id,
+                    kind=what,
+                    action="failed",
+                    folder=Path(entry.folder),
+                    source=entry.source,
+                    source_kind=entry.source_kind,
+                    version=entry.version,
+                    commit=entry.commit,
+                    digest=entry.digest,
+                    error=str(exc),
+                )
+            results.append(result)
     if any(r.action == "upgraded" for r in results):
         synced = sync_index(settings, what)
         for r in results:
@@ -634,6 +652,8 @@ def remove_item(settings: Settings, kind: ItemKind, item_id: str) -> RemoveResul
         except BaseException:
             _restore_records(settings, what, item_id, previous, prev_approval)
             raise
+        if what == "plugin" and item_id in read_disabled(settings.state_dir):
+            set_disabled(settings.state_dir, item_id, False)  # a reinstall starts enabled
         details = {"folder": str(dest), **({"kind": what} if what != "plugin" else {})}
         audit.record(settings.data_dir, "remove", item_id, **details)
     return RemoveResult(item_id, dest, sync_index(settings, what))

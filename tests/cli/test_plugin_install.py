@@ -493,3 +493,38 @@ def test_show_lists_declared_permissions(cli: Any, hc_home: Path, tmp_path: Path
     assert "permissions: network: api.x.com; env var: K" in shown.stdout
     data = json.loads(cli("plugin", "show", "greeter", "--json").stdout)
     assert data["manifest"]["permissions"]["env_vars"] == ["K"]
+
+
+def test_update_all_keeps_going_past_a_vanished_source(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    gone = write_plugin(tmp_path / "gone", "gone")
+    kept = write_plugin(tmp_path / "kept", "kept")
+    assert cli("plugin", "install", str(gone)).exit_code == 0
+    assert cli("plugin", "install", str(kept)).exit_code == 0
+    shutil.rmtree(gone)
+    write_plugin(kept, "kept", version="2.0.0")
+    result = cli("plugin", "update", "--all")
+    assert result.exit_code == 1
+    assert "gone: " in result.stderr and "does not exist" in result.stderr
+    assert "upgraded kept 2.0.0 (was 1.0.0)" in result.stdout
+    assert lock(hc_home)["plugins"]["kept"]["version"] == "2.0.0"
+    single = cli("plugin", "update", "gone")
+    assert single.exit_code == 4 and "does not exist" in single.stderr
+
+
+def test_local_repo_path_with_ref_is_a_git_source(cli: Any, hc_home: Path, repo: Path) -> None:
+    result = cli("plugin", "install", f"{repo}@v1")
+    assert result.exit_code == 0, result.output
+    entry = lock(hc_home)["plugins"]["greeter"]
+    assert (entry["source_kind"], entry["version"]) == ("git", "1.0.0")
+
+
+def test_reinstall_after_remove_starts_enabled(cli: Any, hc_home: Path, tmp_path: Path) -> None:
+    src = write_plugin(tmp_path / "src")
+    assert cli("plugin", "install", str(src)).exit_code == 0
+    assert cli("plugin", "disable", "greeter").exit_code == 0
+    assert cli("plugin", "remove", "greeter").exit_code == 0
+    assert cli("plugin", "install", str(src)).exit_code == 0
+    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
