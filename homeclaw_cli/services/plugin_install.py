@@ -704,4 +704,7 @@ def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
         report = module.sync(settings, kinds=(f"{kind}s",))
     except HomeclawError as exc:
         return f"index not updated: {exc.message} (run `homeclaw sync`)"
-    return str(report)
+    counts = {
+        name: len(getattr(report, name, None) or []) for name in ("added", "updated", "removed")
+    }
+    return "index updated: " + ", ".join(f"{n} {name}" for name, n in counts.items())

@@ -528,3 +528,37 @@ def test_reinstall_after_remove_starts_enabled(cli: Any, hc_home: Path, tmp_path
     assert cli("plugin", "install", str(src)).exit_code == 0
     rows = json.loads(cli("plugin", "list", "--json").stdout)
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
+
+
+def test_an_existing_index_is_synced_after_install_and_remove(
+    cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+    from dataclasses import dataclass, field
+
+    calls: list[tuple[str, ...]] = []
+
+    @dataclass
+    class Report:
+        added: list[str] = field(default_factory=list)
+        updated: list[str] = field(default_factory=list)
+        removed: list[str] = field(default_factory=list)
+
+    def sync(settings: Any, *, kinds: tuple[str, ...]) -> Report:
+        calls.append(kinds)
+        return Report(added=["greeter"])
+
+    fake = types.ModuleType("homeclaw_cli.services.sync")
+    fake.sync = sync  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "homeclaw_cli.services.sync", fake)
+    src = write_plugin(tmp_path / "src")
+    assert cli("plugin", "install", str(src)).exit_code == 0
+    assert calls == []  # no index yet: nothing to keep in step
+    (hc_home / "data" / "index").mkdir(parents=True)
+    result = cli("plugin", "install", str(src), "--upgrade")
+    assert result.exit_code == 0
+    assert cli("plugin", "remove", "greeter").exit_code == 0
+    assert calls == [("plugins",)]  # the upgrade was "unchanged"; the removal synced
+    write_plugin(src, version="9")
+    assert cli("plugin", "install", str(src)).exit_code == 0
+    assert calls == [("plugins",), ("plugins",)]
