@@ -39,7 +39,7 @@ SourceKind = Literal["folder", "zip", "tar", "git"]
 STAGING_PREFIX = ".hc-staging-"
 BACKUP_PREFIX = ".hc-old-"
 JOURNAL_PREFIX = ".hc-txn-"
-SKIP_NAMES = {".git", "__pycache__", ".DS_Store"}
+SKIP_NAMES = {".git", "__pycache__", ".DS_Store", "__MACOSX"}
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 GIT_TIMEOUT_SEC = 300
 
@@ -169,6 +169,8 @@ def fetch_source(
     else:
         commit = git_fetch(spec.location, spec.ref, content)
         shutil.rmtree(content / ".git", ignore_errors=True)
+        _enforce_limits(content, limits, spec.raw)
+    verify_links_inside(content, spec.raw)
     root = find_root(content, is_root)
     if root is None:
         raise NotFoundError(
@@ -188,6 +190,28 @@ def find_root(content: Path, is_root: Callable[[Path], bool]) -> Path | None:
     if only is not None and only.is_dir() and not only.is_symlink() and is_root(only):
         return only
     return None
+
+
+def _enforce_limits(root: Path, limits: Limits, source: str) -> None:
+    budget = _Budget(limits, source)
+    for _, path in _walk(root, frozenset()):
+        if not path.is_symlink() and path.is_file():
+            budget.file()
+            budget.add(path.stat().st_size)
+
+
+def verify_links_inside(root: Path, source: str) -> None:
+    """Every symlink under `root` must resolve inside it (a chain of inside-looking links
+    can still lead out once resolved physically)."""
+    top = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            path = Path(dirpath) / name
+            if path.is_symlink() and not path.resolve().is_relative_to(top):
+                rel = path.relative_to(root)
+                raise UnsafeArchiveError(
+                    f"{source}: link {rel.as_posix()!r} resolves outside the source; refusing"
+                )
 
 
 def _count(root: Path) -> tuple[int, int]:
@@ -292,8 +316,15 @@ def _link_inside(link_rel: PurePosixPath, target: str, source: str, name: str) -
             )
 
 
+def _clear(target: Path) -> None:
+    """A later member of the same name replaces an earlier file or link (as tar does)."""
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+
+
 def _copy_stream(src: Any, dest: Path, budget: _Budget, mode: int | None) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _clear(dest)
     with dest.open("wb") as out:
         while block := src.read(1 << 16):
             budget.add(len(block))
@@ -333,12 +364,14 @@ def safe_extract_zip(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
                 target.mkdir(parents=True, exist_ok=True)
             elif link is not None:
                 target.parent.mkdir(parents=True, exist_ok=True)
+                _clear(target)
                 target.symlink_to(link)
             else:
                 budget.file()
                 _check_parent_inside(dest, target, source, info.filename)
                 with zf.open(info) as src:
                     _copy_stream(src, target, budget, info.external_attr >> 16)
+    verify_links_inside(dest, source)
 
 
 def _check_parent_inside(dest: Path, target: Path, source: str, name: str) -> None:
@@ -379,6 +412,7 @@ def safe_extract_tar(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
                 target.mkdir(parents=True, exist_ok=True)
             elif m.issym():
                 target.parent.mkdir(parents=True, exist_ok=True)
+                _clear(target)
                 target.symlink_to(m.linkname)
             elif m.islnk():
                 link_src = dest / _safe_relative(m.linkname, source)
@@ -388,6 +422,7 @@ def safe_extract_tar(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
                     )
                 _check_parent_inside(dest, target, source, m.name)
                 target.parent.mkdir(parents=True, exist_ok=True)
+                _clear(target)
                 shutil.copyfile(link_src, target)  # a copy, never a real hard link
             else:
                 budget.file()
@@ -397,6 +432,7 @@ def safe_extract_tar(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
                     continue
                 with handle:
                     _copy_stream(handle, target, budget, m.mode)
+    verify_links_inside(dest, source)
 
 
 def copy_tree_safely(src: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> None:

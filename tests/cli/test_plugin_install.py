@@ -562,3 +562,15 @@ def test_an_existing_index_is_synced_after_install_and_remove(
     write_plugin(src, version="9")
     assert cli("plugin", "install", str(src)).exit_code == 0
     assert calls == [("plugins",), ("plugins",)]
+
+
+def test_git_sources_are_held_to_the_same_limits(hc_home: Path, repo: Path) -> None:
+    from homeclaw_cli.services.install import Limits, UnsafeArchiveError
+    from homeclaw_cli.settings import load_settings
+
+    with pytest.raises(UnsafeArchiveError, match="more than 1 files"):
+        plugin_install.install_plugin(
+            load_settings(), f"file://{repo}", approve=lambda r: True, limits=Limits(max_files=1)
+        )
+    assert not (user_dir(hc_home) / "greeter").exists()
+    no_leftovers(hc_home)

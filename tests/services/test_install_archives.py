@@ -205,3 +205,33 @@ def test_parse_source_kinds(tmp_path: Path) -> None:
         parse_source("a.txt", cwd=tmp_path)
     with pytest.raises(NotFoundError):
         parse_source("missing", cwd=tmp_path)
+
+
+def test_link_chain_that_resolves_outside_is_refused(tmp_path: Path) -> None:
+    # Each link looks inside on its own; together `p/q/t` leads above the archive root.
+    t = make_tar(
+        tmp_path / "chain.tar.gz",
+        [("p/q/keep", b"x"), link("p/q/s", "../.."), link("p/q/t", "s/../../x")],
+    )
+    with pytest.raises(UnsafeArchiveError, match="resolves outside"):
+        safe_extract_tar(t, tmp_path / "out" / "deep")
+
+
+def test_duplicate_members_replace_earlier_ones(tmp_path: Path) -> None:
+    t = make_tar(tmp_path / "dup.tar.gz", [("p/a", b"1"), link("p/a", "b"), ("p/a", b"3")])
+    safe_extract_tar(t, tmp_path / "out")
+    assert (tmp_path / "out/p/a").read_bytes() == b"3"
+    assert not (tmp_path / "out/p/a").is_symlink()
+
+
+def test_macosx_folder_next_to_the_plugin_is_ignored(tmp_path: Path) -> None:
+    from homeclaw_cli.domain.plugin_loader import is_plugin_folder
+    from homeclaw_cli.services.install import fetch_source
+
+    z = make_zip(
+        tmp_path / "mac.zip",
+        [("p/plugin.yaml", MANIFEST), ("__MACOSX/p/._plugin.yaml", b"junk")],
+    )
+    spec = parse_source(str(z), cwd=tmp_path)
+    fetched = fetch_source(spec, tmp_path / "work", is_root=is_plugin_folder)
+    assert fetched.root.name == "p" and fetched.files == 1
