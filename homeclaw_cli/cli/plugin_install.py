@@ -117,15 +117,15 @@ def install(
 
     out = Output(json_mode=as_json)
     settings = get_state(ctx).settings()
-    with out.status(f"installing {source}"):
-        result = install_plugin(
-            settings,
-            source,
-            approve=approver(out, yes),
-            upgrade=upgrade,
-            dry_run=dry_run,
-            with_deps=with_deps,
-        )
+    # No spinner: the approval prompt may need the terminal half-way through.
+    result = install_plugin(
+        settings,
+        source,
+        approve=approver(out, yes),
+        upgrade=upgrade,
+        dry_run=dry_run,
+        with_deps=with_deps,
+    )
     if as_json:
         out.json(result.to_json())
     else:
