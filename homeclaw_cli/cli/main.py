@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import audit, config_cmd, plugin, plugin_install
+from homeclaw_cli.cli import audit, config_cmd, plugin, plugin_install, skill
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
 
@@ -45,6 +45,7 @@ app = typer.Typer(
 )
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(skill.app, name="skill")
 app.command("audit")(audit.audit)
 _ = plugin_install  # registers install/update/remove/enable/disable/new on `plugin`
 

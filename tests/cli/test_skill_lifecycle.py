@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from homeclaw_cli.cli.main import _ErrorBoundary
-from homeclaw_cli.cli.skill_install import register
+from homeclaw_cli.cli.skill_lifecycle import register
 from homeclaw_cli.domain.permissions import ApprovalStore, permissions_for, skill_permissions
 
 

@@ -31,7 +31,7 @@ def install(
     as_json: JsonFlag = False,
 ) -> None:
     """Install a skill into the user skills dir, atomically, after approval."""
-    from homeclaw_cli.services.skill_install import install_skill
+    from homeclaw_cli.services.skill_lifecycle import install_skill
 
     out = Output(json_mode=as_json)
     result = install_skill(
@@ -60,7 +60,7 @@ def update(
 ) -> None:
     """Re-resolve installed skills' sources; show the diff and upgrade what changed."""
     from homeclaw_cli.errors import UsageError
-    from homeclaw_cli.services.skill_install import update_skills
+    from homeclaw_cli.services.skill_lifecycle import update_skills
 
     if (skill_id is None) == (not update_all):
         raise UsageError("give one skill id, or --all", hint="homeclaw skill update --all")
@@ -93,7 +93,7 @@ def remove(
     skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
 ) -> None:
     """Delete an installed skill, its lockfile entry and its approvals."""
-    from homeclaw_cli.services.skill_install import remove_skill
+    from homeclaw_cli.services.skill_lifecycle import remove_skill
 
     result = remove_skill(get_state(ctx).settings(), skill_id)
     Output().text(f"removed {result.plugin_id} ({result.folder})")
