@@ -1,6 +1,6 @@
-"""`homeclaw skill install/update/remove`: commands for the skill app, on the plugin machinery.
+"""`homeclaw skill update/remove`: lifecycle commands for skills installed by `skill install`.
 
-The skill command group lives with the skills engine; it calls `register(app)` to add these.
+The skill command group lives with the skills engine (cli/skill.py); it calls `register(app)`.
 """
 
 from __future__ import annotations
@@ -15,36 +15,6 @@ from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
-
-
-def install(
-    ctx: typer.Context,
-    *,
-    source: Annotated[
-        str, typer.Argument(help="A skill folder (with SKILL.md), .zip/.tar.gz, or git URL[@ref].")
-    ],
-    upgrade: Annotated[
-        bool, typer.Option("--upgrade", "-U", help="Replace an installed skill of the same id.")
-    ] = False,
-    dry_run: DryRunFlag = False,
-    yes: YesFlag = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Install a skill into the user skills dir, atomically, after approval."""
-    from homeclaw_cli.services.skill_lifecycle import install_skill
-
-    out = Output(json_mode=as_json)
-    result = install_skill(
-        get_state(ctx).settings(),
-        source,
-        approve=approver(out, yes),
-        upgrade=upgrade,
-        dry_run=dry_run,
-    )
-    if as_json:
-        out.json(result.to_json())
-    else:
-        show_result(out, result)
 
 
 def update(
@@ -100,7 +70,6 @@ def remove(
 
 
 def register(app: typer.Typer) -> None:
-    """Add install/update/remove to the `homeclaw skill` app."""
-    app.command("install")(install)
+    """Add update/remove to the `homeclaw skill` app."""
     app.command("update")(update)
     app.command("remove")(remove)

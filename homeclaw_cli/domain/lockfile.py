@@ -35,6 +35,7 @@ class LockEntry(BaseModel):
     deps_dir: str | None = None  # relative to the item folder, when --with-deps was used
     installed_at: str
     folder: str
+    subdir: str | None = None  # the item's folder inside the source, when chosen explicitly
 
 
 class Lockfile(BaseModel):

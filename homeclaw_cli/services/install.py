@@ -73,6 +73,7 @@ class Fetched:
     digest: str = ""
     files: int = 0
     bytes: int = 0
+    content: Path | None = None  # everything the source held (root is inside it)
 
 
 # --- sources --------------------------------------------------------------------------------
@@ -151,8 +152,12 @@ def fetch_source(
     *,
     is_root: Callable[[Path], bool],
     limits: Limits = DEFAULT_LIMITS,
+    locate: Callable[[Path], Path] | None = None,
 ) -> Fetched:
-    """Bring the source into `work` and find the item's folder (where `is_root` holds)."""
+    """Bring the source into `work` and find the item's folder (where `is_root` holds).
+
+    `locate(content) -> root` replaces the default search (and raises its own errors).
+    """
     content = work / "content"
     commit = None
     if spec.kind != "git" and not Path(spec.location).exists():
@@ -171,14 +176,14 @@ def fetch_source(
         shutil.rmtree(content / ".git", ignore_errors=True)
         _enforce_limits(content, limits, spec.raw)
     verify_links_inside(content, spec.raw)
-    root = find_root(content, is_root)
+    root = locate(content) if locate is not None else find_root(content, is_root)
     if root is None:
         raise NotFoundError(
             f"{spec.raw}: nothing installable found (looked in the top folder and one level down)",
             hint="the source must contain a plugin.yaml (plugins) or SKILL.md (skills)",
         )
     files, size = _count(root)
-    return Fetched(spec, root, commit, tree_digest(root), files, size)
+    return Fetched(spec, root, commit, tree_digest(root), files, size, content)
 
 
 def find_root(content: Path, is_root: Callable[[Path], bool]) -> Path | None:

@@ -74,6 +74,10 @@ class ItemKind:
     inspect: Callable[[Settings, Fetched, bool], Candidate]  # (settings, fetched, with_deps)
     target_dir: Callable[[Settings], Path]
     installed_version: Callable[[Path], str | None]
+    locate: Callable[[Path], Path] | None = None  # custom root search in the fetched source
+    upgrade_flag: str = "--upgrade"
+    subdir: str | None = None  # recorded in the lockfile so `update` finds the same folder
+    rebind: Callable[[LockEntry], ItemKind] | None = None  # the kind to update an entry with
 
 
 class ApprovalRefused(HomeclawError):
@@ -274,7 +278,9 @@ def _install(
     lock_path = lockfile_path(settings)
     what = kind.name
     with staging_area(target_dir) as work:
-        fetched = fetch_source(spec, work, is_root=kind.is_root, limits=limits)
+        fetched = fetch_source(
+            spec, work, is_root=kind.is_root, limits=limits, locate=kind.locate
+        )
         item = kind.inspect(settings, fetched, with_deps)
         if expect_id is not None and item.id != expect_id:
             raise ManifestError(
@@ -288,7 +294,7 @@ def _install(
         if installed and not upgrade:
             raise UsageError(
                 f"{what} {item.id!r} is already installed in {dest}",
-                hint=f"`homeclaw {what} install {spec.raw} --upgrade` replaces it",
+                hint=f"`homeclaw {what} install {spec.raw} {kind.upgrade_flag}` replaces it",
             )
         approved = store.get(item.id, what)
         diff = diff_permissions(approved, item.permissions)
@@ -347,6 +353,7 @@ def _install(
             deps_dir=result.deps_dir,
             installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
             folder=str(dest),
+            subdir=kind.subdir,
         )
         prev_approval = store.raw(item.id, what)
         meta = {
@@ -579,7 +586,7 @@ def update_items(
             try:
                 result = _install(
                     settings,
-                    kind,
+                    kind.rebind(entry) if kind.rebind else kind,
                     _spec_from_entry(entry),
                     approve,
                     upgrade=True,
