@@ -278,9 +278,7 @@ def _install(
     lock_path = lockfile_path(settings)
     what = kind.name
     with staging_area(target_dir) as work:
-        fetched = fetch_source(
-            spec, work, is_root=kind.is_root, limits=limits, locate=kind.locate
-        )
+        fetched = fetch_source(spec, work, is_root=kind.is_root, limits=limits, locate=kind.locate)
         item = kind.inspect(settings, fetched, with_deps)
         if expect_id is not None and item.id != expect_id:
             raise ManifestError(
