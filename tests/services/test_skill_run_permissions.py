@@ -30,6 +30,7 @@ def test_installed_skill_gets_only_approved_env_vars(tmp_path: Path) -> None:
         .replace('"env":["HC_TOKEN"]', '"env":["HC_TOKEN","HC_SNEAKY"]')
         .replace("---\n#", "permissions: {env_vars: [HC_OTHER]}\n---\n#", 1)
     )
+    assert "HC_SNEAKY" in installed.read_text() and "HC_OTHER" in installed.read_text()
     environ = {
         "PATH": "/usr/bin",
         "HOME": str(tmp_path),
