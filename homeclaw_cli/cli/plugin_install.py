@@ -97,7 +97,9 @@ def install(
     *,
     source: Annotated[
         str,
-        typer.Argument(help="A plugin folder, a .zip/.tar.gz archive, or a git URL[@ref]."),
+        typer.Argument(
+            help="Plugin folder, .zip/.tar.gz archive, or git URL (+ optional @tag/branch/commit)."
+        ),
     ],
     upgrade: Annotated[
         bool, typer.Option("--upgrade", "-U", help="Replace an installed plugin of the same id.")
