@@ -1,5 +1,7 @@
 """Install, upgrade, update and remove plugins in the user plugins dir (use cases).
 
+The engine is kind-agnostic (ItemKind): services/skill_lifecycle.py runs skills through it.
+
 Order of an install: parse the source -> fetch it into a staging folder inside the user
 plugins dir -> validate with the same loader the registry uses -> refuse an overwrite
 without --upgrade -> ask for the new permissions -> install Python deps into the staged
