@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -58,9 +59,14 @@ BASE_ENV_VARS = (
     "TEMP",
     "TMP",
     "TERM",
+    "SHELL",
     "SYSTEMROOT",
     "PYTHONIOENCODING",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
 )
+_VAR_REF = re.compile(r"\$(\w+)|\$\{(\w+)\}")
 
 
 class PermissionDenied(HomeclawError):
@@ -315,14 +321,17 @@ def plugin_env(
 ) -> dict[str, str]:
     """The whole environment for a subprocess or MCP stdio plugin's process.
 
-    Base variables + the approved env vars + the manifest's own `config.env`, with the
-    plugin's `--with-deps` folder first on PYTHONPATH.
+    Base variables + the approved env vars + the manifest's own `config.env` (its `${VAR}`s
+    expanded from that allowed environment only), with the plugin's `--with-deps` folder
+    first on PYTHONPATH.
     """
     from homeclaw_cli.domain.plugin_deps import with_deps_env
 
-    perms = permissions_for(state_dir, manifest.id, manifest.permissions)
+    perms = permissions_for(state_dir, manifest.id, requested_permissions(manifest))
+    granted_env = allowed_env(perms, environ)
     extra = getattr(manifest.config, "env", None) or {}
-    return with_deps_env(folder, allowed_env(perms, environ, extra=extra))
+    expanded = {k: expand_vars(v, granted_env) for k, v in extra.items()}
+    return with_deps_env(folder, {**granted_env, **expanded})
 
 
 def skill_permissions(
@@ -350,3 +359,35 @@ def skill_permissions(
     extra = [str(v) for v in env if isinstance(v, str)] if isinstance(env, list) else []
     names = [*perms.env_vars, *(v for v in extra if v not in perms.env_vars)]
     return perms.model_copy(update={"env_vars": names})
+
+
+def referenced_env_vars(manifest: PluginManifest) -> list[str]:
+    """Env vars a manifest pulls in through `$VAR` / `${VAR}` in `config.env` or `config.args`
+    (e.g. `env: {NEWSAPI_KEY: "${NEWSAPI_KEY}"}`), base variables left out."""
+    config = manifest.config
+    texts = [*(getattr(config, "env", None) or {}).values(), *(getattr(config, "args", None) or [])]
+    names: list[str] = []
+    for text in texts:
+        for match in _VAR_REF.finditer(text):
+            name = match.group(1) or match.group(2)
+            if name not in names and name not in BASE_ENV_VARS and not name.startswith("LC_"):
+                names.append(name)
+    return names
+
+
+def requested_permissions(manifest: PluginManifest) -> Permissions:
+    """What a plugin asks for: its `permissions` plus the env vars its config references.
+
+    This is what `plugin install` shows for approval and what the runners grant from.
+    """
+    extra = [n for n in referenced_env_vars(manifest) if n not in manifest.permissions.env_vars]
+    if not extra:
+        return manifest.permissions
+    return manifest.permissions.model_copy(
+        update={"env_vars": [*manifest.permissions.env_vars, *extra]}
+    )
+
+
+def expand_vars(text: str, env: Mapping[str, str]) -> str:
+    """`$VAR` / `${VAR}` from `env` only (unknown names stay as written, like expandvars)."""
+    return _VAR_REF.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), text)

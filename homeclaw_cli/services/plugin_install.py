@@ -31,6 +31,7 @@ from homeclaw_cli.domain.permissions import (
     Kind,
     PermissionDiff,
     diff_permissions,
+    requested_permissions,
 )
 from homeclaw_cli.domain.plugin_deps import DEPS_DIRNAME, REQUIREMENTS_FILE
 from homeclaw_cli.domain.plugin_loader import is_plugin_folder, load_plugin
@@ -474,7 +475,7 @@ def _inspect_plugin(settings: Settings, fetched: Fetched, with_deps: bool) -> Ca
     return Candidate(
         manifest.id,
         manifest.version,
-        manifest.permissions,
+        requested_permissions(manifest),
         _notices(manifest),
         _warnings(settings, manifest, fetched, with_deps),
     )

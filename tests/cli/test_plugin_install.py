@@ -574,3 +574,16 @@ def test_git_sources_are_held_to_the_same_limits(hc_home: Path, repo: Path) -> N
         )
     assert not (user_dir(hc_home) / "greeter").exists()
     no_leftovers(hc_home)
+
+
+def test_env_vars_pulled_in_by_config_env_are_asked_for(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = write_plugin(tmp_path / "src")
+    manifest = json.loads((src / "plugin.yaml").read_text())
+    manifest["config"]["env"] = {"TOKEN": "${NEWS_TOKEN}"}
+    (src / "plugin.yaml").write_text(json.dumps(manifest))
+    result = cli("plugin", "install", str(src), input="y\n")
+    assert result.exit_code == 0, result.output
+    assert "+ env var: NEWS_TOKEN" in result.stderr
+    assert lock(hc_home)["plugins"]["greeter"]["permissions"]["env_vars"] == ["NEWS_TOKEN"]

@@ -158,3 +158,33 @@ def test_plugin_env_for_a_subprocess_plugin(tmp_path: Path) -> None:
     # Installed with only TOKEN approved: EXTRA (added to the manifest by hand) is not passed.
     ApprovalStore.for_state_dir(state).grant("s", perms(env_vars=["TOKEN"]))
     assert "EXTRA" not in plugin_env(state, manifest, folder, environ)
+
+
+def test_env_vars_referenced_by_the_config_are_requested_and_expanded_only_if_granted(
+    tmp_path: Path,
+) -> None:
+    from homeclaw_cli.domain.permissions import plugin_env, requested_permissions
+
+    manifest = PluginManifest.model_validate(
+        {
+            "id": "n",
+            "name": "N",
+            "description": "d",
+            "type": "subprocess",
+            "config": {
+                "command": "x",
+                "args": ["--key=$ARG_KEY"],
+                "env": {"API": "${NEWS_KEY}", "HOMEDIR": "$HOME/x", "LEAK": "${AWS_SECRET}"},
+            },
+            "permissions": {"network": ["api.news.org"]},
+        }
+    )
+    assert requested_permissions(manifest).env_vars == ["NEWS_KEY", "AWS_SECRET", "ARG_KEY"]
+    environ = {"PATH": "/bin", "HOME": "/h", "NEWS_KEY": "k", "AWS_SECRET": "s"}
+    state = tmp_path / "state"
+    placed_by_hand = plugin_env(state, manifest, None, environ)  # what it declares
+    assert placed_by_hand["API"] == "k" and placed_by_hand["LEAK"] == "s"
+    ApprovalStore.for_state_dir(state).grant("n", perms(env_vars=["NEWS_KEY"]))
+    env = plugin_env(state, manifest, None, environ)
+    assert env["API"] == "k" and env["HOMEDIR"] == "/h/x"
+    assert env["LEAK"] == "${AWS_SECRET}" and "AWS_SECRET" not in env
