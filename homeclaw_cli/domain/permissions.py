@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import ValidationError
@@ -32,6 +32,9 @@ from pydantic import ValidationError
 from homeclaw_cli.domain.manifest import Permissions, PluginManifest, normalize_host
 from homeclaw_cli.errors import ConfigError, HomeclawError
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
+
+if TYPE_CHECKING:
+    from homeclaw_cli.settings import Settings
 
 Kind = Literal["plugin", "skill"]
 
@@ -328,10 +331,13 @@ def plugin_env(
     from homeclaw_cli.domain.plugin_deps import with_deps_env
 
     perms = permissions_for(state_dir, manifest.id, requested_permissions(manifest))
-    granted_env = allowed_env(perms, environ)
+    source = allowed_env(perms, environ)
+    # Only explicitly declared names pass under their own name; referenced ones are expanded.
+    names = [n for n in perms.env_vars if n in manifest.permissions.env_vars]
+    env = allowed_env(perms.model_copy(update={"env_vars": names}), environ)
     extra = getattr(manifest.config, "env", None) or {}
-    expanded = {k: expand_vars(v, granted_env) for k, v in extra.items()}
-    return with_deps_env(folder, {**granted_env, **expanded})
+    env.update({k: expand_vars(v, source) for k, v in extra.items()})
+    return with_deps_env(folder, env)
 
 
 def skill_permissions(
@@ -391,3 +397,8 @@ def requested_permissions(manifest: PluginManifest) -> Permissions:
 def expand_vars(text: str, env: Mapping[str, str]) -> str:
     """`$VAR` / `${VAR}` from `env` only (unknown names stay as written, like expandvars)."""
     return _VAR_REF.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), text)
+
+
+def granted_permissions(settings: Settings, manifest: PluginManifest) -> Permissions:
+    """What a plugin runs with: what it requests, limited by its approval (if installed)."""
+    return permissions_for(settings.state_dir, manifest.id, requested_permissions(manifest))

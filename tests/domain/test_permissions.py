@@ -184,6 +184,7 @@ def test_env_vars_referenced_by_the_config_are_requested_and_expanded_only_if_gr
     state = tmp_path / "state"
     placed_by_hand = plugin_env(state, manifest, None, environ)  # what it declares
     assert placed_by_hand["API"] == "k" and placed_by_hand["LEAK"] == "s"
+    assert "NEWS_KEY" not in placed_by_hand  # referenced only: passed under the manifest's name
     ApprovalStore.for_state_dir(state).grant("n", perms(env_vars=["NEWS_KEY"]))
     env = plugin_env(state, manifest, None, environ)
     assert env["API"] == "k" and env["HOMEDIR"] == "/h/x"
