@@ -114,30 +114,3 @@ def test_scaffold_refuses_bad_input(cli: Any, tmp_path: Path) -> None:
     again = cli("plugin", "new", "x", "--dir", str(tmp_path))
     assert again.exit_code == 2 and "already exists" in again.stderr
     assert cli("plugin", "new", "!!!", "--dir", str(tmp_path)).exit_code == 2
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("lang", "command"), [("python", sys.executable), ("node", "node")])
-def test_mcp_scaffold_answers_a_real_mcp_client_over_stdio(
-    cli: Any, tmp_path: Path, lang: str, command: str
-) -> None:
-    import asyncio
-
-    from mcp import Client, StdioServerParameters
-
-    cli("plugin", "new", "mcpdemo", "--type", "mcp", "--lang", lang, "--dir", str(tmp_path))
-    folder = tmp_path / "mcpdemo"
-    entry = "server.py" if lang == "python" else "server.js"
-    params = StdioServerParameters(command=command, args=[entry], cwd=str(folder))
-
-    async def call() -> Any:
-        async with Client(params) as client:
-            tools = await client.list_tools()
-            assert [t.name for t in tools.tools] == ["handle_request"]
-            return await client.call_tool(
-                "handle_request", {"capability_id": "greet", "parameters": {"name": "Ada"}}
-            )
-
-    result = asyncio.run(asyncio.wait_for(call(), 60))
-    assert not result.is_error
-    assert result.content[0].text == "Hello, Ada!"
