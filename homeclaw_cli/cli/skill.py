@@ -416,23 +416,11 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         out.warning(warning)
 
 
-def _register_index_commands() -> None:
-    # `skill search` / `skill sync` live with the index (issue 3), when it is present.
-    try:
-        from homeclaw_cli.cli import skill_index  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return
-    skill_index.register(app)
+from homeclaw_cli.cli import skill_index  # noqa: E402  (search/sync live with the index)
+
+skill_index.register(app)
 
 
-_register_index_commands()
+from homeclaw_cli.cli import skill_lifecycle  # noqa: E402  (update/remove, issue 8)
 
-
-def _register_lifecycle_commands() -> None:
-    # `skill update` / `skill remove` come with the install machinery (issue 8).
-    from homeclaw_cli.cli import skill_lifecycle
-
-    skill_lifecycle.register(app)
-
-
-_register_lifecycle_commands()
+skill_lifecycle.register(app)

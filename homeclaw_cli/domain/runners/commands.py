@@ -8,9 +8,10 @@ Resolution order:
   4. PATH.
   5. The bin folder of homeclaw's Python environment (console scripts installed with
      homeclaw, e.g. mcp-server-time, work without activating the venv).
-Arguments may use `{plugin_dir}` and `{data_dir}`; `~` and $VARS are expanded, $VARS only
-from the environment the plugin may see (base variables and the env vars granted to it), so
-a manifest cannot pull a secret it was not granted into its arguments or `env`.
+Arguments may use `{plugin_dir}`, `{data_dir}` and `{plugin_data}` (the plugin's own data
+folder, created when used); `~` and $VARS are expanded, $VARS only from the environment the
+plugin may see (base variables and the env vars granted to it), so a manifest cannot pull a
+secret it was not granted into its arguments or `env`.
 """
 
 from __future__ import annotations
@@ -46,17 +47,34 @@ def resolve_command(command: str, folder: Path | None) -> str | None:
     return shutil.which(command, path=os.pathsep.join(search))
 
 
+def plugin_data_dir(data_dir: Path, plugin_id: str) -> Path:
+    """The folder a plugin may keep files in (the same one BasePlugin.data_dir gives)."""
+    return data_dir / "plugin-data" / plugin_id
+
+
 def expand_args(
-    args: list[str], folder: Path | None, data_dir: Path, env: Mapping[str, str] | None = None
+    args: list[str],
+    folder: Path | None,
+    data_dir: Path,
+    plugin_id: str = "",
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Fill `{plugin_dir}` / `{data_dir}` and expand `~` and $VARS in manifest arguments.
+    """Fill `{plugin_dir}`, `{data_dir}` and `{plugin_data}` (created when used) and expand
+    `~` and $VARS in manifest arguments.
 
     $VARS come from `env` (the plugin's allowed environment); by default only base variables.
     """
     source = allowed_env(Permissions()) if env is None else env
     out = []
+    own = plugin_data_dir(data_dir, plugin_id)
     for arg in args:
-        value = arg.replace("{plugin_dir}", str(folder or ".")).replace("{data_dir}", str(data_dir))
+        value = arg
+        if "{plugin_data}" in value and plugin_id:
+            own.mkdir(parents=True, exist_ok=True)
+            value = value.replace("{plugin_data}", str(own))
+        value = value.replace("{plugin_dir}", str(folder or ".")).replace(
+            "{data_dir}", str(data_dir)
+        )
         value = expand_vars(value, source)
         out.append(str(Path(value).expanduser()) if value.startswith("~") else value)
     return out
@@ -88,5 +106,5 @@ def plugin_env(
     env = allowed_env(perms.model_copy(update={"env_vars": names}))
     env.update({key: expand_vars(value, source) for key, value in extra.items()})
     env["HOMECLAW_PLUGIN_ID"] = plugin_id
-    env["HOMECLAW_PLUGIN_DATA"] = str(data_dir / "plugin-data" / plugin_id)
+    env["HOMECLAW_PLUGIN_DATA"] = str(plugin_data_dir(data_dir, plugin_id))
     return with_deps_env(folder, env)

@@ -81,7 +81,13 @@ class McpRunner:
             folder=target.folder,
             pass_through=target.manifest.permissions.env_vars,
         )
-        args = expand_args(config.args, target.folder, target.data_dir, allowed_env(target.granted))
+        args = expand_args(
+            config.args,
+            target.folder,
+            target.data_dir,
+            target.plugin_id,
+            allowed_env(target.granted),
+        )
         return McpLaunch.from_config(config, command=command, args=args, env=env, cwd=target.folder)
 
     def _missing_command(self, target: RunTarget) -> str:

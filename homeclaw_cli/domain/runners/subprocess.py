@@ -58,7 +58,13 @@ class SubprocessRunner:
             folder=target.folder,
             pass_through=target.manifest.permissions.env_vars,
         )
-        args = expand_args(config.args, target.folder, target.data_dir, allowed_env(target.granted))
+        args = expand_args(
+            config.args,
+            target.folder,
+            target.data_dir,
+            target.plugin_id,
+            allowed_env(target.granted),
+        )
         try:
             process = await asyncio.create_subprocess_exec(
                 executable,
