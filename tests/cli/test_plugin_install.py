@@ -587,3 +587,28 @@ def test_env_vars_pulled_in_by_config_env_are_asked_for(
     assert result.exit_code == 0, result.output
     assert "+ env var: NEWS_TOKEN" in result.stderr
     assert lock(hc_home)["plugins"]["greeter"]["permissions"]["env_vars"] == ["NEWS_TOKEN"]
+
+
+def test_installing_over_a_bundled_id_says_who_wins(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = write_plugin(tmp_path / "src", "calculator")
+    result = cli("plugin", "install", str(src))
+    assert result.exit_code == 0, result.output
+    assert "a bundled plugin with id 'calculator' exists" in result.stderr
+    assert "the installed one wins" in result.stderr
+    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    assert [r["source"] for r in rows if r["id"] == "calculator"] == ["user"]
+
+
+def test_a_concurrent_install_is_refused_with_locked(
+    cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.fsutil import file_lock
+
+    monkeypatch.setattr(plugin_install, "LOCK_TIMEOUT_SEC", 0.2)
+    src = write_plugin(tmp_path / "src")
+    with file_lock(hc_home / "data" / "state" / "install.lock"):
+        result = cli("plugin", "install", str(src))
+    assert result.exit_code == 6 and "installed plugins" in result.stderr
+    assert not (user_dir(hc_home) / "greeter").exists()
