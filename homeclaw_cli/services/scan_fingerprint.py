@@ -24,9 +24,13 @@ STATE_FILE = "sync-plugins.json"
 
 def plugin_fingerprint(settings: Settings) -> str:
     """sha256 over the plugin roots, folders and their top-level files' stat, and the version."""
+    from homeclaw_cli.domain.plugin_state import read_disabled
     from homeclaw_cli.domain.registry import plugin_folders, plugin_roots
 
+    # Everything registry.scan() reads must be in here: folders, files, external
+    # registrations and the disabled list.
     digest = hashlib.sha256(f"{__version__}\n{settings.embedding.model}\n".encode())
+    digest.update(("disabled " + " ".join(sorted(read_disabled(settings.state_dir)))).encode())
     for root in plugin_roots(settings):
         digest.update(f"root {root.source} {root.path}\n".encode())
         for folder in plugin_folders(root.path):
