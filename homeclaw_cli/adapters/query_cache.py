@@ -111,6 +111,14 @@ def write_snapshot(
             shutil.rmtree(old, ignore_errors=True)
 
 
+def _map(path: Path) -> Any:
+    import mmap
+
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+
+
 @dataclass
 class SnapshotHit:
     index: int
@@ -120,17 +128,27 @@ class SnapshotHit:
 class Snapshot:
     """One table's snapshot, opened read-only."""
 
-    def __init__(self, folder: Path, meta: dict[str, Any], vectors: Any) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        meta: dict[str, Any],
+        *,
+        vectors: Any,
+        offsets: Any,
+        blob: Any,
+        text: Any,
+    ) -> None:
         self.folder = folder
         self.model: str = meta["model"]
         self.ids: list[str] = meta["ids"]
         self.status: list[str] = meta["status"]
         self.detail: list[str] = meta["detail"]
-        self._offsets: Any = None
+        self._offsets = offsets
+        self._blob = blob
         self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
         self.dim: int = int(meta.get("dim") or 0)
         self.vectors = vectors
-        self._text: Any = None
+        self._text = text
 
     @classmethod
     def open(cls, root: Path, table: str) -> Snapshot | None:
@@ -144,11 +162,18 @@ class Snapshot:
             import numpy as np
 
             vectors = np.load(target / "vectors.npy", mmap_mode="r", allow_pickle=False)
+            offsets = np.load(target / "offsets.npy", allow_pickle=False)
+            # Everything is opened (mapped) now: a sync that replaces this snapshot and
+            # deletes its folder cannot pull the files from under a running reader.
+            blob = _map(target / "descriptors.jsonl")
+            import tantivy
+
+            text = tantivy.Index.open(str(target / "text"))
         except (OSError, ValueError, KeyError):
             return None
-        if len(vectors) != len(meta["ids"]):
+        if len(vectors) != len(meta["ids"]) or len(offsets) != len(meta["ids"]) + 1:
             return None
-        return cls(target, meta, vectors)
+        return cls(target, meta, vectors=vectors, offsets=offsets, blob=blob, text=text)
 
     def row(self, index: int) -> dict[str, Any]:
         return {
@@ -160,14 +185,8 @@ class Snapshot:
 
     def descriptor(self, index: int) -> str:
         """The stored descriptor JSON of row `index`, read from disk on demand."""
-        import numpy as np
-
-        if self._offsets is None:
-            self._offsets = np.load(self.folder / "offsets.npy", allow_pickle=False)
         start, end = int(self._offsets[index]), int(self._offsets[index + 1]) - 1
-        with (self.folder / "descriptors.jsonl").open("rb") as handle:
-            handle.seek(start)
-            return handle.read(end - start).decode("utf-8")
+        return bytes(self._blob[start:end]).decode("utf-8")
 
     def dense(self, vector: Any, limit: int) -> list[SnapshotHit]:
         import numpy as np
@@ -184,10 +203,6 @@ class Snapshot:
         words = query_words(query)
         if not words or not self.ids:
             return []
-        if self._text is None:
-            import tantivy
-
-            self._text = tantivy.Index.open(str(self.folder / "text"))
         searcher = self._text.searcher()
         parsed = self._text.parse_query(" ".join(words), ["body"])
         hits = []

@@ -117,6 +117,9 @@ class SnapshotReader:
     def all_rows(self, table: str) -> list[dict[str, Any]]:
         return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
 
+    def ids(self, table: str) -> list[str]:
+        return list(self.snapshot.ids)
+
 
 class VectorStore:
     """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
@@ -336,6 +339,13 @@ class VectorStore:
             query = query.limit(max(1, handle.count_rows()))
         rows: list[dict[str, Any]] = query.to_list()
         return rows
+
+    def ids(self, table: str) -> list[str]:
+        handle = self._open(table)
+        if handle is None:
+            return []
+        rows = handle.search().select(["id"]).limit(max(1, handle.count_rows())).to_list()
+        return [str(r["id"]) for r in rows]
 
     def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
         handle = self._require(table)

@@ -139,7 +139,11 @@ class RetrievalService:
         fallback = not kept
         names: list[str] = []
         if fallback:
-            names = fallback_names(everything, [], section.max_retrieved * 2)
+            count = section.max_retrieved * 2
+            names = fallback_names(everything, [], count)
+            if len(names) < count:  # e.g. fts found nothing: offer what exists
+                ids = sorted(reader.ids(table))
+                names = fallback_names(everything, ids, count)
         timings["total"] = time.perf_counter() - started
         timings["search"] = timings.get("dense", 0.0) + timings.get("keyword", 0.0)
         return RetrievalResult(query, kept, everything, fallback, names, timings, method)

@@ -143,3 +143,23 @@ def test_model_mismatch_is_a_clear_error(synced: dict[str, Any]) -> None:
     with pytest.raises(HomeclawError) as info:
         RetrievalService(settings).search_plugins("slack")
     assert "run `homeclaw sync`" in (info.value.hint or "")
+
+
+def test_fts_without_a_match_still_offers_names(synced: dict[str, Any]) -> None:
+    result = RetrievalService(settings_for(synced["home"]), method="fts").search_plugins("zzzz")
+    assert result.fallback and result.hits == [] and result.candidates == []
+    assert result.fallback_names == ["calculator", "slack", "timer", "weather"]
+
+
+def test_a_reader_survives_a_sync_that_replaces_its_snapshot(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"])
+    service = RetrievalService(settings)
+    reader = service.reader("homeclaw_plugins")
+    assert isinstance(reader, SnapshotReader)
+    old_folder = reader.snapshot.folder
+    VectorStore(settings.index_uri).refresh_snapshot("homeclaw_plugins")  # as another sync would
+    assert not old_folder.exists()
+    assert [m.id for m in reader.keyword("homeclaw_plugins", "slack", 3)][0] == "slack"
+    assert reader.all_rows("homeclaw_plugins")[0]["descriptor"].startswith("{")
+    assert service.search_plugins("slack channel message").ids[0] == "slack"
+    assert service.reader("homeclaw_plugins") is not reader  # the new generation is picked up
