@@ -159,7 +159,7 @@ def test_a_reader_survives_a_sync_that_replaces_its_snapshot(synced: dict[str, A
     old_folder = reader.snapshot.folder
     VectorStore(settings.index_uri).refresh_snapshot("homeclaw_plugins")  # as another sync would
     assert not old_folder.exists()
-    assert [m.id for m in reader.keyword("homeclaw_plugins", "slack", 3)][0] == "slack"
+    assert reader.keyword("homeclaw_plugins", "slack", 3)[0].id == "slack"
     assert reader.all_rows("homeclaw_plugins")[0]["descriptor"].startswith("{")
     assert service.search_plugins("slack channel message").ids[0] == "slack"
     assert service.reader("homeclaw_plugins") is not reader  # the new generation is picked up
