@@ -223,3 +223,19 @@ def test_fingerprint_notices_an_edit_and_a_broken_plugin_stays_reported(
     index_env["models"].reset()
     report = sync(settings, kinds=["plugins"])
     assert report.unchanged == 4 and not report.updated and not index_env["models"].loaded
+
+
+def test_removing_every_plugin_leaves_an_empty_searchable_index(
+    index_env: dict[str, Any],
+) -> None:
+    from homeclaw_cli.services.retrieval import RetrievalService
+
+    settings = settings_for(index_env["home"])
+    sync(settings)
+    shutil.rmtree(index_env["plugins"])
+    report = sync(settings, kinds=["plugins"])
+    assert len(report.removed) == 4
+    assert _meta(settings, "homeclaw_plugins") == {}
+    result = RetrievalService(settings).search_plugins("weather")
+    assert result.hits == [] and result.fallback and result.fallback_names == []
+    assert not sync(settings, check=True).stale
