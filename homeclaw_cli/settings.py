@@ -81,6 +81,19 @@ class IndexSettings(_Section):
     uri: str | None = Field(default=None, description="default: <data_dir>/index")
 
 
+class ServeSettings(_Section):
+    """`homeclaw serve` (registration API) and the health checks of external plugins."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=9750, ge=0, le=65535)
+    require_token: bool = Field(default=True, description="bearer token for register/unregister")
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    check_on_register: bool = Field(default=True, description="GET health_check_url first")
+    health_interval_sec: float = Field(default=30.0, ge=0, description="0 = no interval checks")
+    health_timeout_sec: float = Field(default=5.0, gt=0)
+    unhealthy_after: int = Field(default=3, ge=1, description="failed checks before unhealthy")
+
+
 class Settings(_Section):
     """Everything a command needs to know about its environment, passed down explicitly."""
 
@@ -91,6 +104,7 @@ class Settings(_Section):
     index: IndexSettings = Field(default_factory=IndexSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
     skills: SkillSettings = Field(default_factory=SkillSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
 
     # Not configurable keys: where this Settings came from.
     config_path: Path = Field(exclude=True)
@@ -127,6 +141,7 @@ CONFIGURABLE_SECTIONS: dict[str, type[_Section]] = {
     "index": IndexSettings,
     "plugins": PluginSettings,
     "skills": SkillSettings,
+    "serve": ServeSettings,
 }
 TOP_LEVEL_KEYS = ("data_dir", "bundled")
 

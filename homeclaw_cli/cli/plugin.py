@@ -115,3 +115,69 @@ def show(
             out.text(f"  returns: {cap.output_description}")
     for warning in entry.warnings:
         out.warning(str(warning))
+
+
+@app.command("register")
+def register(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Registration JSON (seed 000 §7), or - for stdin.")],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Update a registration that already has this id.")
+    ] = False,
+    check: Annotated[
+        bool | None,
+        typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
+    import json
+    import sys
+
+    from homeclaw_cli.domain.document import DocumentError, read_text_file
+    from homeclaw_cli.errors import ManifestError, NotFoundError
+    from homeclaw_cli.services.registration import register_plugin
+
+    if str(file) == "-":
+        text, where = sys.stdin.read(), "<stdin>"
+    else:
+        if not file.is_file():
+            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
+        try:
+            text, where = read_text_file(file), str(file)
+        except DocumentError as exc:
+            raise ManifestError(f"{file}: {exc.message}") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(
+            f"{where}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
+            hint="fix the syntax at that position",
+        ) from None
+    settings = get_state(ctx).settings()
+    result = register_plugin(settings, payload, replace=replace, check=check, where=where)
+    out = Output(json_mode=as_json)
+    for warning in result.warnings:
+        out.warning(warning)
+    if as_json:
+        out.json(result.to_json())
+    else:
+        verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
+        out.text(f"{verb[result.change]} {result.plugin_id}")
+
+
+@app.command("unregister")
+def unregister(
+    ctx: typer.Context,
+    plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Remove an external plugin registration."""
+    from homeclaw_cli.services.registration import unregister_plugin
+
+    unregister_plugin(get_state(ctx).settings(), plugin_id)
+    out = Output(json_mode=as_json)
+    if as_json:
+        out.json({"plugin_id": plugin_id, "unregistered": True})
+    else:
+        out.text(f"unregistered {plugin_id}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeclaw_cli.domain.health import HealthStatus, HealthStore
 from homeclaw_cli.domain.registry import PluginEntry, scan
 from homeclaw_cli.domain.tools import descriptor_token_cost
 from homeclaw_cli.settings import Settings
@@ -24,9 +25,16 @@ def _row(entry: PluginEntry, status: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+def _health_row(entry: PluginEntry, health: HealthStatus | None) -> dict[str, Any]:
+    # Only a stored failing status changes the row: no record means "not checked yet".
+    status = "unhealthy" if health is not None and not health.ok else "ok"
+    return _row(entry, status, health=health.to_json() if health else None)
+
+
 def plugin_rows(settings: Settings, *, include_shadowed: bool = False) -> list[dict[str, Any]]:
     registry = scan(settings)
-    rows = [_row(entry, "ok") for entry in registry.plugins.values()]
+    health = HealthStore.in_state_dir(settings.state_dir).all()
+    rows = [_health_row(entry, health.get(pid)) for pid, entry in registry.plugins.items()]
     if include_shadowed:
         rows += [
             _row(s.entry, "shadowed", shadowed_by=f"{s.shadowed_by.source}:{s.shadowed_by.folder}")

@@ -1,0 +1,209 @@
+"""Register and unregister external plugins (seed 001 §3): the API server and the CLI share this.
+
+A registration body is the seed's descriptor (`plugin_id` instead of `id`), validated by the
+same PluginManifest model as plugin.yaml files, so errors name the same fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from homeclaw_cli.domain.diagnostics import Diagnostic
+from homeclaw_cli.domain.document import Document
+from homeclaw_cli.domain.external import (
+    Change,
+    payload_to_descriptor,
+    register_external,
+    registration_lock,
+    unregister_external,
+)
+from homeclaw_cli.domain.health import HealthStatus, HealthStore
+from homeclaw_cli.domain.manifest import PluginManifest
+from homeclaw_cli.domain.plugin_loader import manifest_from_data
+from homeclaw_cli.domain.registry import scan
+from homeclaw_cli.errors import ConflictError, ManifestError, NotFoundError, UnavailableError
+from homeclaw_cli.settings import Settings
+
+EXTERNAL_TYPES = ("http", "subprocess", "mcp")
+
+
+class RegistrationError(ManifestError):
+    """A registration body that does not validate; `problems` name each field."""
+
+    def __init__(self, problems: list[dict[str, str]], *, where: str = "registration") -> None:
+        text = "; ".join(
+            f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems
+        )
+        super().__init__(
+            f"invalid {where}: {text}",
+            hint="the body is a plugin descriptor with `plugin_id` (see seed 000 §7); "
+            "`homeclaw plugin validate` explains the same fields",
+        )
+        self.problems = problems
+
+
+@dataclass
+class RegistrationResult:
+    plugin_id: str
+    change: Change
+    health: HealthStatus | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "plugin_id": self.plugin_id,
+            "registered": True,
+            "change": self.change,
+            "health": self.health.to_json() if self.health else None,
+            "warnings": self.warnings,
+        }
+
+
+def _problem(diagnostic: Diagnostic) -> dict[str, str]:
+    name = diagnostic.field or ""
+    message = diagnostic.message
+    if name == "id":  # the wire format calls it plugin_id
+        name = "plugin_id"
+        message = message.replace("`id`", "`plugin_id`").replace("plugin id", "plugin_id")
+    return {"field": name, "message": message}
+
+
+def parse_registration(payload: Any, *, where: str = "registration") -> PluginManifest:
+    """Validate a registration body into a PluginManifest or raise RegistrationError."""
+    if not isinstance(payload, dict):
+        raise RegistrationError(
+            [{"field": "", "message": "the body must be a JSON object (a plugin descriptor)"}],
+            where=where,
+        )
+    if "id" in payload and "plugin_id" not in payload:
+        raise RegistrationError(
+            [
+                {
+                    "field": "id",
+                    "message": "registrations name the plugin with `plugin_id`, not `id`",
+                }
+            ],
+            where=where,
+        )
+    ptype = payload.get("type")
+    if ptype not in EXTERNAL_TYPES:
+        got = "it is missing" if ptype is None else f"got {ptype!r}"
+        raise RegistrationError(
+            [
+                {
+                    "field": "type",
+                    "message": f"an external registration must be one of "
+                    f"{', '.join(EXTERNAL_TYPES)} ({got}); inline plugins live in a plugins folder",
+                }
+            ],
+            where=where,
+        )
+    data = payload_to_descriptor(payload)
+    manifest, diagnostics = manifest_from_data(data, Document(Path(where), data))
+    problems = [_problem(d) for d in diagnostics if d.severity == "error"]
+    if manifest is not None and not problems:
+        problems = _external_rules(manifest)
+    if problems or manifest is None:
+        raise RegistrationError(problems, where=where)
+    return manifest
+
+
+def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
+    problems: list[dict[str, str]] = []
+    needs_url = manifest.type == "http" or (
+        manifest.type == "mcp" and getattr(manifest.config, "transport", "stdio") != "stdio"
+    )
+    if needs_url and not manifest.health_check_url:
+        problems.append(
+            {
+                "field": "health_check_url",
+                "message": "missing required field `health_check_url` (a GET URL that answers "
+                "2xx while the plugin is up, e.g. http://127.0.0.1:3100/health)",
+            }
+        )
+    return problems
+
+
+def probe_health(url: str, timeout: float) -> tuple[bool, str]:
+    """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
+    try:
+        response = httpx.get(url, timeout=timeout, follow_redirects=False)
+    except httpx.HTTPError as exc:
+        return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    ok = 200 <= response.status_code < 300
+    return ok, f"HTTP {response.status_code}"
+
+
+def _check_folder_conflict(settings: Settings, plugin_id: str) -> None:
+    registry = scan(settings)
+    entry = registry.plugins.get(plugin_id)
+    if entry is not None and entry.source != "external":
+        where = f" at {entry.folder}" if entry.folder else ""
+        raise ConflictError(
+            f"plugin id {plugin_id!r} belongs to the {entry.source} plugin{where}; an external "
+            "registration can never replace a folder plugin",
+            hint="register under another plugin_id",
+        )
+
+
+def register_plugin(
+    settings: Settings,
+    payload: Any,
+    *,
+    replace: bool = False,
+    check: bool | None = None,
+    where: str = "registration",
+) -> RegistrationResult:
+    """Validate, health-check (unless turned off) and persist one external registration."""
+    manifest = parse_registration(payload, where=where)
+    _check_folder_conflict(settings, manifest.id)
+    store = HealthStore.in_state_dir(settings.state_dir)
+    do_check = settings.serve.check_on_register if check is None else check
+    health: HealthStatus | None = None
+    if do_check and manifest.health_check_url:
+        ok, detail = probe_health(manifest.health_check_url, settings.serve.health_timeout_sec)
+        if not ok:
+            raise UnavailableError(
+                f"plugin {manifest.id!r} is not reachable: GET {manifest.health_check_url} -> "
+                f"{detail}",
+                hint="start the plugin before registering it, or skip the check "
+                "(`--no-check`, or serve.check_on_register: false)",
+            )
+    outcome = register_external(
+        settings.external_plugins_file,
+        registration_lock(settings.state_dir),
+        manifest,
+        replace=replace,
+    )
+    if do_check and manifest.health_check_url:
+        health = store.record(manifest.id, True, "registered")
+    elif outcome.change != "unchanged":
+        store.remove(manifest.id)  # an old status says nothing about the new descriptor
+    warnings: list[str] = []
+    if outcome.backup is not None:
+        warnings.append(
+            f"{settings.external_plugins_file} could not be read ({outcome.corrupt_reason}); "
+            f"it was moved to {outcome.backup} and a new file was started"
+        )
+    return RegistrationResult(manifest.id, outcome.change, health, warnings)
+
+
+def unregister_plugin(settings: Settings, plugin_id: str) -> None:
+    """Remove an external registration (and its health record)."""
+    try:
+        unregister_external(
+            settings.external_plugins_file, registration_lock(settings.state_dir), plugin_id
+        )
+    except NotFoundError:
+        entry = scan(settings).plugins.get(plugin_id)
+        if entry is not None and entry.source != "external":
+            raise NotFoundError(
+                f"{plugin_id!r} is a {entry.source} plugin, not an external registration",
+                hint=f"remove its folder instead ({entry.folder})",
+            ) from None
+        raise
+    HealthStore.in_state_dir(settings.state_dir).remove(plugin_id)
