@@ -17,6 +17,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import httpx
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
@@ -172,6 +173,13 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
     """The API app; `token` None means register/unregister need no token (turned off)."""
     write_lock = threading.Lock()  # one writer thread at a time; the file lock covers processes
     refresher = IndexRefresher(settings, index_sync)
+    health_store = HealthStore.in_state_dir(settings.state_dir)
+    # One pooled client for every health GET the handlers make (thread-safe).
+    http = httpx.Client(timeout=settings.serve.health_timeout_sec, follow_redirects=False)
+
+    def probe(url: str) -> tuple[bool, str]:
+        return probe_health(url, settings.serve.health_timeout_sec, http)
+
     body_schema, body_defs = registration_schema()
 
     def on_health_change(pid: str, status: HealthStatus, previous: HealthStatus | None) -> None:
@@ -199,6 +207,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            http.close()
 
     app = FastAPI(
         title="homeclaw registration API",
@@ -280,8 +289,13 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
         payload = await read_json(request)
 
         def write() -> RegisterResponse:
-            with write_lock:
-                result = register_plugin(settings, payload, replace=replace)
+            pid = payload.get("plugin_id") if isinstance(payload, dict) else None
+            before = health_store.get(pid) if isinstance(pid, str) else None
+            result = register_plugin(
+                settings, payload, replace=replace, probe=probe, serialize=write_lock
+            )
+            if result.health is not None and before is not None and before.ok != result.health.ok:
+                on_health_change(result.plugin_id, result.health, before)
             return RegisterResponse(**result.to_json())
 
         response = await asyncio.to_thread(write)
@@ -317,8 +331,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
         plugin_id = payload["plugin_id"]
 
         def write() -> None:
-            with write_lock:
-                unregister_plugin(settings, plugin_id)
+            unregister_plugin(settings, plugin_id, serialize=write_lock)
 
         await asyncio.to_thread(write)
         log.info("unregistered %s", plugin_id)
@@ -343,14 +356,17 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
                 f"plugin {plugin_id!r} declares no health_check_url",
                 hint="only plugins with a health_check_url can be checked",
             )
-        ok, detail = await asyncio.to_thread(probe_health, url, settings.serve.health_timeout_sec)
+        ok, detail = await asyncio.to_thread(probe, url)
+        before = health_store.get(plugin_id)
         status = await asyncio.to_thread(
-            HealthStore.in_state_dir(settings.state_dir).record,
+            health_store.record,
             plugin_id,
             ok,
             detail,
             unhealthy_after=settings.serve.unhealthy_after,
         )
+        if before is None or before.ok != status.ok:
+            on_health_change(plugin_id, status, before)
         return HealthResponse(plugin_id=plugin_id, ok=ok, detail=detail, status=status.to_json())
 
     @app.get("/api/plugins/{plugin_id}", responses={404: {"model": ErrorResponse}})
@@ -358,7 +374,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
         entry = (await asyncio.to_thread(scan, settings)).get(plugin_id)
         data = describe_entry(entry)
         data["tools"] = plugin_tools(entry.manifest)
-        status = HealthStore.in_state_dir(settings.state_dir).get(plugin_id)
+        status = health_store.get(plugin_id)
         data["health"] = status.to_json() if status else None
         return data
 

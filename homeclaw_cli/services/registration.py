@@ -6,6 +6,9 @@ same PluginManifest model as plugin.yaml files, so errors name the same fields.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +26,8 @@ from homeclaw_cli.domain.external import (
 )
 from homeclaw_cli.domain.health import HealthStatus, HealthStore
 from homeclaw_cli.domain.manifest import PluginManifest
-from homeclaw_cli.domain.plugin_loader import manifest_from_data
-from homeclaw_cli.domain.registry import scan
+from homeclaw_cli.domain.plugin_loader import load_plugin, manifest_from_data
+from homeclaw_cli.domain.registry import plugin_folders, plugin_roots
 from homeclaw_cli.errors import ConflictError, ManifestError, NotFoundError, UnavailableError
 from homeclaw_cli.settings import Settings
 
@@ -128,23 +131,38 @@ def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
     return problems
 
 
-def probe_health(url: str, timeout: float) -> tuple[bool, str]:
+Probe = Callable[[str], tuple[bool, str]]
+
+
+def probe_health(url: str, timeout: float, client: httpx.Client | None = None) -> tuple[bool, str]:
     """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
     try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=False)
+        if client is not None:
+            response = client.get(url, timeout=timeout)
+        else:
+            response = httpx.get(url, timeout=timeout, follow_redirects=False)
     except httpx.HTTPError as exc:
         return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     ok = 200 <= response.status_code < 300
     return ok, f"HTTP {response.status_code}"
 
 
+def folder_plugin_owner(settings: Settings, plugin_id: str) -> tuple[str, Path] | None:
+    """(source, folder) of the folder plugin with this id, if any (external file not read)."""
+    for root in plugin_roots(settings):
+        for folder in plugin_folders(root.path):
+            result = load_plugin(folder)
+            if result.manifest is not None and result.manifest.id == plugin_id:
+                return root.source, folder
+    return None
+
+
 def _check_folder_conflict(settings: Settings, plugin_id: str) -> None:
-    registry = scan(settings)
-    entry = registry.plugins.get(plugin_id)
-    if entry is not None and entry.source != "external":
-        where = f" at {entry.folder}" if entry.folder else ""
+    owner = folder_plugin_owner(settings, plugin_id)
+    if owner is not None:
+        source, folder = owner
         raise ConflictError(
-            f"plugin id {plugin_id!r} belongs to the {entry.source} plugin{where}; an external "
+            f"plugin id {plugin_id!r} belongs to the {source} plugin at {folder}; an external "
             "registration can never replace a folder plugin",
             hint="register under another plugin_id",
         )
@@ -157,15 +175,24 @@ def register_plugin(
     replace: bool = False,
     check: bool | None = None,
     where: str = "registration",
+    probe: Probe | None = None,
+    serialize: AbstractContextManager[Any] | None = None,
 ) -> RegistrationResult:
-    """Validate, health-check (unless turned off) and persist one external registration."""
+    """Validate, health-check (unless turned off) and persist one external registration.
+
+    `probe` replaces the one-off health GET (the server passes a pooled client);
+    `serialize` is held around the file write only (the server's in-process writer lock).
+    """
     manifest = parse_registration(payload, where=where)
     _check_folder_conflict(settings, manifest.id)
     store = HealthStore.in_state_dir(settings.state_dir)
     do_check = settings.serve.check_on_register if check is None else check
     health: HealthStatus | None = None
     if do_check and manifest.health_check_url:
-        ok, detail = probe_health(manifest.health_check_url, settings.serve.health_timeout_sec)
+        if probe is not None:
+            ok, detail = probe(manifest.health_check_url)
+        else:
+            ok, detail = probe_health(manifest.health_check_url, settings.serve.health_timeout_sec)
         if not ok:
             raise UnavailableError(
                 f"plugin {manifest.id!r} is not reachable: GET {manifest.health_check_url} -> "
@@ -173,12 +200,13 @@ def register_plugin(
                 hint="start the plugin before registering it, or skip the check "
                 "(`--no-check`, or serve.check_on_register: false)",
             )
-    outcome = register_external(
-        settings.external_plugins_file,
-        registration_lock(settings.state_dir),
-        manifest,
-        replace=replace,
-    )
+    with serialize or contextlib.nullcontext():
+        outcome = register_external(
+            settings.external_plugins_file,
+            registration_lock(settings.state_dir),
+            manifest,
+            replace=replace,
+        )
     if do_check and manifest.health_check_url:
         health = store.record(manifest.id, True, "registered")
     elif outcome.change != "unchanged":
@@ -192,18 +220,21 @@ def register_plugin(
     return RegistrationResult(manifest.id, outcome.change, health, warnings)
 
 
-def unregister_plugin(settings: Settings, plugin_id: str) -> None:
+def unregister_plugin(
+    settings: Settings, plugin_id: str, *, serialize: AbstractContextManager[Any] | None = None
+) -> None:
     """Remove an external registration (and its health record)."""
     try:
-        unregister_external(
-            settings.external_plugins_file, registration_lock(settings.state_dir), plugin_id
-        )
+        with serialize or contextlib.nullcontext():
+            unregister_external(
+                settings.external_plugins_file, registration_lock(settings.state_dir), plugin_id
+            )
     except NotFoundError:
-        entry = scan(settings).plugins.get(plugin_id)
-        if entry is not None and entry.source != "external":
+        owner = folder_plugin_owner(settings, plugin_id)
+        if owner is not None:
             raise NotFoundError(
-                f"{plugin_id!r} is a {entry.source} plugin, not an external registration",
-                hint=f"remove its folder instead ({entry.folder})",
+                f"{plugin_id!r} is a {owner[0]} plugin, not an external registration",
+                hint=f"remove its folder instead ({owner[1]})",
             ) from None
         raise
     HealthStore.in_state_dir(settings.state_dir).remove(plugin_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import sys
@@ -38,7 +39,10 @@ def run_server(settings: Settings, token: str | None, out: _Announcer) -> None:
         access_log=False,
         lifespan="on",
     )
-    _announcing_server(config, out).run()
+    # uvicorn shuts down gracefully, then re-raises Ctrl-C: the normal way to stop a server.
+    with contextlib.suppress(KeyboardInterrupt):
+        _announcing_server(config, out).run()
+    out.info("stopped")
 
 
 def _bound_port(server: uvicorn.Server) -> int | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -103,12 +104,14 @@ def main() -> None:
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     port = server.server_address[1]
+    # Serve first: homeclaw GETs the health URL while handling the registration.
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     status: int | str = "-"
     if args.homeclaw:
         token = args.token_file.read_text().strip() if args.token_file else None
         status = register(args.homeclaw, token, descriptor(args.id, port))
     print(f"ready {port} {status}", flush=True)
-    server.serve_forever()
+    threading.Event().wait()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,151 @@
+"""`homeclaw serve` as a real process with a real external plugin process registering itself."""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fakes.processes import LineProcess, child_env, start_plugin, start_serve
+
+TOKEN_FILE = "data/state/serve_token"
+
+
+@pytest.fixture
+def serve_env(hc_home: Path) -> dict[str, str]:
+    return child_env(
+        {
+            "HOMECLAW_NO_BUNDLED": "1",
+            "HOMECLAW_SERVE__HEALTH_INTERVAL_SEC": "0.2",
+            "HOMECLAW_SERVE__HEALTH_TIMEOUT_SEC": "2",
+            "HOMECLAW_SERVE__UNHEALTHY_AFTER": "2",
+        }
+    )
+
+
+@pytest.fixture
+def processes() -> Iterator[list[LineProcess]]:
+    started: list[LineProcess] = []
+    yield started
+    for proc in started:
+        proc.kill()
+
+
+def plugin_list(run_cli: Callable[..., Any], env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    result = run_cli("plugin", "list", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    return {row["id"]: row for row in json.loads(result.stdout)}
+
+
+def test_external_plugin_lifecycle_across_a_restart(
+    hc_home: Path,
+    serve_env: dict[str, str],
+    processes: list[LineProcess],
+    run_cli: Callable[..., Any],
+) -> None:
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    token_file = hc_home / TOKEN_FILE
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+
+    # The plugin process registers itself through the API with the token.
+    plugin, port, status = start_plugin(serve_env, homeclaw=url, token_file=token_file)
+    processes.append(plugin)
+    assert status == "200"
+    server.wait_for(r"registered echo \(added\)")
+    rows = plugin_list(run_cli, serve_env)
+    assert rows["echo"]["source"] == "external"
+    assert rows["echo"]["status"] == "ok"
+    assert rows["echo"]["capabilities"] == ["shout"]
+    proxied = httpx.get(f"{url}/api/plugins/health/echo").json()
+    assert proxied["ok"] is True
+
+    # It goes down: after 2 failed interval checks it is unhealthy everywhere.
+    plugin.kill()
+    server.wait_for(r"plugin echo is unhealthy")
+    assert plugin_list(run_cli, serve_env)["echo"]["status"] == "unhealthy"
+    shown = httpx.get(f"{url}/api/plugins/echo").json()
+    assert shown["health"]["ok"] is False
+    assert shown["health"]["failures"] >= 2
+
+    # It comes back on the same port (re-registering the same descriptor is a no-op).
+    plugin, _, status = start_plugin(serve_env, homeclaw=url, token_file=token_file, port=port)
+    processes.append(plugin)
+    assert status == "200"
+    server.wait_for(r"plugin echo is healthy again")
+    assert plugin_list(run_cli, serve_env)["echo"]["status"] == "ok"
+
+    # The server restarts: the registration survives and the token stays the same.
+    token = token_file.read_text().strip()
+    server.stop()
+    assert server.proc.returncode == 0, server.seen
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    assert token_file.read_text().strip() == token
+    listed = {row["id"]: row for row in httpx.get(f"{url}/api/plugins").json()}
+    assert listed["echo"]["source"] == "external"
+
+    gone = httpx.post(
+        f"{url}/api/plugins/unregister",
+        json={"plugin_id": "echo"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert gone.status_code == 200
+    assert "echo" not in plugin_list(run_cli, serve_env)
+
+
+@pytest.mark.slow
+def test_fifty_concurrent_clients_none_lost_and_a_restart_keeps_them(
+    hc_home: Path, serve_env: dict[str, str], processes: list[LineProcess]
+) -> None:
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    headers = {"Authorization": f"Bearer {(hc_home / TOKEN_FILE).read_text().strip()}"}
+
+    def register(i: int) -> int:
+        body = {
+            "plugin_id": f"svc-{i}",
+            "name": f"Service {i}",
+            "description": f"Service number {i}.",
+            "health_check_url": f"{url}/api/health",
+            "type": "http",
+            "config": {"base_url": f"http://127.0.0.1:{20000 + i}"},
+        }
+        response = httpx.post(f"{url}/api/plugins/register", json=body, headers=headers, timeout=60)
+        return response.status_code
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        statuses = list(pool.map(register, range(50)))
+    assert statuses == [200] * 50
+
+    server.stop()
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    ids = {row["id"] for row in httpx.get(f"{url}/api/plugins").json()}
+    assert ids == {f"svc-{i}" for i in range(50)}
+
+
+def test_non_loopback_bind_warns_and_no_token_warns(
+    serve_env: dict[str, str], processes: list[LineProcess]
+) -> None:
+    server, _ = start_serve(serve_env, "--host", "0.0.0.0", "--no-token")
+    processes.append(server)
+    text = "\n".join(server.seen)
+    assert "not loopback" in text
+    assert "without a token" in text
+    assert "token is turned off" in text
+
+
+def test_show_token_prints_the_stored_token(hc_home: Path, run_cli: Callable[..., Any]) -> None:
+    first = run_cli("serve", "--show-token")
+    assert first.returncode == 0, first.stderr
+    token = first.stdout.strip()
+    assert len(token) >= 32
+    assert (hc_home / TOKEN_FILE).read_text().strip() == token
+    assert run_cli("serve", "--show-token").stdout.strip() == token
