@@ -79,7 +79,7 @@ class Services:
 
 class _ContractSkills:
     def __init__(self, settings: Settings) -> None:
-        from homeclaw_cli.domain import skills as skills_module  # type: ignore[attr-defined]
+        from homeclaw_cli.domain import skills as skills_module
 
         self.settings = settings
         self._scan = skills_module.scan_skills

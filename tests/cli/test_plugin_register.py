@@ -29,7 +29,7 @@ def write_descriptor(folder: Path, plugin_id: str = "slack-bot", **extra: Any) -
 
 
 @pytest.fixture(autouse=True)
-def no_bundled(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_bundled(hc_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOMECLAW_NO_BUNDLED", "1")
 
 
