@@ -33,8 +33,7 @@ def payload_to_descriptor(payload: dict[str, Any]) -> dict[str, Any]:
 
 def manifest_to_payload(manifest: PluginManifest) -> dict[str, Any]:
     data = manifest.model_dump(mode="json", exclude_none=True, exclude={"config": {"type"}})
-    data["plugin_id"] = data.pop("id")
-    return data
+    return {"plugin_id": data.pop("id"), **data}
 
 
 def read_external_plugins(path: Path) -> tuple[list[PluginManifest], list[Diagnostic]]:
@@ -125,9 +124,14 @@ def _load_entries(path: Path) -> list[Any]:
 
 
 def _write_entries(path: Path, entries: list[Any]) -> None:
+    # One registration per line: still easy to read and diff, and the C JSON encoder (which
+    # `indent` turns off) keeps a rewrite cheap with hundreds of registrations.
     entries = sorted(entries, key=lambda e: _entry_id(e) or "")
-    body = {"version": FORMAT_VERSION, "plugins": entries}
-    atomic_write_text(path, json.dumps(body, indent=2) + "\n")
+    lines = ",\n".join("    " + json.dumps(e, ensure_ascii=False) for e in entries)
+    body = f'{{\n  "version": {FORMAT_VERSION},\n  "plugins": [\n{lines}\n  ]\n}}\n'
+    if not entries:
+        body = f'{{\n  "version": {FORMAT_VERSION},\n  "plugins": []\n}}\n'
+    atomic_write_text(path, body)
 
 
 def backup_path(path: Path) -> Path:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from homeclaw_cli.domain.diagnostics import Diagnostic
-from homeclaw_cli.domain.document import Document
+from homeclaw_cli.domain.document import Document, DocumentError, read_document
 from homeclaw_cli.domain.external import (
     Change,
     payload_to_descriptor,
@@ -26,7 +26,7 @@ from homeclaw_cli.domain.external import (
 )
 from homeclaw_cli.domain.health import HealthStatus, HealthStore
 from homeclaw_cli.domain.manifest import PluginManifest
-from homeclaw_cli.domain.plugin_loader import load_plugin, manifest_from_data
+from homeclaw_cli.domain.plugin_loader import LEGACY_CONFIG, find_manifest, manifest_from_data
 from homeclaw_cli.domain.registry import plugin_folders, plugin_roots
 from homeclaw_cli.errors import ConflictError, ManifestError, NotFoundError, UnavailableError
 from homeclaw_cli.settings import Settings
@@ -147,12 +147,26 @@ def probe_health(url: str, timeout: float, client: httpx.Client | None = None) -
     return ok, f"HTTP {response.status_code}"
 
 
+def declared_id(folder: Path) -> str | None:
+    """The id a plugin folder claims (manifest or legacy config.yml), without validating it.
+
+    Cheap on purpose (no code parsing): it runs on every registration, and a folder whose
+    manifest is broken still owns its id.
+    """
+    path = find_manifest(folder) or folder / LEGACY_CONFIG
+    try:
+        data = read_document(path).data
+    except (DocumentError, OSError):
+        return None
+    value = data.get("id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def folder_plugin_owner(settings: Settings, plugin_id: str) -> tuple[str, Path] | None:
-    """(source, folder) of the folder plugin with this id, if any (external file not read)."""
+    """(source, folder) of the folder plugin claiming this id, if any."""
     for root in plugin_roots(settings):
         for folder in plugin_folders(root.path):
-            result = load_plugin(folder)
-            if result.manifest is not None and result.manifest.id == plugin_id:
+            if declared_id(folder) == plugin_id:
                 return root.source, folder
     return None
 
