@@ -92,6 +92,9 @@ class ServeSettings(_Section):
     health_interval_sec: float = Field(default=30.0, ge=0, description="0 = no interval checks")
     health_timeout_sec: float = Field(default=5.0, gt=0)
     unhealthy_after: int = Field(default=3, ge=1, description="failed checks before unhealthy")
+    allow_command_plugins: bool = Field(
+        default=False, description="accept subprocess / stdio-MCP registrations over HTTP"
+    )
 
 
 class Settings(_Section):

@@ -14,7 +14,7 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -39,6 +39,7 @@ from homeclaw_cli.errors import (
 from homeclaw_cli.services.health_monitor import run_monitor
 from homeclaw_cli.services.plugins import plugin_rows
 from homeclaw_cli.services.registration import (
+    IndexSync,
     RegistrationError,
     probe_health,
     register_plugin,
@@ -48,8 +49,6 @@ from homeclaw_cli.services.serve_token import token_matches
 from homeclaw_cli.settings import Settings
 
 log = logging.getLogger("homeclaw.serve")
-
-IndexSync = Callable[[Settings], object]
 
 
 class AuthError(HomeclawError):
@@ -148,19 +147,6 @@ class IndexRefresher:
                 await asyncio.to_thread(self.sync, self.settings)
             except Exception as exc:  # the API stays up; the next sync retries
                 log.warning("index sync after registration failed: %s", exc)
-
-
-def default_index_sync() -> IndexSync | None:
-    """The index sync of issue 3 (`services.sync.sync`), when this build has it."""
-    try:
-        from homeclaw_cli.services import sync as sync_module  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-
-    def run(settings: Settings) -> object:
-        return sync_module.sync(settings, kinds=("plugins",))
-
-    return run
 
 
 def create_app(  # noqa: PLR0915 - the routes are closures over settings and token
@@ -292,7 +278,12 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
             pid = payload.get("plugin_id") if isinstance(payload, dict) else None
             before = health_store.get(pid) if isinstance(pid, str) else None
             result = register_plugin(
-                settings, payload, replace=replace, probe=probe, serialize=write_lock
+                settings,
+                payload,
+                replace=replace,
+                probe=probe,
+                serialize=write_lock,
+                remote=True,
             )
             if result.health is not None and before is not None and before.ok != result.health.ok:
                 on_health_change(result.plugin_id, result.health, before)

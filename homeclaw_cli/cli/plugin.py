@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
+
+if TYPE_CHECKING:
+    from homeclaw_cli.settings import Settings
 
 app = typer.Typer(help="Write, inspect and run plugins.", no_args_is_help=True)
 
@@ -121,6 +124,7 @@ def show(
 def register(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="Registration JSON (seed 000 §7), or - for stdin.")],
+    *,
     replace: Annotated[
         bool, typer.Option("--replace", help="Update a registration that already has this id.")
     ] = False,
@@ -128,6 +132,9 @@ def register(
         bool | None,
         typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
     ] = None,
+    sync: Annotated[
+        bool, typer.Option("--sync/--no-sync", help="Update the search index right away.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
@@ -159,6 +166,8 @@ def register(
     out = Output(json_mode=as_json)
     for warning in result.warnings:
         out.warning(warning)
+    if sync and result.change != "unchanged":
+        _sync_index(settings, out)
     if as_json:
         out.json(result.to_json())
     else:
@@ -170,14 +179,35 @@ def register(
 def unregister(
     ctx: typer.Context,
     plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    sync: Annotated[
+        bool, typer.Option("--sync/--no-sync", help="Update the search index right away.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
     """Remove an external plugin registration."""
     from homeclaw_cli.services.registration import unregister_plugin
 
-    unregister_plugin(get_state(ctx).settings(), plugin_id)
+    settings = get_state(ctx).settings()
+    unregister_plugin(settings, plugin_id)
     out = Output(json_mode=as_json)
+    if sync:
+        _sync_index(settings, out)
     if as_json:
         out.json({"plugin_id": plugin_id, "unregistered": True})
     else:
         out.text(f"unregistered {plugin_id}")
+
+
+def _sync_index(settings: Settings, out: Output) -> None:
+    """Sync the plugin index after a registration change; the change itself is already saved."""
+    from homeclaw_cli.errors import HomeclawError
+    from homeclaw_cli.services.registration import index_sync_function
+
+    sync = index_sync_function()
+    if sync is None:
+        return
+    try:
+        with out.status("updating the plugin index"):
+            sync(settings)
+    except HomeclawError as exc:
+        out.warning(f"saved, but the index was not updated ({exc.message}); run `homeclaw sync`")

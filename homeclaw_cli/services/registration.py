@@ -132,6 +132,27 @@ def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
 
 
 Probe = Callable[[str], tuple[bool, str]]
+IndexSync = Callable[[Settings], object]
+
+
+def index_sync_function() -> IndexSync | None:
+    """The plugin index sync (`services.sync.sync`, issue 3), or None in a build without it."""
+    try:
+        from homeclaw_cli.services import sync as sync_module  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+
+    def run(settings: Settings) -> object:
+        return sync_module.sync(settings, kinds=("plugins",))
+
+    return run
+
+
+def runs_local_command(manifest: PluginManifest) -> bool:
+    """True for subprocess plugins and stdio MCP servers (homeclaw spawns their command)."""
+    if manifest.type == "subprocess":
+        return True
+    return manifest.type == "mcp" and getattr(manifest.config, "transport", "") == "stdio"
 
 
 def probe_health(url: str, timeout: float, client: httpx.Client | None = None) -> tuple[bool, str]:
@@ -191,13 +212,30 @@ def register_plugin(
     where: str = "registration",
     probe: Probe | None = None,
     serialize: AbstractContextManager[Any] | None = None,
+    remote: bool = False,
 ) -> RegistrationResult:
     """Validate, health-check (unless turned off) and persist one external registration.
 
     `probe` replaces the one-off health GET (the server passes a pooled client);
     `serialize` is held around the file write only (the server's in-process writer lock).
+    `remote` (the HTTP API) refuses plugins that run a local command unless
+    serve.allow_command_plugins: registering one would let a network client choose what
+    homeclaw executes.
     """
     manifest = parse_registration(payload, where=where)
+    if remote and not settings.serve.allow_command_plugins and runs_local_command(manifest):
+        raise RegistrationError(
+            [
+                {
+                    "field": "type",
+                    "message": f"{manifest.type} plugins that start a local command cannot be "
+                    "registered over HTTP (a network client would choose what homeclaw runs); "
+                    "register it with `homeclaw plugin register FILE.json`, or set "
+                    "serve.allow_command_plugins: true",
+                }
+            ],
+            where=where,
+        )
     _check_folder_conflict(settings, manifest.id)
     store = HealthStore.in_state_dir(settings.state_dir)
     do_check = settings.serve.check_on_register if check is None else check

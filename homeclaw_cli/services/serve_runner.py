@@ -22,7 +22,8 @@ def run_server(settings: Settings, token: str | None, out: _Announcer) -> None:
     """Serve until interrupted. Prints `serving on http://HOST:PORT` once the socket is bound."""
     import uvicorn
 
-    from homeclaw_cli.api.app import create_app, default_index_sync
+    from homeclaw_cli.api.app import create_app
+    from homeclaw_cli.services.registration import index_sync_function
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
@@ -30,7 +31,7 @@ def run_server(settings: Settings, token: str | None, out: _Announcer) -> None:
     serve_log.addHandler(handler)
     serve_log.setLevel(logging.INFO)
 
-    app = create_app(settings, token=token, index_sync=default_index_sync())
+    app = create_app(settings, token=token, index_sync=index_sync_function())
     config = uvicorn.Config(
         app,
         host=settings.serve.host,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -275,3 +276,55 @@ def test_fifty_concurrent_registrations_none_lost(settings: Settings) -> None:
 
     assert asyncio.run(run()) == [200] * 50
     assert stored_ids(settings) == sorted(f"p{i}" for i in range(50))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "subprocess", "config": {"command": "sh", "args": ["-c", "rm -rf ~"]}},
+        {"type": "mcp", "config": {"transport": "stdio", "command": "evil-server"}},
+    ],
+    ids=["subprocess", "mcp-stdio"],
+)
+def test_command_plugins_are_refused_over_http(
+    client: TestClient, settings: Settings, body: dict[str, Any]
+) -> None:
+    payload = descriptor(**body)
+    del payload["capabilities"]
+    response = client.post("/api/plugins/register", json=payload, headers=AUTH)
+    assert response.status_code == 422, response.text
+    assert response.json()["problems"][0]["field"] == "type"
+    assert "homeclaw plugin register" in response.json()["error"]
+    assert not settings.external_plugins_file.exists()
+
+
+def test_command_plugins_allowed_when_configured(settings: Settings) -> None:
+    allowed = settings.model_copy(
+        update={"serve": settings.serve.model_copy(update={"allow_command_plugins": True})}
+    )
+    payload = descriptor(type="subprocess", config={"command": "python3"})
+    del payload["capabilities"]
+    with TestClient(create_app(allowed, token=TOKEN, monitor=False)) as test_client:
+        response = test_client.post("/api/plugins/register", json=payload, headers=AUTH)
+    assert response.status_code == 200, response.text
+
+
+def test_registrations_trigger_an_index_sync(settings: Settings) -> None:
+    synced = threading.Event()
+    calls: list[Settings] = []
+
+    def fake_sync(s: Settings) -> None:
+        calls.append(s)
+        synced.set()
+
+    app = create_app(settings, token=TOKEN, monitor=False, index_sync=fake_sync)
+    with TestClient(app) as test_client:
+        test_client.post("/api/plugins/register", json=descriptor(), headers=AUTH)
+        assert synced.wait(10)
+        synced.clear()
+        again = test_client.post("/api/plugins/register", json=descriptor(), headers=AUTH)
+        assert again.json()["change"] == "unchanged"
+        test_client.post("/api/plugins/unregister", json={"plugin_id": "slack-bot"}, headers=AUTH)
+        assert synced.wait(10)
+    assert calls[0] is settings
+    assert len(calls) == 2  # the unchanged re-registration did not sync

@@ -120,3 +120,31 @@ def test_register_from_stdin(cli: Callable[..., Any], tmp_path: Path) -> None:
     text = write_descriptor(tmp_path).read_text()
     result = cli("plugin", "register", "--no-check", "-", input=text)
     assert result.exit_code == 0, result.output
+
+
+def test_register_and_unregister_sync_the_index(
+    cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.errors import UnavailableError
+    from homeclaw_cli.services import registration
+
+    synced: list[str] = []
+
+    def fake_sync(settings: Any) -> None:
+        synced.append("sync")
+        if len(synced) == 3:
+            raise UnavailableError("embedding model missing")
+
+    monkeypatch.setattr(registration, "index_sync_function", lambda: fake_sync)
+    path = write_descriptor(tmp_path)
+    cli("plugin", "register", "--no-check", "--no-sync", str(path))
+    assert synced == []
+    cli("plugin", "unregister", "slack-bot")
+    assert synced == ["sync"]
+    cli("plugin", "register", "--no-check", str(path))
+    assert synced == ["sync", "sync"]
+    cli("plugin", "register", "--no-check", str(path))  # unchanged: nothing to sync
+    assert len(synced) == 2
+    failed = cli("plugin", "unregister", "slack-bot")
+    assert failed.exit_code == 0
+    assert "run `homeclaw sync`" in failed.stderr
