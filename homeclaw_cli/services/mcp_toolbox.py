@@ -13,6 +13,7 @@ tools never loads the embedding model.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,21 +89,20 @@ class _ContractSkills:
         return dict(self._scan(self.settings).skills)
 
     def run(self, skill_id: str, script: str, args: list[str]) -> Any:
-        from homeclaw_cli.services import skill_run  # type: ignore[attr-defined]
+        from homeclaw_cli.services import skill_run
 
         return skill_run.run_skill(self.settings, skill_id, script, args)
 
 
 def _contract_caller(settings: Settings) -> CallerLike:
-    from homeclaw_cli.services import call  # type: ignore[attr-defined]
-
+    # import_module: the contract modules of issues 3 and 4 may land after this one.
+    call = importlib.import_module("homeclaw_cli.services.call")
     caller: CallerLike = call.PluginCaller(settings)
     return caller
 
 
 def _contract_retrieval(settings: Settings) -> RetrievalLike:
-    from homeclaw_cli.services import retrieval  # type: ignore[attr-defined]
-
+    retrieval = importlib.import_module("homeclaw_cli.services.retrieval")
     service: RetrievalLike = retrieval.RetrievalService(settings)
     return service
 

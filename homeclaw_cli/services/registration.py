@@ -7,6 +7,7 @@ same PluginManifest model as plugin.yaml files, so errors name the same fields.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -138,7 +139,7 @@ IndexSync = Callable[[Settings], object]
 def index_sync_function() -> IndexSync | None:
     """The plugin index sync (`services.sync.sync`, issue 3), or None in a build without it."""
     try:
-        from homeclaw_cli.services import sync as sync_module  # type: ignore[attr-defined]
+        sync_module = importlib.import_module("homeclaw_cli.services.sync")
     except ImportError:
         return None
 

@@ -253,3 +253,33 @@ def test_streamable_http_transport_with_the_real_cli(settings: Settings) -> None
         assert "echo__shout" in {t.name for t in run(scenario())}
     finally:
         proc.stop()
+
+
+def test_real_skills_through_scan_skills_and_run_skill(settings: Settings) -> None:
+    from homeclaw_cli.services.mcp_toolbox import contract_services
+    from tests.skill_helpers import make_skill
+
+    make_skill(
+        settings.user_skills_dir,
+        "greeter",
+        description="Greets people by name.",
+        body="# Greet\n\nRun scripts/hello.py NAME.\n",
+        scripts={"hello.py": "import sys\nprint('hello ' + ' '.join(sys.argv[1:]))\n"},
+    )
+    services = contract_services()
+    services.caller = lambda _: FakeCaller()
+    toolbox = Toolbox(settings, services)
+
+    async def scenario() -> Any:
+        async with Client(build_server(toolbox)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            read = await client.call_tool("skill__greeter", {})
+            ran = await client.call_tool("skill__greeter", {"script": "hello.py", "args": ["Ada"]})
+            escape = await client.call_tool("skill__greeter", {"script": "../SKILL.md"})
+            return tools, read, ran, escape
+
+    tools, read, ran, escape = run(scenario())
+    assert tools["skill__greeter"].input_schema["properties"]["script"]["enum"] == ["hello.py"]
+    assert "Run scripts/hello.py NAME." in read.content[0].text
+    assert (ran.is_error, ran.content[0].text.strip()) == (False, "hello Ada")
+    assert escape.is_error
