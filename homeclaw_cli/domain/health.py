@@ -74,17 +74,28 @@ class HealthStore:
         self, plugin_id: str, ok: bool, detail: str = "", *, unhealthy_after: int = 1
     ) -> HealthStatus:
         """Store one check's outcome; unhealthy once `unhealthy_after` checks failed in a row."""
+        return self.record_many({plugin_id: (ok, detail)}, unhealthy_after=unhealthy_after)[
+            plugin_id
+        ]
+
+    def record_many(
+        self, results: dict[str, tuple[bool, str]], *, unhealthy_after: int = 1
+    ) -> dict[str, HealthStatus]:
+        """Store a round of checks (id -> (ok, detail)) in one locked write."""
+        checked_at = now_iso()
         with file_lock(self._lock, what="the health file"):
             statuses = self.all()
-            previous = statuses.get(plugin_id)
-            if ok:
-                status = HealthStatus(True, now_iso(), detail, 0)
-            else:
-                failures = (previous.failures if previous else 0) + 1
-                status = HealthStatus(failures < unhealthy_after, now_iso(), detail, failures)
-            statuses[plugin_id] = status
+            updated: dict[str, HealthStatus] = {}
+            for plugin_id, (ok, detail) in results.items():
+                previous = statuses.get(plugin_id)
+                if ok:
+                    status = HealthStatus(True, checked_at, detail, 0)
+                else:
+                    failures = (previous.failures if previous else 0) + 1
+                    status = HealthStatus(failures < unhealthy_after, checked_at, detail, failures)
+                statuses[plugin_id] = updated[plugin_id] = status
             self._write(statuses)
-        return status
+        return updated
 
     def remove(self, plugin_id: str) -> None:
         with file_lock(self._lock, what="the health file"):

@@ -44,12 +44,12 @@ async def check_once(
         return {}
     before = store.all()
     results = await asyncio.gather(*(probe(client, url) for url in targets.values()))
-    statuses: dict[str, HealthStatus] = {}
-    for pid, (ok, detail) in zip(targets, results, strict=True):
-        status = await asyncio.to_thread(
-            store.record, pid, ok, detail, unhealthy_after=settings.serve.unhealthy_after
-        )
-        statuses[pid] = status
+    statuses = await asyncio.to_thread(
+        store.record_many,
+        dict(zip(targets, results, strict=True)),
+        unhealthy_after=settings.serve.unhealthy_after,
+    )
+    for pid, status in statuses.items():
         previous = before.get(pid)
         if on_change is not None and (previous is None or previous.ok != status.ok):
             on_change(pid, status, previous)
