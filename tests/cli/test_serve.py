@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -12,7 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fakes.processes import LineProcess, child_env, start_plugin, start_serve
+from tests.fakes.processes import (
+    EXTERNAL_PLUGIN,
+    LineProcess,
+    child_env,
+    start_plugin,
+    start_serve,
+)
 
 TOKEN_FILE = "data/state/serve_token"
 
@@ -149,3 +156,23 @@ def test_show_token_prints_the_stored_token(hc_home: Path, run_cli: Callable[...
     assert len(token) >= 32
     assert (hc_home / TOKEN_FILE).read_text().strip() == token
     assert run_cli("serve", "--show-token").stdout.strip() == token
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_a_node_plugin_registers_itself(
+    hc_home: Path,
+    serve_env: dict[str, str],
+    processes: list[LineProcess],
+    run_cli: Callable[..., Any],
+) -> None:
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    script = EXTERNAL_PLUGIN.with_suffix(".mjs")
+    args = ["--port", "0", "--homeclaw", url, "--token-file", str(hc_home / TOKEN_FILE)]
+    plugin = LineProcess(
+        [str(shutil.which("node")), str(script), *args], env=serve_env, watch="stdout"
+    )
+    processes.append(plugin)
+    assert plugin.wait_for(r"^ready (\d+) (\S+)").group(2) == "200"
+    row = plugin_list(run_cli, serve_env)["node-echo"]
+    assert (row["source"], row["status"], row["capabilities"]) == ("external", "ok", ["reverse"])
