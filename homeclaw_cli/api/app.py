@@ -159,7 +159,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
     """The API app; `token` None means register/unregister need no token (turned off)."""
     write_lock = threading.Lock()  # one writer thread at a time; the file lock covers processes
     refresher = IndexRefresher(settings, index_sync)
-    health_store = HealthStore.in_state_dir(settings.state_dir)
+    health_store = HealthStore(settings.state_dir)
     # One pooled client for every health GET the handlers make (thread-safe).
     http = httpx.Client(timeout=settings.serve.health_timeout_sec, follow_redirects=False)
 

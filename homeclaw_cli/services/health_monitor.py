@@ -34,7 +34,7 @@ async def check_once(
     on_change: StatusListener | None = None,
 ) -> dict[str, HealthStatus]:
     """Check every plugin with a health URL once; returns the new statuses by id."""
-    store = HealthStore.in_state_dir(settings.state_dir)
+    store = HealthStore(settings.state_dir)
     targets = {
         pid: entry.manifest.health_check_url
         for pid, entry in scan(settings).plugins.items()

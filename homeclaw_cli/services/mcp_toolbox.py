@@ -125,7 +125,7 @@ class Toolbox:
         """Every tool, rebuilt from the registry each time (registrations show up at once)."""
         specs = [self._search_spec()]
         taken = {SEARCH_TOOL}
-        health = HealthStore.in_state_dir(self.settings.state_dir).all()
+        health = HealthStore(self.settings.state_dir).all()
         for pid, entry in sorted(scan(self.settings).plugins.items()):
             status = health.get(pid)
             if status is not None and not status.ok:

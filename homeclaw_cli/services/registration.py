@@ -238,7 +238,7 @@ def register_plugin(
             where=where,
         )
     _check_folder_conflict(settings, manifest.id)
-    store = HealthStore.in_state_dir(settings.state_dir)
+    store = HealthStore(settings.state_dir)
     do_check = settings.serve.check_on_register if check is None else check
     health: HealthStatus | None = None
     if do_check and manifest.health_check_url:
@@ -263,7 +263,7 @@ def register_plugin(
     if do_check and manifest.health_check_url:
         health = store.record(manifest.id, True, "registered")
     elif outcome.change != "unchanged":
-        store.remove(manifest.id)  # an old status says nothing about the new descriptor
+        store.forget([manifest.id])  # an old status says nothing about the new descriptor
     warnings: list[str] = []
     if outcome.backup is not None:
         warnings.append(
@@ -290,4 +290,4 @@ def unregister_plugin(
                 hint=f"remove its folder instead ({owner[1]})",
             ) from None
         raise
-    HealthStore.in_state_dir(settings.state_dir).remove(plugin_id)
+    HealthStore(settings.state_dir).forget([plugin_id])

@@ -218,7 +218,7 @@ def test_search_and_skills(toolbox: Toolbox) -> None:
 
 
 def test_unhealthy_plugins_are_left_out(toolbox: Toolbox, settings: Settings) -> None:
-    HealthStore.in_state_dir(settings.state_dir).record("echo", False, "down", unhealthy_after=1)
+    HealthStore(settings.state_dir).record("echo", False, "down", unhealthy_after=1)
     assert "echo__shout" not in {spec.name for spec in toolbox.list_tools()}
 
 

@@ -229,7 +229,7 @@ def test_health_proxy_reports_a_dead_plugin(client: TestClient, settings: Settin
     assert response.status_code == 200
     assert response.json()["ok"] is False
     assert "ConnectError" in response.json()["detail"]
-    stored = HealthStore.in_state_dir(settings.state_dir).get("slack-bot")
+    stored = HealthStore(settings.state_dir).get("slack-bot")
     assert stored is not None
     assert stored.failures == 1
 

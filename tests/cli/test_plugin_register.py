@@ -107,11 +107,11 @@ def test_corrupt_file_is_backed_up_with_a_warning(cli: Callable[..., Any], tmp_p
 
 def test_unhealthy_status_shows_in_plugin_list(cli: Callable[..., Any], tmp_path: Path) -> None:
     cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path)))
-    store = HealthStore.in_state_dir(load_settings().state_dir)
+    store = HealthStore(load_settings().state_dir)
     store.record("slack-bot", False, "HTTP 503", unhealthy_after=1)
     rows = json.loads(cli("plugin", "list", "--json").stdout)
     assert rows[0]["status"] == "unhealthy"
-    assert rows[0]["health"]["detail"] == "HTTP 503"
+    assert rows[0]["problem"] == "HTTP 503"
     plain = cli("plugin", "list")
     assert "unhealthy" in plain.stdout
 

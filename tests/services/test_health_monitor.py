@@ -69,7 +69,7 @@ def test_rounds_mark_a_failing_plugin_unhealthy_then_healthy(settings: Settings)
     assert (third["down"].ok, third["down"].failures) == (True, 0)
     assert sorted(changes[:2]) == [("down", True), ("up", True)]  # first sight of each
     assert changes[2:] == [("down", False), ("down", True)]
-    stored = HealthStore.in_state_dir(settings.state_dir).all()
+    stored = HealthStore(settings.state_dir).all()
     assert stored["down"] == third["down"]
 
 
