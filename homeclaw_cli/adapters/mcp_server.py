@@ -81,16 +81,7 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 async def serve_http(server: Server[Any], host: str, port: int, announce: Any) -> None:
     """Streamable HTTP at http://HOST:PORT/mcp (DNS-rebinding protection on loopback)."""
-    import uvicorn
+    from homeclaw_cli.services.serve_runner import serve_asgi
 
     app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
-
-    class AnnouncingServer(uvicorn.Server):
-        async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets)
-            if self.started:
-                port_bound = self.servers[0].sockets[0].getsockname()[1] if self.servers else port
-                announce(f"MCP server on http://{host}:{port_bound}/mcp (streamable HTTP)")
-
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    await AnnouncingServer(config).serve()
+    await serve_asgi(app, host, port, announce, "MCP server on {url}/mcp (streamable HTTP)")

@@ -61,4 +61,4 @@ def serve(
         )
     from homeclaw_cli.services.serve_runner import run_server
 
-    run_server(settings, token if settings.serve.require_token else None, out)
+    run_server(settings, token if settings.serve.require_token else None, out.info)

@@ -176,3 +176,15 @@ def test_a_node_plugin_registers_itself(
     assert plugin.wait_for(r"^ready (\d+) (\S+)").group(2) == "200"
     row = plugin_list(run_cli, serve_env)["node-echo"]
     assert (row["source"], row["status"], row["capabilities"]) == ("external", "ok", ["reverse"])
+
+
+def test_a_port_in_use_is_a_clear_error(
+    serve_env: dict[str, str], processes: list[LineProcess], run_cli: Callable[..., Any]
+) -> None:
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    port = url.rsplit(":", 1)[1]
+    second = run_cli("serve", "--port", port, env=serve_env)
+    assert second.returncode == 5
+    assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
+    assert "another homeclaw serve" in second.stderr
