@@ -36,13 +36,16 @@ from homeclaw_cli.errors import (
     UnavailableError,
     UsageError,
 )
+from homeclaw_cli.services.health_monitor import probe as probe_async
 from homeclaw_cli.services.health_monitor import run_monitor
 from homeclaw_cli.services.plugins import plugin_rows
 from homeclaw_cli.services.registration import (
     IndexSync,
     RegistrationError,
-    probe_health,
-    register_plugin,
+    check_url,
+    commit_registration,
+    prepare_registration,
+    unreachable,
     unregister_plugin,
 )
 from homeclaw_cli.services.serve_token import token_matches
@@ -160,11 +163,16 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
     write_lock = threading.Lock()  # one writer thread at a time; the file lock covers processes
     refresher = IndexRefresher(settings, index_sync)
     health_store = HealthStore(settings.state_dir)
-    # One pooled client for every health GET the handlers make (thread-safe).
-    http = httpx.Client(timeout=settings.serve.health_timeout_sec, follow_redirects=False)
+    # Health GETs run on the event loop (a slow plugin never ties up a worker thread), all
+    # through one pooled client made on first use.
+    clients: list[httpx.AsyncClient] = []
 
-    def probe(url: str) -> tuple[bool, str]:
-        return probe_health(url, settings.serve.health_timeout_sec, http)
+    async def probe(url: str) -> tuple[bool, str]:
+        if not clients:
+            clients.append(
+                httpx.AsyncClient(timeout=settings.serve.health_timeout_sec, trust_env=False)
+            )
+        return await probe_async(clients[0], url)
 
     body_schema, body_defs = registration_schema()
 
@@ -193,7 +201,8 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            http.close()
+            for client in clients:
+                await client.aclose()
 
     app = FastAPI(
         title="homeclaw registration API",
@@ -274,22 +283,27 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
         require_token(request)
         payload = await read_json(request)
 
-        def write() -> RegisterResponse:
-            pid = payload.get("plugin_id") if isinstance(payload, dict) else None
-            before = health_store.get(pid) if isinstance(pid, str) else None
-            result = register_plugin(
-                settings,
-                payload,
-                replace=replace,
-                probe=probe,
-                serialize=write_lock,
-                remote=True,
-            )
-            if result.health is not None and before is not None and before.ok != result.health.ok:
-                on_health_change(result.plugin_id, result.health, before)
-            return RegisterResponse(**result.to_json())
-
-        response = await asyncio.to_thread(write)
+        manifest = await asyncio.to_thread(
+            prepare_registration, settings, payload, where="registration", remote=True
+        )
+        url = check_url(settings, manifest, None)
+        checked: str | None = None
+        if url:
+            ok, checked = await probe(url)
+            if not ok:
+                raise unreachable(manifest, checked)
+        before = health_store.get(manifest.id)
+        result = await asyncio.to_thread(
+            commit_registration,
+            settings,
+            manifest,
+            replace=replace,
+            checked=checked,
+            serialize=write_lock,
+        )
+        if result.health is not None and before is not None and before.ok != result.health.ok:
+            on_health_change(result.plugin_id, result.health, before)
+        response = RegisterResponse(**result.to_json())
         if response.change != "unchanged":
             log.info("registered %s (%s)", response.plugin_id, response.change)
             refresher.request()
@@ -347,7 +361,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
                 f"plugin {plugin_id!r} declares no health_check_url",
                 hint="only plugins with a health_check_url can be checked",
             )
-        ok, detail = await asyncio.to_thread(probe, url)
+        ok, detail = await probe(url)
         before = health_store.get(plugin_id)
         status = await asyncio.to_thread(
             health_store.record,

@@ -61,7 +61,9 @@ async def run_monitor(settings: Settings, *, on_change: StatusListener | None = 
     interval = settings.serve.health_interval_sec
     if interval <= 0:
         return
-    async with httpx.AsyncClient(timeout=settings.serve.health_timeout_sec) as client:
+    async with httpx.AsyncClient(
+        timeout=settings.serve.health_timeout_sec, trust_env=False
+    ) as client:
         while True:
             await check_once(settings, client, on_change=on_change)
             await asyncio.sleep(interval)

@@ -132,7 +132,6 @@ def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
     return problems
 
 
-Probe = Callable[[str], tuple[bool, str]]
 IndexSync = Callable[[Settings], object]
 
 
@@ -156,13 +155,10 @@ def runs_local_command(manifest: PluginManifest) -> bool:
     return manifest.type == "mcp" and getattr(manifest.config, "transport", "") == "stdio"
 
 
-def probe_health(url: str, timeout: float, client: httpx.Client | None = None) -> tuple[bool, str]:
+def probe_health(url: str, timeout: float) -> tuple[bool, str]:
     """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
     try:
-        if client is not None:
-            response = client.get(url, timeout=timeout)
-        else:
-            response = httpx.get(url, timeout=timeout, follow_redirects=False)
+        response = httpx.get(url, timeout=timeout, follow_redirects=False)
     except httpx.HTTPError as exc:
         return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     ok = 200 <= response.status_code < 300
@@ -204,21 +200,11 @@ def _check_folder_conflict(settings: Settings, plugin_id: str) -> None:
         )
 
 
-def register_plugin(
-    settings: Settings,
-    payload: Any,
-    *,
-    replace: bool = False,
-    check: bool | None = None,
-    where: str = "registration",
-    probe: Probe | None = None,
-    serialize: AbstractContextManager[Any] | None = None,
-    remote: bool = False,
-) -> RegistrationResult:
-    """Validate, health-check (unless turned off) and persist one external registration.
+def prepare_registration(
+    settings: Settings, payload: Any, *, where: str = "registration", remote: bool = False
+) -> PluginManifest:
+    """Everything that can refuse a registration before its health check and write.
 
-    `probe` replaces the one-off health GET (the server passes a pooled client);
-    `serialize` is held around the file write only (the server's in-process writer lock).
     `remote` (the HTTP API) refuses plugins that run a local command unless
     serve.allow_command_plugins: registering one would let a network client choose what
     homeclaw executes.
@@ -238,21 +224,35 @@ def register_plugin(
             where=where,
         )
     _check_folder_conflict(settings, manifest.id)
-    store = HealthStore(settings.state_dir)
+    return manifest
+
+
+def check_url(settings: Settings, manifest: PluginManifest, check: bool | None) -> str | None:
+    """The URL to GET before registering, or None when the check is off or impossible."""
     do_check = settings.serve.check_on_register if check is None else check
-    health: HealthStatus | None = None
-    if do_check and manifest.health_check_url:
-        if probe is not None:
-            ok, detail = probe(manifest.health_check_url)
-        else:
-            ok, detail = probe_health(manifest.health_check_url, settings.serve.health_timeout_sec)
-        if not ok:
-            raise UnavailableError(
-                f"plugin {manifest.id!r} is not reachable: GET {manifest.health_check_url} -> "
-                f"{detail}",
-                hint="start the plugin before registering it, or skip the check "
-                "(`--no-check`, or serve.check_on_register: false)",
-            )
+    return manifest.health_check_url if do_check else None
+
+
+def unreachable(manifest: PluginManifest, detail: str) -> UnavailableError:
+    return UnavailableError(
+        f"plugin {manifest.id!r} is not reachable: GET {manifest.health_check_url} -> {detail}",
+        hint="start the plugin before registering it, or skip the check "
+        "(`--no-check`, or serve.check_on_register: false)",
+    )
+
+
+def commit_registration(
+    settings: Settings,
+    manifest: PluginManifest,
+    *,
+    replace: bool = False,
+    checked: str | None = None,
+    serialize: AbstractContextManager[Any] | None = None,
+) -> RegistrationResult:
+    """Write the registration; `checked` is the detail of a passed health check, if one ran.
+
+    `serialize` is held around the file write only (the server's in-process writer lock).
+    """
     with serialize or contextlib.nullcontext():
         outcome = register_external(
             settings.external_plugins_file,
@@ -260,8 +260,10 @@ def register_plugin(
             manifest,
             replace=replace,
         )
-    if do_check and manifest.health_check_url:
-        health = store.record(manifest.id, True, "registered")
+    store = HealthStore(settings.state_dir)
+    health: HealthStatus | None = None
+    if checked is not None:
+        health = store.record(manifest.id, True, f"{checked} (at registration)")
     elif outcome.change != "unchanged":
         store.forget([manifest.id])  # an old status says nothing about the new descriptor
     warnings: list[str] = []
@@ -271,6 +273,26 @@ def register_plugin(
             f"it was moved to {outcome.backup} and a new file was started"
         )
     return RegistrationResult(manifest.id, outcome.change, health, warnings)
+
+
+def register_plugin(
+    settings: Settings,
+    payload: Any,
+    *,
+    replace: bool = False,
+    check: bool | None = None,
+    where: str = "registration",
+) -> RegistrationResult:
+    """Validate, health-check (unless turned off) and persist one registration (the CLI path;
+    the API runs the same steps with an async health check)."""
+    manifest = prepare_registration(settings, payload, where=where)
+    url = check_url(settings, manifest, check)
+    checked: str | None = None
+    if url:
+        ok, checked = probe_health(url, settings.serve.health_timeout_sec)
+        if not ok:
+            raise unreachable(manifest, checked)
+    return commit_registration(settings, manifest, replace=replace, checked=checked)
 
 
 def unregister_plugin(
