@@ -79,9 +79,45 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], host: str, port: int, announce: Any) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp (DNS-rebinding protection on loopback)."""
+async def serve_http(
+    server: Server[Any], host: str, port: int, announce: Any, token: str | None = None
+) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp (DNS-rebinding protection on loopback);
+    with `token`, every HTTP request needs `Authorization: Bearer <token>`."""
     from homeclaw_cli.services.serve_runner import serve_asgi
 
-    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    app: Any = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    if token is not None:
+        app = BearerAuth(app, token)
     await serve_asgi(app, host, port, announce, "MCP server on {url}/mcp (streamable HTTP)")
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests without the bearer token get a 401; lifespan passes."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from homeclaw_cli.services.serve_token import token_matches
+
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            header = headers.get(b"authorization", b"").decode("latin-1")
+            if not token_matches(self.token, header or None):
+                body = b'{"error": "missing or wrong bearer token"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b"Bearer"),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

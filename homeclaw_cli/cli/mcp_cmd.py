@@ -24,6 +24,10 @@ def serve(
     ] = "stdio",
     host: Annotated[str, typer.Option("--host", help="Bind address for http.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port for http (0 = a free one).")] = 9751,
+    no_token: Annotated[
+        bool,
+        typer.Option("--no-token", help="http: let anyone who can reach the port call tools."),
+    ] = False,
 ) -> None:
     """Expose plugin capabilities, skills and a search tool as MCP tools."""
     if transport not in ("stdio", "http"):
@@ -39,6 +43,14 @@ def serve(
     if transport == "stdio":
         anyio.run(serve_stdio, server)
         return
+    from homeclaw_cli.services.serve_token import load_or_create_token, token_path
+
+    token: str | None = None
+    if no_token:
+        out.warning("the bearer token is turned off: anyone who can reach the port can call tools")
+    else:
+        token, _ = load_or_create_token(settings.state_dir)
+        out.info(f"clients send `Authorization: Bearer <{token_path(settings.state_dir)}>`")
     if not is_loopback(host):
-        out.warning(f"binding to {host}, not loopback: other machines can call your plugins")
-    anyio.run(serve_http, server, host, port, out.info)
+        out.warning(f"binding to {host}, not loopback: other machines can reach your plugins")
+    anyio.run(serve_http, server, host, port, out.info, token)

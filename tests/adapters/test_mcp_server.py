@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -238,9 +239,47 @@ def test_stdio_transport_with_the_real_cli(settings: Settings) -> None:
     assert {"homeclaw_search", "echo__shout"} <= names
 
 
-def test_streamable_http_transport_with_the_real_cli(settings: Settings) -> None:
+def test_streamable_http_transport_needs_the_token(settings: Settings) -> None:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
     proc = LineProcess(
         [sys.executable, "-m", "homeclaw_cli", "mcp", "serve", "-t", "http", "--port", "0"],
+        env=child_env(),
+    )
+    try:
+        url = proc.wait_for(r"MCP server on (http://\S+/mcp)").group(1)
+        token = (settings.state_dir / "serve_token").read_text().strip()
+        refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert refused.status_code == 401
+
+        async def scenario() -> Any:
+            headers = {"Authorization": f"Bearer {token}"}
+            async with (
+                httpx2.AsyncClient(headers=headers) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                return (await client.list_tools()).tools
+
+        assert "echo__shout" in {t.name for t in run(scenario())}
+    finally:
+        proc.stop()
+
+
+def test_streamable_http_without_token(settings: Settings) -> None:
+    proc = LineProcess(
+        [
+            sys.executable,
+            "-m",
+            "homeclaw_cli",
+            "mcp",
+            "serve",
+            "-t",
+            "http",
+            "--port",
+            "0",
+            "--no-token",
+        ],
         env=child_env(),
     )
     try:
@@ -251,6 +290,7 @@ def test_streamable_http_transport_with_the_real_cli(settings: Settings) -> None
                 return (await client.list_tools()).tools
 
         assert "echo__shout" in {t.name for t in run(scenario())}
+        assert any("token is turned off" in line for line in proc.seen)
     finally:
         proc.stop()
 
