@@ -3,7 +3,7 @@
 FastAPI because its OpenAPI document and its response models come from the same pydantic v2
 models homeclaw already validates manifests with, and it runs on starlette + uvicorn, which
 the mcp SDK already brings in. This module is imported only by `homeclaw serve` and tests:
-importing fastapi costs ~0.3 s the rest of the CLI must not pay.
+importing fastapi costs ~0.4 s the rest of the CLI must not pay.
 
 Note: no `from __future__ import annotations` here: FastAPI reads the real annotation objects
 of the route functions, which are closures inside create_app.
