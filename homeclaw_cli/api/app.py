@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -218,6 +219,17 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthError) else None
         body = ErrorResponse(error=exc.message, hint=exc.hint, problems=problems)
         return JSONResponse(body.model_dump(), status_code=_status_code(exc), headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # Query/path parameters FastAPI validates itself: same error shape as everything else.
+        problems = [
+            {"field": ".".join(str(p) for p in err["loc"][1:]), "message": str(err["msg"])}
+            for err in exc.errors()
+        ]
+        text = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
+        body = ErrorResponse(error=f"invalid request: {text}", problems=problems)
+        return JSONResponse(body.model_dump(), status_code=422)
 
     def require_token(request: Request) -> None:
         if token is None:

@@ -328,3 +328,12 @@ def test_registrations_trigger_an_index_sync(settings: Settings) -> None:
         assert synced.wait(10)
     assert calls[0] is settings
     assert len(calls) == 2  # the unchanged re-registration did not sync
+
+
+def test_bad_query_parameter_has_the_same_error_shape(client: TestClient) -> None:
+    response = client.post(
+        "/api/plugins/register", params={"replace": "maybe"}, json=descriptor(), headers=AUTH
+    )
+    assert response.status_code == 422
+    assert response.json()["problems"][0]["field"] == "replace"
+    assert "replace" in response.json()["error"]
