@@ -21,7 +21,7 @@ from homeclaw_cli.domain.tools import parameters_schema
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.services.mcp_toolbox import Services, Toolbox
 from homeclaw_cli.settings import Settings, load_settings
-from tests.fakes.processes import REPO_ROOT, LineProcess, child_env
+from tests.fakes.processes import LineProcess, child_env
 
 # --- fakes with the contract shapes (PluginCaller, RetrievalService, skills) --------------
 
@@ -228,7 +228,6 @@ def test_stdio_transport_with_the_real_cli(settings: Settings) -> None:
         command=sys.executable,
         args=["-m", "homeclaw_cli", "mcp", "serve"],
         env=child_env(),
-        cwd=REPO_ROOT,
     )
 
     async def scenario() -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -188,3 +189,51 @@ def test_a_port_in_use_is_a_clear_error(
     assert second.returncode == 5
     assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
     assert "another homeclaw serve" in second.stderr
+
+
+@pytest.mark.slow
+def test_kill_9_mid_burst_keeps_every_acknowledged_registration(
+    hc_home: Path, serve_env: dict[str, str], processes: list[LineProcess]
+) -> None:
+    from homeclaw_cli.domain.external import read_external_plugins
+
+    env = {**serve_env, "HOMECLAW_SERVE__CHECK_ON_REGISTER": "false"}
+    server, url = start_serve(env)
+    processes.append(server)
+    headers = {"Authorization": f"Bearer {(hc_home / TOKEN_FILE).read_text().strip()}"}
+    acknowledged: list[str] = []
+    lock = threading.Lock()
+    enough = threading.Event()
+
+    def register(i: int) -> None:
+        body = {
+            "plugin_id": f"crash-{i}",
+            "name": f"Crash {i}",
+            "description": "A registration racing a crash.",
+            "health_check_url": f"http://127.0.0.1:{30000 + i}/health",
+            "type": "http",
+            "config": {"base_url": f"http://127.0.0.1:{30000 + i}"},
+        }
+        try:
+            response = httpx.post(
+                f"{url}/api/plugins/register", json=body, headers=headers, timeout=30
+            )
+        except httpx.HTTPError:
+            return  # the server died before answering: not acknowledged
+        if response.status_code == 200:
+            with lock:
+                acknowledged.append(f"crash-{i}")
+                if len(acknowledged) >= 20:
+                    enough.set()
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        futures = [pool.submit(register, i) for i in range(200)]
+        assert enough.wait(60)
+        server.kill()  # SIGKILL, mid-burst
+        for future in futures:
+            future.result()
+
+    manifests, problems = read_external_plugins(hc_home / "data" / "external_plugins.json")
+    assert problems == []  # never a half-written file
+    stored = {m.id for m in manifests}
+    assert set(acknowledged) <= stored

@@ -24,14 +24,21 @@ EXTERNAL_PLUGIN = Path(__file__).with_name("external_plugin.py")
 class LineProcess:
     """A subprocess whose stdout or stderr lines can be awaited."""
 
-    def __init__(self, args: list[str], *, env: dict[str, str], watch: str = "stderr") -> None:
+    def __init__(
+        self,
+        args: list[str],
+        *,
+        env: dict[str, str],
+        watch: str = "stderr",
+        cwd: Path | None = None,
+    ) -> None:
         self.proc = subprocess.Popen(
             args,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             env=env,
-            cwd=REPO_ROOT,
+            cwd=cwd,  # default: the caller's cwd (tests run in a tmp folder, see hc_home)
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
