@@ -197,7 +197,14 @@ class Toolbox:
         result = outcome.result
         if not result.success:
             return ToolReply(result.error or "the plugin failed", is_error=True)
-        return ToolReply(result.text, structured={"metadata": result.metadata or {}})
+        text = result.text
+        prompt = getattr(outcome, "post_process_prompt", None)
+        if getattr(outcome, "post_process", False):
+            # homeclaw's chat loop would rewrite this output with its model; an MCP client's
+            # model gets the same instruction instead.
+            text += "\n\n[Rewrite this result for the user before showing it"
+            text += f": {prompt}]" if prompt else ".]"
+        return ToolReply(text, structured={"metadata": result.metadata or {}})
 
     async def _search(self, args: dict[str, Any]) -> ToolReply:
         query = args.get("query")

@@ -37,6 +37,8 @@ class FakeResult:
 @dataclass
 class FakeOutcome:
     result: FakeResult
+    post_process: bool = False
+    post_process_prompt: str | None = None
 
 
 class FakeCaller:
@@ -52,6 +54,8 @@ class FakeCaller:
             raise NotFoundError("no plugin with id 'missing'")
         if parameters.get("text") == "fail":
             return FakeOutcome(FakeResult(False, error="the plugin server is down"))
+        if parameters.get("text") == "summarise":
+            return FakeOutcome(FakeResult(True, text="raw"), True, "Make it a haiku.")
         return FakeOutcome(FakeResult(True, text=str(parameters.get("text", "")).upper()))
 
     async def aclose(self) -> None:
@@ -182,9 +186,13 @@ def test_calling_a_plugin_goes_through_the_caller(toolbox: Toolbox, caller: Fake
             failed = await client.call_tool("echo__shout", {"text": "fail"})
             unknown = await client.call_tool("missing__run", {})
             nonsense = await client.call_tool("nonsense", {})
-            return ok, failed, unknown, nonsense
+            post = await client.call_tool("echo__shout", {"text": "summarise"})
+            return ok, failed, unknown, nonsense, post
 
-    ok, failed, unknown, nonsense = run(scenario())
+    ok, failed, unknown, nonsense, post = run(scenario())
+    assert post.content[0].text == (
+        "raw\n\n[Rewrite this result for the user before showing it: Make it a haiku.]"
+    )
     assert (ok.is_error, ok.content[0].text) == (False, "HI")
     assert (failed.is_error, failed.content[0].text) == (True, "the plugin server is down")
     assert unknown.is_error
