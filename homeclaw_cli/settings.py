@@ -56,6 +56,9 @@ class RetrievalSettings(_Section):
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
     workspace: bool = Field(default=True, description="scan ./plugins of the current folder")
+    inline_timeout_sec: float = Field(
+        default=60.0, gt=0, description="how long an inline plugin call may take"
+    )
 
 
 class SkillEntrySettings(_Section):

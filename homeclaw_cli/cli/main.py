@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
 from homeclaw_cli.cli import config_cmd, mcp_cmd, plugin, serve, skill
+from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
 
