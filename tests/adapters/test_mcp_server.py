@@ -330,3 +330,31 @@ def test_real_skills_through_scan_skills_and_run_skill(settings: Settings) -> No
     assert "Run scripts/hello.py NAME." in read.content[0].text
     assert (ran.is_error, ran.content[0].text.strip()) == (False, "hello Ada")
     assert escape.is_error
+
+
+def test_a_real_http_plugin_through_the_real_plugin_caller(hc_home: Path) -> None:
+    from homeclaw_cli.services.mcp_toolbox import contract_services
+    from tests.fakes.external_plugin import descriptor
+    from tests.fakes.processes import start_plugin
+
+    plugin, port, _ = start_plugin(child_env(), homeclaw=None, token_file=None)
+    try:
+        settings = load_settings(env={"HOMECLAW_HOME": str(hc_home), "HOMECLAW_NO_BUNDLED": "1"})
+        payload = descriptor("echo", port)
+        payload["id"] = payload.pop("plugin_id")
+        register_external(
+            settings.external_plugins_file,
+            registration_lock(settings.state_dir),
+            PluginManifest.model_validate(payload),
+        )
+        services = contract_services()
+        services.retrieval = lambda _: FakeRetrieval()
+
+        async def scenario() -> Any:
+            async with Client(build_server(Toolbox(settings, services))) as client:
+                return await client.call_tool("echo__shout", {"text": "over mcp"})
+
+        reply = run(scenario())
+        assert (reply.is_error, reply.content[0].text) == (False, "OVER MCP")
+    finally:
+        plugin.kill()

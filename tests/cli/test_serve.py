@@ -73,6 +73,9 @@ def test_external_plugin_lifecycle_across_a_restart(
     assert rows["echo"]["capabilities"] == ["shout"]
     proxied = httpx.get(f"{url}/api/plugins/health/echo").json()
     assert proxied["ok"] is True
+    called = run_cli("plugin", "call", "echo", "shout", "-p", "text=hello", env=serve_env)
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.strip() == "HELLO"
 
     # It goes down: after 2 failed interval checks it is unhealthy everywhere.
     plugin.kill()
@@ -81,6 +84,9 @@ def test_external_plugin_lifecycle_across_a_restart(
     shown = httpx.get(f"{url}/api/plugins/echo").json()
     assert shown["health"]["ok"] is False
     assert shown["health"]["failures"] >= 2
+    down = run_cli("plugin", "call", "echo", "shout", "-p", "text=hello", env=serve_env)
+    assert down.returncode == 5
+    assert "127.0.0.1" in down.stderr
 
     # It comes back on the same port (re-registering the same descriptor is a no-op).
     plugin, _, status = start_plugin(serve_env, homeclaw=url, token_file=token_file, port=port)
@@ -88,6 +94,8 @@ def test_external_plugin_lifecycle_across_a_restart(
     assert status == "200"
     server.wait_for(r"plugin echo is healthy again")
     assert plugin_list(run_cli, serve_env)["echo"]["status"] == "ok"
+    back = run_cli("plugin", "call", "echo", "shout", "-p", "text=again", env=serve_env)
+    assert back.stdout.strip() == "AGAIN"
 
     # The server restarts: the registration survives and the token stays the same.
     token = token_file.read_text().strip()
@@ -177,6 +185,9 @@ def test_a_node_plugin_registers_itself(
     assert plugin.wait_for(r"^ready (\d+) (\S+)").group(2) == "200"
     row = plugin_list(run_cli, serve_env)["node-echo"]
     assert (row["source"], row["status"], row["capabilities"]) == ("external", "ok", ["reverse"])
+    called = run_cli("plugin", "call", "node-echo", "-p", "text=abc", env=serve_env)
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.strip() == "cba"
 
 
 def test_a_port_in_use_is_a_clear_error(

@@ -21,7 +21,9 @@ const server = createServer((req, res) => {
   req.on("data", (chunk) => (raw += chunk));
   req.on("end", () => {
     const request = raw ? JSON.parse(raw) : {};
-    const text = String(request.parameters?.text ?? request.user_input ?? "");
+    // /reverse is a REST capability (body = parameters); /run gets a PluginRequest.
+    const params = req.url === "/reverse" ? request : (request.parameters ?? {});
+    const text = String(params.text ?? request.user_input ?? "");
     send(200, {
       request_id: request.request_id ?? "",
       plugin_id: request.plugin_id ?? "",
@@ -54,7 +56,7 @@ server.listen(Number(args.port ?? 0), "127.0.0.1", async () => {
             description: "Reverse the characters of a message.",
             parameters: [{ name: "text", type: "string" }],
             method: "POST",
-            path: "/run",
+            path: "/reverse",
           },
         ],
       }),

@@ -2,10 +2,11 @@
 
     python external_plugin.py --port 0 --homeclaw http://127.0.0.1:9750 --token-file F --id echo
 
-Serves GET /health (200), POST /run and POST /echo (seed 001 §5.4: body PluginRequest ->
-PluginResult). Once listening it POSTs its descriptor to {homeclaw}/api/plugins/register and
-prints one line `ready <port> <http status>` on stdout, then serves until killed. Without
---homeclaw it only serves (`ready <port> -`). Plugins in any language do the same.
+Serves GET /health (200), POST /run (seed 001 §5.4: PluginRequest -> PluginResult) and the
+REST capability POST /echo (body: the parameters). Once listening it POSTs its descriptor
+to {homeclaw}/api/plugins/register and prints one line `ready <port> <http status>` on
+stdout, then serves until killed. Without --homeclaw it only serves (`ready <port> -`).
+Plugins in any language do the same.
 """
 
 from __future__ import annotations
@@ -65,8 +66,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         request = json.loads(self.rfile.read(length) or b"{}")
-        params = request.get("parameters") or {}
-        text = str(params.get("text") or request.get("user_input") or "")
+        if self.path == "/echo":  # REST capability: the body is the parameters
+            text = str(request.get("text", ""))
+        else:  # /run: a PluginRequest
+            params = request.get("parameters") or {}
+            text = str(params.get("text") or request.get("user_input") or "")
         self._send(
             200,
             {
