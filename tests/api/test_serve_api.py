@@ -337,3 +337,16 @@ def test_bad_query_parameter_has_the_same_error_shape(client: TestClient) -> Non
     assert response.status_code == 422
     assert response.json()["problems"][0]["field"] == "replace"
     assert "replace" in response.json()["error"]
+
+
+def test_health_proxy_needs_a_health_url(client: TestClient, settings: Settings) -> None:
+    folder = settings.user_plugins_dir / "local"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "id: local\nname: Local\ndescription: A local tool.\ntype: subprocess\n"
+        "config: {command: python3}\n"
+    )
+    response = client.get("/api/plugins/health/local")
+    assert response.status_code == 422
+    assert "no health_check_url" in response.json()["error"]
+    assert client.get("/api/plugins/health/nope").status_code == 404
