@@ -55,7 +55,6 @@ def setup(home: Path) -> dict[str, str]:
         "capabilities:\n  - id: echo\n    name: Echo\n    description: Echo.\n"
         "    parameters: [{name: text, type: string}]\n"
     )
-    (home / "data" / "files").mkdir(parents=True)
     return {
         **os.environ,
         "HOMECLAW_HOME": str(home),

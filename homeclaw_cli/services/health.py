@@ -10,6 +10,7 @@ inline            the plugin's code file exists (code is not imported by a healt
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,9 @@ async def check_plugins(settings: Settings, plugin_id: str | None = None) -> lis
             else sorted(caller.registry.plugins.values(), key=lambda e: e.id)
         )
         store = HealthStore(settings.state_dir)
+        if any(e.manifest.type == "mcp" for e in entries):
+            # Import the SDK off the loop first, or it stalls (and mis-times) every other check.
+            await asyncio.to_thread(importlib.import_module, "mcp")
         async with httpx.AsyncClient(trust_env=False) as http:
             results = await asyncio.gather(*(_timed(caller, http, e) for e in entries))
         return [

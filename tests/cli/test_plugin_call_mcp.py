@@ -67,8 +67,10 @@ def test_bundled_time_server(cli: Any) -> None:
 def test_bundled_filesystem_server_from_npm(cli: Any, hc_home: Path) -> None:
     if not (BUNDLED / "files" / "node_modules" / ".bin" / "mcp-server-filesystem").exists():
         pytest.skip("run `make install` (npm install in plugins/files) first")
-    files = hc_home / "data" / "files"
-    files.mkdir(parents=True)
+    allowed = cli("plugin", "call", "files", "list_allowed_directories")
+    assert allowed.exit_code == 0, allowed.output  # the folder is created on first use
+    files = hc_home / "data" / "plugin-data" / "files"
+    assert str(files) in allowed.stdout
     (files / "note.txt").write_text("line one\nline two\n")
     result = cli(
         "plugin",

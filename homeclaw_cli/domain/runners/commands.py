@@ -8,7 +8,8 @@ Resolution order:
   4. PATH.
   5. The bin folder of homeclaw's Python environment (console scripts installed with
      homeclaw, e.g. mcp-server-time, work without activating the venv).
-Arguments may use `{plugin_dir}` and `{data_dir}`; `~` and $VARS are expanded.
+Arguments may use `{plugin_dir}`, `{data_dir}` and `{plugin_data}` (the plugin's own data
+folder, created when used); `~` and $VARS are expanded.
 """
 
 from __future__ import annotations
@@ -39,11 +40,26 @@ def resolve_command(command: str, folder: Path | None) -> str | None:
     return shutil.which(command, path=os.pathsep.join(search))
 
 
-def expand_args(args: list[str], folder: Path | None, data_dir: Path) -> list[str]:
-    """Fill `{plugin_dir}` / `{data_dir}` and expand `~` and $VARS in manifest arguments."""
+def plugin_data_dir(data_dir: Path, plugin_id: str) -> Path:
+    """The folder a plugin may keep files in (the same one BasePlugin.data_dir gives)."""
+    return data_dir / "plugin-data" / plugin_id
+
+
+def expand_args(
+    args: list[str], folder: Path | None, data_dir: Path, plugin_id: str = ""
+) -> list[str]:
+    """Fill `{plugin_dir}`, `{data_dir}` and `{plugin_data}` (created when used) and expand
+    `~` and $VARS in manifest arguments."""
     out = []
+    own = plugin_data_dir(data_dir, plugin_id)
     for arg in args:
-        value = arg.replace("{plugin_dir}", str(folder or ".")).replace("{data_dir}", str(data_dir))
+        value = arg
+        if "{plugin_data}" in value and plugin_id:
+            own.mkdir(parents=True, exist_ok=True)
+            value = value.replace("{plugin_data}", str(own))
+        value = value.replace("{plugin_dir}", str(folder or ".")).replace(
+            "{data_dir}", str(data_dir)
+        )
         value = os.path.expandvars(value)
         out.append(str(Path(value).expanduser()) if value.startswith("~") else value)
     return out
@@ -75,5 +91,5 @@ def plugin_env(extra: dict[str, str], plugin_id: str, data_dir: Path) -> dict[st
     env = {k: v for k, v in os.environ.items() if k in BASE_ENV or k.startswith("LC_")}
     env.update({key: os.path.expandvars(value) for key, value in extra.items()})
     env["HOMECLAW_PLUGIN_ID"] = plugin_id
-    env["HOMECLAW_PLUGIN_DATA"] = str(data_dir / "plugin-data" / plugin_id)
+    env["HOMECLAW_PLUGIN_DATA"] = str(plugin_data_dir(data_dir, plugin_id))
     return env

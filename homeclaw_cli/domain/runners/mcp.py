@@ -73,7 +73,7 @@ class McpRunner:
         if command is None:
             return None
         env = plugin_env(config.env, target.plugin_id, target.data_dir)
-        args = expand_args(config.args, target.folder, target.data_dir)
+        args = expand_args(config.args, target.folder, target.data_dir, target.plugin_id)
         return McpLaunch.from_config(config, command=command, args=args, env=env, cwd=target.folder)
 
     def _missing_command(self, target: RunTarget) -> str:

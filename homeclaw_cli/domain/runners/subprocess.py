@@ -49,7 +49,7 @@ class SubprocessRunner:
                 f"{who}: command {config.command!r} was not found (not on PATH, not in the "
                 "plugin folder)",
             )
-        args = expand_args(config.args, target.folder, target.data_dir)
+        args = expand_args(config.args, target.folder, target.data_dir, target.plugin_id)
         try:
             process = await asyncio.create_subprocess_exec(
                 executable,
