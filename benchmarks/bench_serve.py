@@ -38,6 +38,7 @@ def main() -> None:
                 "HOMECLAW_NO_BUNDLED": "1",
                 "HOMECLAW_SERVE__CHECK_ON_REGISTER": "false" if args.no_check else "true",
                 "HOMECLAW_SERVE__HEALTH_INTERVAL_SEC": "0",
+                "HOMECLAW_SERVE__SYNC_ON_REGISTER": "false",  # measure registration only
             }
         )
         server, url = start_serve(env)

@@ -122,6 +122,9 @@ class ServeSettings(_Section):
     allow_command_plugins: bool = Field(
         default=False, description="accept subprocess / stdio-MCP registrations over HTTP"
     )
+    sync_on_register: bool = Field(
+        default=True, description="update the plugin index after each registration change"
+    )
 
 
 class Settings(_Section):

@@ -144,8 +144,12 @@ def register(
         typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
     ] = None,
     sync: Annotated[
-        bool, typer.Option("--sync/--no-sync", help="Update the search index right away.")
-    ] = True,
+        bool | None,
+        typer.Option(
+            "--sync/--no-sync",
+            help="Update the search index now (default: serve.sync_on_register).",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
@@ -177,8 +181,8 @@ def register(
     out = Output(json_mode=as_json)
     for warning in result.warnings:
         out.warning(warning)
-    if sync and result.change != "unchanged":
-        _sync_index(settings, out)
+    if result.change != "unchanged":
+        _sync_index(settings, out, sync)
     if as_json:
         out.json(result.to_json())
     else:
@@ -191,8 +195,12 @@ def unregister(
     ctx: typer.Context,
     plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
     sync: Annotated[
-        bool, typer.Option("--sync/--no-sync", help="Update the search index right away.")
-    ] = True,
+        bool | None,
+        typer.Option(
+            "--sync/--no-sync",
+            help="Update the search index now (default: serve.sync_on_register).",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Remove an external plugin registration."""
@@ -201,19 +209,20 @@ def unregister(
     settings = get_state(ctx).settings()
     unregister_plugin(settings, plugin_id)
     out = Output(json_mode=as_json)
-    if sync:
-        _sync_index(settings, out)
+    _sync_index(settings, out, sync)
     if as_json:
         out.json({"plugin_id": plugin_id, "unregistered": True})
     else:
         out.text(f"unregistered {plugin_id}")
 
 
-def _sync_index(settings: Settings, out: Output) -> None:
+def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
     """Sync the plugin index after a registration change; the change itself is already saved."""
     from homeclaw_cli.errors import HomeclawError
     from homeclaw_cli.services.registration import index_sync_function
 
+    if not (settings.serve.sync_on_register if wanted is None else wanted):
+        return
     sync = index_sync_function()
     if sync is None:
         return

@@ -83,7 +83,8 @@ def run_server(settings: Settings, token: str | None, announce: Announce) -> Non
     serve_log.addHandler(handler)
     serve_log.setLevel(logging.INFO)
 
-    app = create_app(settings, token=token, index_sync=index_sync_function())
+    index_sync = index_sync_function() if settings.serve.sync_on_register else None
+    app = create_app(settings, token=token, index_sync=index_sync)
     run_asgi(
         app,
         settings.serve.host,

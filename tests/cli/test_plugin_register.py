@@ -29,7 +29,8 @@ def write_descriptor(folder: Path, plugin_id: str = "slack-bot", **extra: Any) -
 
 
 @pytest.fixture(autouse=True)
-def no_bundled(hc_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def no_bundled(hc_home: Path, monkeypatch: pytest.MonkeyPatch, fake_models: Any) -> None:
+    # fake_models (tests/fakes/index.py): registrations sync the real index, fake embedder.
     monkeypatch.setenv("HOMECLAW_NO_BUNDLED", "1")
 
 
@@ -148,3 +149,30 @@ def test_register_and_unregister_sync_the_index(
     failed = cli("plugin", "unregister", "slack-bot")
     assert failed.exit_code == 0
     assert "run `homeclaw sync`" in failed.stderr
+
+
+def test_registered_plugin_is_retrieved_and_unhealthy_one_is_not(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = write_descriptor(
+        tmp_path,
+        description="Post messages to Slack channels.",
+        description_long="Send a chat message to a Slack channel or read channel history.",
+    )
+    assert cli("plugin", "register", "--no-check", str(path)).exit_code == 0
+
+    def search() -> dict[str, Any]:
+        found = cli(
+            "plugin", "search", "post a message to the slack channel", "--explain", "--json"
+        )
+        assert found.exit_code == 0, found.output
+        return json.loads(found.stdout)
+
+    assert [h["id"] for h in search()["hits"]] == ["slack-bot"]
+    HealthStore(load_settings().state_dir).record("slack-bot", False, "down", unhealthy_after=1)
+    result = search()
+    assert result["hits"] == []
+    reasons = {c["id"]: c["reason"] for c in result["candidates"]}
+    assert reasons["slack-bot"] == "unhealthy: down"
+    cli("plugin", "unregister", "slack-bot")
+    assert "slack-bot" not in {c["id"] for c in search().get("candidates", [])}

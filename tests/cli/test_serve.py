@@ -33,6 +33,8 @@ def serve_env(hc_home: Path) -> dict[str, str]:
             "HOMECLAW_SERVE__HEALTH_INTERVAL_SEC": "0.2",
             "HOMECLAW_SERVE__HEALTH_TIMEOUT_SEC": "2",
             "HOMECLAW_SERVE__UNHEALTHY_AFTER": "2",
+            # The real embedding model is for the slow test below; plain CLI calls here.
+            "HOMECLAW_SERVE__SYNC_ON_REGISTER": "false",
         }
     )
 
@@ -248,3 +250,24 @@ def test_kill_9_mid_burst_keeps_every_acknowledged_registration(
     assert problems == []  # never a half-written file
     stored = {m.id for m in manifests}
     assert set(acknowledged) <= stored
+
+
+@pytest.mark.slow
+def test_a_registration_is_in_the_index_at_once_with_the_real_model(
+    hc_home: Path,
+    serve_env: dict[str, str],
+    processes: list[LineProcess],
+    run_cli: Callable[..., Any],
+) -> None:
+    env = {**serve_env, "HOMECLAW_SERVE__SYNC_ON_REGISTER": "true"}
+    server, url = start_serve(env)
+    processes.append(server)
+    plugin, _, status = start_plugin(env, homeclaw=url, token_file=hc_home / TOKEN_FILE)
+    processes.append(plugin)
+    assert status == "200"
+    server.wait_for(r"index synced \(added 1\)", timeout=120)
+    found = run_cli(
+        "plugin", "search", "shout this message in capitals", "--json", env=env, timeout=120
+    )
+    assert found.returncode == 0, found.stderr
+    assert [h["id"] for h in json.loads(found.stdout)["hits"]][:1] == ["echo"]
