@@ -265,14 +265,16 @@ class Toolbox:
 
 def _hit_json(hit: Any) -> dict[str, Any]:
     descriptor = hit.descriptor or {}
+    # Plugin rows store describe_entry() (the manifest under "manifest"); skills are flat.
+    manifest = descriptor.get("manifest", descriptor)
     data: dict[str, Any] = {
         "kind": hit.kind,
         "id": hit.id,
         "score": round(float(hit.score), 4),
-        "description": descriptor.get("description", ""),
+        "description": manifest.get("description", ""),
     }
     if hit.kind == "plugin":
-        caps = [c.get("id") for c in descriptor.get("capabilities", []) if isinstance(c, dict)]
+        caps = [c.get("id") for c in manifest.get("capabilities", []) if isinstance(c, dict)]
         data["tools"] = [tool_name(hit.id, c) for c in (caps or ["run"]) if c]
     else:
         data["tools"] = [SKILL_PREFIX + hit.id]

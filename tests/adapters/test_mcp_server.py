@@ -77,7 +77,10 @@ class FakeRetrievalResult:
 
 class FakeRetrieval:
     def search_plugins(self, query: str, *, limit: int | None = None) -> FakeRetrievalResult:
-        desc = {"description": "Shout", "capabilities": [{"id": "shout"}]}
+        desc = {
+            "id": "echo",
+            "manifest": {"description": "Shout", "capabilities": [{"id": "shout"}]},
+        }
         return FakeRetrievalResult([FakeHit("echo", "plugin", 0.9, desc)])
 
     def search_skills(self, query: str, *, limit: int | None = None) -> FakeRetrievalResult:
@@ -358,3 +361,24 @@ def test_a_real_http_plugin_through_the_real_plugin_caller(hc_home: Path) -> Non
         assert (reply.is_error, reply.content[0].text) == (False, "OVER MCP")
     finally:
         plugin.kill()
+
+
+def test_search_tool_runs_the_real_retrieval(settings: Settings, fake_models: Any) -> None:
+    from homeclaw_cli.services.mcp_toolbox import contract_services
+    from homeclaw_cli.services.sync import sync
+
+    sync(settings, kinds=("plugins",))
+    services = contract_services()
+    services.caller = lambda _: FakeCaller()
+
+    async def scenario() -> Any:
+        async with Client(build_server(Toolbox(settings, services))) as client:
+            return await client.call_tool(
+                "homeclaw_search", {"query": "shout a message back", "kind": "plugins"}
+            )
+
+    reply = run(scenario())
+    assert not reply.is_error, reply.content[0].text
+    hits = json.loads(reply.content[0].text)["hits"]
+    assert hits[0]["id"] == "echo"
+    assert hits[0]["tools"] == ["echo__shout"]
