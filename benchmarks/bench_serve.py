@@ -3,17 +3,17 @@
     python benchmarks/bench_serve.py [--clients 50] [--per-client 4] [--no-check]
 
 Starts `homeclaw serve --port 0` in a temporary HOMECLAW_HOME, fires clients x per-client
-registrations (distinct ids) from as many threads at once, then counts what
+registrations (distinct ids) from as many concurrent clients, then counts what
 external_plugins.json holds and what the API lists after a server restart.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -46,27 +46,32 @@ def main() -> None:
             token = (Path(home) / "data/state/serve_token").read_text().strip()
             headers = {"Authorization": f"Bearer {token}"}
 
-            def client(c: int) -> list[int]:
+            async def client(http: httpx.AsyncClient, c: int) -> list[int]:
                 codes = []
-                with httpx.Client(timeout=120) as http:
-                    for k in range(args.per_client):
-                        i = c * args.per_client + k
-                        body = {
-                            "plugin_id": f"bench-{i}",
-                            "name": f"Bench {i}",
-                            "description": f"Benchmark plugin {i}.",
-                            "health_check_url": f"{url}/api/health",
-                            "type": "http",
-                            "config": {"base_url": f"http://127.0.0.1:{20000 + i}"},
-                        }
-                        r = http.post(f"{url}/api/plugins/register", json=body, headers=headers)
-                        codes.append(r.status_code)
+                for k in range(args.per_client):
+                    i = c * args.per_client + k
+                    body = {
+                        "plugin_id": f"bench-{i}",
+                        "name": f"Bench {i}",
+                        "description": f"Benchmark plugin {i}.",
+                        "health_check_url": f"{url}/api/health",
+                        "type": "http",
+                        "config": {"base_url": f"http://127.0.0.1:{20000 + i}"},
+                    }
+                    r = await http.post(f"{url}/api/plugins/register", json=body, headers=headers)
+                    codes.append(r.status_code)
                 return codes
+
+            async def burst() -> list[int]:
+                # One connection per client, all at once: 50 plugins starting together.
+                limits = httpx.Limits(max_connections=args.clients)
+                async with httpx.AsyncClient(timeout=120, limits=limits) as http:
+                    chunks = await asyncio.gather(*(client(http, c) for c in range(args.clients)))
+                return [code for chunk in chunks for code in chunk]
 
             total = args.clients * args.per_client
             start = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=args.clients) as pool:
-                codes = [c for chunk in pool.map(client, range(args.clients)) for c in chunk]
+            codes = asyncio.run(burst())
             seconds = time.perf_counter() - start
             server.stop()
             manifests, problems = read_external_plugins(Path(home) / "data/external_plugins.json")
