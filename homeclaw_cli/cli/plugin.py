@@ -156,28 +156,33 @@ def register(
     import json
     import sys
 
-    from homeclaw_cli.domain.document import DocumentError, read_text_file
+    from homeclaw_cli.domain.document import Document, DocumentError, read_document
     from homeclaw_cli.errors import ManifestError, NotFoundError
     from homeclaw_cli.services.registration import register_plugin
 
-    if str(file) == "-":
-        text, where = sys.stdin.read(), "<stdin>"
-    else:
-        if not file.is_file():
-            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
-        try:
-            text, where = read_text_file(file), str(file)
-        except DocumentError as exc:
-            raise ManifestError(f"{file}: {exc.message}") from None
     try:
-        payload = json.loads(text)
+        if str(file) == "-":
+            where = "<stdin>"
+            document = Document(Path(where), json.loads(sys.stdin.read()))
+        elif not file.is_file():
+            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
+        else:
+            where, document = str(file), read_document(file)
     except json.JSONDecodeError as exc:
         raise ManifestError(
-            f"{where}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
+            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
             hint="fix the syntax at that position",
         ) from None
+    except DocumentError as exc:
+        position = f":{exc.line}:{exc.column}" if exc.line else ""
+        raise ManifestError(
+            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
+        ) from None
+    payload = document.data
     settings = get_state(ctx).settings()
-    result = register_plugin(settings, payload, replace=replace, check=check, where=where)
+    result = register_plugin(
+        settings, payload, replace=replace, check=check, where=where, document=document
+    )
     out = Output(json_mode=as_json)
     for warning in result.warnings:
         out.warning(warning)

@@ -39,9 +39,7 @@ class RegistrationError(ManifestError):
     """A registration body that does not validate; `problems` name each field."""
 
     def __init__(self, problems: list[dict[str, str]], *, where: str = "registration") -> None:
-        text = "; ".join(
-            f"{p['field']}: {p['message']}" if p["field"] else p["message"] for p in problems
-        )
+        text = "; ".join(_problem_text(p) for p in problems)
         super().__init__(
             f"invalid {where}: {text}",
             hint="the body is a plugin descriptor with `plugin_id` (see seed 000 §7); "
@@ -67,17 +65,32 @@ class RegistrationResult:
         }
 
 
+def _problem_text(problem: dict[str, str]) -> str:
+    where = problem["field"]
+    if problem.get("line"):
+        where += f" (line {problem['line']})"
+    return f"{where}: {problem['message']}" if where else problem["message"]
+
+
 def _problem(diagnostic: Diagnostic) -> dict[str, str]:
     name = diagnostic.field or ""
     message = diagnostic.message
     if name == "id":  # the wire format calls it plugin_id
         name = "plugin_id"
         message = message.replace("`id`", "`plugin_id`").replace("plugin id", "plugin_id")
-    return {"field": name, "message": message}
+    problem = {"field": name, "message": message}
+    if diagnostic.line is not None:
+        problem["line"] = str(diagnostic.line)
+    return problem
 
 
-def parse_registration(payload: Any, *, where: str = "registration") -> PluginManifest:
-    """Validate a registration body into a PluginManifest or raise RegistrationError."""
+def parse_registration(
+    payload: Any, *, where: str = "registration", document: Document | None = None
+) -> PluginManifest:
+    """Validate a registration body into a PluginManifest or raise RegistrationError.
+
+    `document` (a file read with positions) lets problems name their line.
+    """
     if not isinstance(payload, dict):
         raise RegistrationError(
             [{"field": "", "message": "the body must be a JSON object (a plugin descriptor)"}],
@@ -107,7 +120,10 @@ def parse_registration(payload: Any, *, where: str = "registration") -> PluginMa
             where=where,
         )
     data = payload_to_descriptor(payload)
-    manifest, diagnostics = manifest_from_data(data, Document(Path(where), data))
+    positions = dict(document.positions) if document else {}
+    if ("plugin_id",) in positions:
+        positions[("id",)] = positions[("plugin_id",)]
+    manifest, diagnostics = manifest_from_data(data, Document(Path(where), data, positions))
     problems = [_problem(d) for d in diagnostics if d.severity == "error"]
     if manifest is not None and not problems:
         problems = _external_rules(manifest)
@@ -201,7 +217,12 @@ def _check_folder_conflict(settings: Settings, plugin_id: str) -> None:
 
 
 def prepare_registration(
-    settings: Settings, payload: Any, *, where: str = "registration", remote: bool = False
+    settings: Settings,
+    payload: Any,
+    *,
+    where: str = "registration",
+    remote: bool = False,
+    document: Document | None = None,
 ) -> PluginManifest:
     """Everything that can refuse a registration before its health check and write.
 
@@ -209,7 +230,7 @@ def prepare_registration(
     serve.allow_command_plugins: registering one would let a network client choose what
     homeclaw executes.
     """
-    manifest = parse_registration(payload, where=where)
+    manifest = parse_registration(payload, where=where, document=document)
     if remote and not settings.serve.allow_command_plugins and runs_local_command(manifest):
         raise RegistrationError(
             [
@@ -282,10 +303,11 @@ def register_plugin(
     replace: bool = False,
     check: bool | None = None,
     where: str = "registration",
+    document: Document | None = None,
 ) -> RegistrationResult:
     """Validate, health-check (unless turned off) and persist one registration (the CLI path;
     the API runs the same steps with an async health check)."""
-    manifest = prepare_registration(settings, payload, where=where)
+    manifest = prepare_registration(settings, payload, where=where, document=document)
     url = check_url(settings, manifest, check)
     checked: str | None = None
     if url:

@@ -64,7 +64,10 @@ def test_bad_descriptor_names_file_and_field(cli: Callable[..., Any], tmp_path: 
     result = cli("plugin", "register", "--no-check", str(path))
     assert result.exit_code == 1
     assert str(path) in result.stderr
-    assert "config.base_url" in result.stderr
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "ftp://" in text)
+    assert f"config.base_url (line {line}): base_url 'ftp://nope' is not an http(s) URL" in (
+        result.stderr
+    )
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"plugin_id": "x",\n  oops}')
