@@ -249,6 +249,27 @@ def test_stdio_transport_with_the_real_cli(settings: Settings) -> None:
     assert {"homeclaw_search", "echo__shout"} <= names
 
 
+def test_stdio_calls_a_bundled_inline_plugin_without_corrupting_the_stream(
+    settings: Settings,
+) -> None:
+    # An inline plugin runs inside the MCP server process, whose stdout is the protocol.
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "homeclaw_cli", "mcp", "serve"],
+        env=child_env({"HOMECLAW_NO_BUNDLED": "0"}),
+    )
+
+    async def scenario() -> Any:
+        async with Client(params) as client:
+            first = await client.call_tool("calculator__evaluate", {"expression": "6*7"})
+            second = await client.call_tool("calculator__evaluate", {"expression": "2**10"})
+            return first, second
+
+    first, second = run(scenario())
+    assert (first.is_error, first.content[0].text.strip()) == (False, "6*7 = 42")
+    assert second.content[0].text.strip() == "2**10 = 1024"
+
+
 def test_streamable_http_transport_needs_the_token(settings: Settings) -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
