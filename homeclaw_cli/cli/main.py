@@ -11,7 +11,17 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import config_cmd, eval_cmd, mcp_cmd, plugin, plugin_index, serve, skill
+from homeclaw_cli.cli import (
+    audit,
+    config_cmd,
+    eval_cmd,
+    mcp_cmd,
+    plugin,
+    plugin_index,
+    plugin_install,
+    serve,
+    skill,
+)
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
@@ -51,6 +61,8 @@ plugin_index.register(plugin.app)
 app.add_typer(skill.app, name="skill")
 app.command("sync")(sync_cli.sync_command)
 app.add_typer(eval_cmd.app, name="eval")
+app.command("audit")(audit.audit)
+_ = plugin_install  # registers install/update/remove/enable/disable/new on `plugin`
 app.add_typer(mcp_cmd.app, name="mcp")
 app.command("serve")(serve.serve)
 
