@@ -1,0 +1,109 @@
+"""Tool calls small models write as text instead of structured `tool_calls`.
+
+Small Qwen and Llama models often answer `{"name": "weather__now", "arguments": {...}}` in the
+content, sometimes fenced in ```json or wrapped in <tool_call> tags. We accept such a reply as a
+call only when the name is one of the tools offered this turn, so a user asking for JSON output
+never has their answer swallowed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_TAG = re.compile(r"^<tool_call>\s*(.*?)\s*(?:</tool_call>)?$", re.DOTALL)
+NAME_KEYS = ("name", "tool", "function", "tool_name")
+ARG_KEYS = ("arguments", "parameters", "args", "input")
+ANSWER_TOOL = "answer"
+
+
+@dataclass
+class ParsedCall:
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def strip_wrappers(content: str) -> str:
+    text = content.strip()
+    for pattern in (_FENCE, _TAG):
+        match = pattern.match(text)
+        if match:
+            text = match.group(1).strip()
+    return text
+
+
+def looks_like_json_start(text: str) -> bool:
+    """True while a streamed reply could still turn out to be a text tool call."""
+    stripped = text.lstrip()
+    return not stripped or stripped[0] in "{[`<"
+
+
+def parse_content_calls(content: str, known: Collection[str]) -> list[ParsedCall]:
+    """Tool calls written as JSON text; [] when the content is an ordinary answer."""
+    text = strip_wrappers(content)
+    if not text or text[0] not in "{[":
+        return []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    items = data if isinstance(data, list) else [data]
+    calls: list[ParsedCall] = []
+    for item in items:
+        call = _call_from(item)
+        if call is None or call.name not in known:
+            return []
+        calls.append(call)
+    return calls
+
+
+def _call_from(item: Any) -> ParsedCall | None:
+    if not isinstance(item, dict):
+        return None
+    if isinstance(item.get("function"), dict):  # OpenAI shape {"function": {"name", ...}}
+        item = item["function"]
+    name = next((item[k] for k in NAME_KEYS if isinstance(item.get(k), str)), None)
+    if name is None:
+        return None
+    raw: Any = next((item[k] for k in ARG_KEYS if k in item), {})
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            return None
+    return ParsedCall(name, raw if isinstance(raw, dict) else {})
+
+
+def json_mode_schema(tool_names: list[str]) -> dict[str, Any]:
+    """The `format` schema for models without tool support: pick a tool, or answer."""
+    return {
+        "type": "object",
+        "properties": {
+            "tool": {"type": "string", "enum": [ANSWER_TOOL, *tool_names]},
+            "arguments": {"type": "object"},
+            "answer": {"type": "string"},
+        },
+        "required": ["tool"],
+    }
+
+
+def parse_json_mode_reply(
+    content: str, known: Collection[str]
+) -> tuple[str | None, ParsedCall | None]:
+    """(answer, call) from a `format`-constrained reply; falls back to the text itself."""
+    calls = parse_content_calls(content, known)
+    if calls:
+        return None, calls[0]
+    try:
+        data = json.loads(strip_wrappers(content))
+    except json.JSONDecodeError:
+        return content, None
+    if not isinstance(data, dict):
+        return content, None
+    if data.get("tool") == ANSWER_TOOL or "answer" in data:
+        return str(data.get("answer") or data.get("arguments", {}).get("text", "")), None
+    return content, None
