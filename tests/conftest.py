@@ -50,8 +50,13 @@ def cli(hc_home: Path) -> Callable[..., object]:
 def run_cli(hc_home: Path) -> Callable[..., CliResult]:
     """Run `python -m homeclaw_cli` in a subprocess (the real entry point)."""
 
-    def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60,
-            input: str | None = None, cwd: Path | None = None) -> CliResult:
+    def run(
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        input: str | None = None,
+        cwd: Path | None = None,
+    ) -> CliResult:
         full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(env or {})}
         return subprocess.run(
             [sys.executable, "-m", "homeclaw_cli", *args],

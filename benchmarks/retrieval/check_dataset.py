@@ -14,6 +14,7 @@ Prints a summary; exits 1 if any problem was found.
 
 Usage: python check_dataset.py [--verbose]
 """
+
 from __future__ import annotations
 
 import json
@@ -35,10 +36,27 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PLUGIN_TYPES = {"inline", "subprocess", "http", "mcp"}
 PARAM_TYPES = {"string", "number", "boolean", "object", "array"}
 KNOWN_TAGS = {"short", "vague", "typo", "non-english", "keyword", "paraphrase", "multi", "none"}
-TOP_LEVEL_KEYS = {"id", "name", "description", "description_long", "version", "keywords",
-                  "type", "config", "capabilities"}
-CAP_KEYS = {"id", "name", "description", "parameters", "output_description", "post_process",
-            "method", "path"}
+TOP_LEVEL_KEYS = {
+    "id",
+    "name",
+    "description",
+    "description_long",
+    "version",
+    "keywords",
+    "type",
+    "config",
+    "capabilities",
+}
+CAP_KEYS = {
+    "id",
+    "name",
+    "description",
+    "parameters",
+    "output_description",
+    "post_process",
+    "method",
+    "path",
+}
 PARAM_KEYS = {"name", "type", "required", "description"}
 
 MIN_PLUGINS = 64
@@ -96,8 +114,9 @@ def check_manifest(folder: Path, data, problems: list[str]) -> str | None:
         problems.append(f"{pid}: description is {len(desc)} chars (limit {MAX_DESCRIPTION})")
     if "description_long" in data and not isinstance(data["description_long"], str):
         problems.append(f"{pid}: description_long must be a string")
-    if "keywords" in data and not (isinstance(data["keywords"], list)
-                                   and all(isinstance(k, str) for k in data["keywords"])):
+    if "keywords" in data and not (
+        isinstance(data["keywords"], list) and all(isinstance(k, str) for k in data["keywords"])
+    ):
         problems.append(f"{pid}: keywords must be a list of strings")
     ptype = data.get("type")
     if ptype not in PLUGIN_TYPES:
@@ -238,24 +257,36 @@ def main() -> int:
 
     for pid in sorted(plugins):
         if per_plugin[pid] < MIN_QUERIES_PER_PLUGIN:
-            problems.append(f"{pid}: only {per_plugin[pid]} queries (need {MIN_QUERIES_PER_PLUGIN})")
+            problems.append(
+                f"{pid}: only {per_plugin[pid]} queries (need {MIN_QUERIES_PER_PLUGIN})"
+            )
     if len(plugins) < MIN_PLUGINS:
         problems.append(f"only {len(plugins)} plugins (need {MIN_PLUGINS})")
     if len(queries) < MIN_QUERIES:
         problems.append(f"only {len(queries)} queries (need {MIN_QUERIES})")
     if per_tag["non-english"] < MIN_NON_ENGLISH:
-        problems.append(f"only {per_tag['non-english']} non-english queries (need {MIN_NON_ENGLISH})")
+        problems.append(
+            f"only {per_tag['non-english']} non-english queries (need {MIN_NON_ENGLISH})"
+        )
     if per_tag["none"] < MIN_NONE:
         problems.append(f"only {per_tag['none']} no-plugin queries (need {MIN_NONE})")
 
-    print(f"plugins: {len(plugins)}  (" + ", ".join(f"{t}={c}" for t, c in sorted(per_type.items())) + ")")
+    print(
+        f"plugins: {len(plugins)}  ("
+        + ", ".join(f"{t}={c}" for t, c in sorted(per_type.items()))
+        + ")"
+    )
     print(f"capabilities: {sum(len(p.get('capabilities') or []) for p in plugins.values())}")
     print(f"queries: {len(queries)}")
-    print("  expected ids per query: " + ", ".join(f"{k}->{v}" for k, v in sorted(n_expected.items())))
+    print(
+        "  expected ids per query: " + ", ".join(f"{k}->{v}" for k, v in sorted(n_expected.items()))
+    )
     print("  per tag: " + ", ".join(f"{t}={c}" for t, c in per_tag.most_common()))
     counts = sorted(per_plugin[p] for p in plugins)
     if counts:
-        print(f"  queries per plugin: min={counts[0]} median={counts[len(counts) // 2]} max={counts[-1]}")
+        print(
+            f"  queries per plugin: min={counts[0]} median={counts[len(counts) // 2]} max={counts[-1]}"
+        )
     if verbose:
         for pid in sorted(plugins, key=lambda p: (per_plugin[p], p)):
             print(f"    {per_plugin[pid]:3d}  {pid}")

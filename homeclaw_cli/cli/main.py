@@ -58,11 +58,17 @@ def root(
     ctx: typer.Context,
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="Config file (default: platform config dir).", envvar=None),
+        typer.Option(
+            "--config", metavar="FILE", help="Config file (default: platform config dir)."
+        ),
     ] = None,
     plugins_dir: Annotated[
         list[Path] | None,
-        typer.Option("--plugins-dir", help="Extra plugin folder, highest precedence. Repeatable."),
+        typer.Option(
+            "--plugins-dir",
+            metavar="DIR",
+            help="Extra plugin folder, highest precedence. Repeatable.",
+        ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
@@ -78,4 +84,4 @@ def root(
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    app(prog_name="homeclaw")

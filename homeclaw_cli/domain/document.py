@@ -22,7 +22,7 @@ MAX_DEPTH = 64
 FieldPath = tuple[str | int, ...]
 
 try:  # libyaml is several times faster when present
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment,misc]
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
 except AttributeError:  # pragma: no cover - pure-Python PyYAML build
     _Loader = yaml.SafeLoader
 
@@ -69,9 +69,7 @@ def read_text_file(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
     except OSError as exc:
         raise DocumentError(f"cannot read file: {exc.strerror}") from None
     if size > limit:
-        raise DocumentError(
-            f"file is {_human(size)}; descriptors are limited to {_human(limit)}"
-        )
+        raise DocumentError(f"file is {_human(size)}; descriptors are limited to {_human(limit)}")
     raw = path.read_bytes()
     if b"\x00" in raw:
         raise DocumentError("file is binary (contains NUL bytes), not YAML or JSON text")

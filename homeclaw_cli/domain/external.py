@@ -60,7 +60,7 @@ def read_external_plugins(path: Path) -> tuple[list[PluginManifest], list[Diagno
     for index, payload in enumerate(entries):
         try:
             manifests.append(PluginManifest.model_validate(payload_to_descriptor(payload)))
-        except Exception as exc:  # noqa: BLE001 - one bad entry must not hide the others
+        except ValueError as exc:  # one bad entry must not hide the others
             problems.append(
                 Diagnostic("error", "external-entry", path, str(exc), field=f"plugins[{index}]")
             )

@@ -87,12 +87,15 @@ class Parameter(_Model):
 
     @model_validator(mode="after")
     def _default_type(self) -> Parameter:
-        if self.has_default and self.default is not None:
-            if not value_matches_type(self.default, self.type):
-                raise rule_error(
-                    f"default {self.default!r} of parameter {self.name!r} is not a {self.type}",
-                    "default",
-                )
+        if (
+            self.has_default
+            and self.default is not None
+            and not value_matches_type(self.default, self.type)
+        ):
+            raise rule_error(
+                f"default {self.default!r} of parameter {self.name!r} is not a {self.type}",
+                "default",
+            )
         return self
 
 

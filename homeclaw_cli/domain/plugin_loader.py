@@ -94,7 +94,9 @@ def load_plugin(target: Path) -> LoadResult:
     )
 
 
-def manifest_from_data(data: Any, document: Document) -> tuple[PluginManifest | None, list[Diagnostic]]:
+def manifest_from_data(
+    data: Any, document: Document
+) -> tuple[PluginManifest | None, list[Diagnostic]]:
     """Validate parsed descriptor data; diagnostics carry field paths and lines."""
     if not isinstance(data, dict):
         kind = "empty" if data is None else type(data).__name__
@@ -120,7 +122,9 @@ def _load_manifest(folder: Path, manifest_path: Path) -> LoadResult:
         document = read_document(manifest_path)
     except DocumentError as exc:
         result.diagnostics.append(
-            Diagnostic("error", "syntax", manifest_path, exc.message, line=exc.line, column=exc.column)
+            Diagnostic(
+                "error", "syntax", manifest_path, exc.message, line=exc.line, column=exc.column
+            )
         )
         return result
     manifest, diagnostics = manifest_from_data(document.data, document)
@@ -139,7 +143,9 @@ def _load_legacy(folder: Path) -> LoadResult:
         document = read_document(config_path)
     except DocumentError as exc:
         result.diagnostics.append(
-            Diagnostic("error", "syntax", config_path, exc.message, line=exc.line, column=exc.column)
+            Diagnostic(
+                "error", "syntax", config_path, exc.message, line=exc.line, column=exc.column
+            )
         )
         return result
     data = document.data if isinstance(document.data, dict) else {}
@@ -270,10 +276,14 @@ def format_loc(loc: FieldPath) -> str:
 # --- checks that need the folder or more than one field ----------------------------------
 
 
-def _semantic_checks(manifest: PluginManifest, folder: Path, document: Document) -> list[Diagnostic]:
+def _semantic_checks(
+    manifest: PluginManifest, folder: Path, document: Document
+) -> list[Diagnostic]:
     out: list[Diagnostic] = []
 
-    def add(severity: str, code: str, loc: FieldPath, message: str, hint: str | None = None) -> None:
+    def add(
+        severity: str, code: str, loc: FieldPath, message: str, hint: str | None = None
+    ) -> None:
         position = document.position(loc)
         out.append(
             Diagnostic(
@@ -291,22 +301,16 @@ def _semantic_checks(manifest: PluginManifest, folder: Path, document: Document)
     config = manifest.config
     if isinstance(config, InlineConfig):
         _check_inline(manifest, config, folder, add)
-    elif isinstance(config, SubprocessConfig) and not command_exists(config.command, folder):
-        add(
-            "warning",
-            "command-not-found",
-            ("config", "command"),
-            f"command {config.command!r} is not on PATH (or in the plugin folder)",
-            "install it, or use an absolute path",
-        )
-    elif isinstance(config, McpConfig) and config.command and not command_exists(config.command, folder):
-        add(
-            "warning",
-            "command-not-found",
-            ("config", "command"),
-            f"command {config.command!r} is not on PATH (or in the plugin folder)",
-            "install it, or use an absolute path",
-        )
+    else:
+        command = config.command if isinstance(config, SubprocessConfig | McpConfig) else None
+        if command and not command_exists(command, folder):
+            add(
+                "warning",
+                "command-not-found",
+                ("config", "command"),
+                f"command {command!r} is not on PATH (or in the plugin folder)",
+                "install it, or use an absolute path",
+            )
 
     for loc, text in _descriptions(manifest):
         tokens = estimate_tokens(text)

@@ -182,9 +182,7 @@ def scan(settings: Settings) -> Registry:
     for manifest in external:
         _add(registry, PluginEntry(manifest, "external", None, settings.external_plugins_file))
     if problems:
-        registry.broken.append(
-            BrokenPlugin("external", settings.external_plugins_file, problems)
-        )
+        registry.broken.append(BrokenPlugin("external", settings.external_plugins_file, problems))
     return registry
 
 

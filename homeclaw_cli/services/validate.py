@@ -18,7 +18,9 @@ class ValidationReport:
     strict: bool = False
 
     def passed(self, result: LoadResult) -> bool:
-        return result.manifest is not None and not has_errors(result.diagnostics, strict=self.strict)
+        return result.manifest is not None and not has_errors(
+            result.diagnostics, strict=self.strict
+        )
 
     @property
     def ok(self) -> bool:

@@ -1,0 +1,1 @@
+complete --command homeclaw --no-files --arguments "(env _HOMECLAW_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) homeclaw)" --condition "env _HOMECLAW_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) homeclaw"

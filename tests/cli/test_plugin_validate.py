@@ -1,0 +1,313 @@
+"""Every validation rule, proven through `homeclaw plugin validate`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+VALID = """\
+id: demo
+name: Demo
+description: A demo plugin.
+type: subprocess
+config:
+  command: python3
+  args: [main.py]
+capabilities:
+  - id: greet
+    name: Greet
+    description: Say hello.
+    parameters:
+      - name: who
+        type: string
+        required: false
+        default: world
+"""
+
+
+def write_plugin(root: Path, text: str, name: str = "plugin.yaml", folder: str = "demo") -> Path:
+    plugin = root / folder
+    plugin.mkdir(parents=True, exist_ok=True)
+    (plugin / name).write_text(textwrap.dedent(text))
+    return plugin
+
+
+def validate_json(cli: Any, *paths: Path, strict: bool = False) -> tuple[int, dict[str, Any]]:
+    args = ["plugin", "validate", *map(str, paths), "--json"] + (["--strict"] if strict else [])
+    result = cli(*args)
+    return result.exit_code, json.loads(result.stdout)
+
+
+def only_plugin(report: dict[str, Any]) -> dict[str, Any]:
+    assert len(report["plugins"]) == 1
+    plugin: dict[str, Any] = report["plugins"][0]
+    return plugin
+
+
+def test_valid_plugin_exits_zero(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID)
+    result = cli("plugin", "validate", str(folder))
+    assert result.exit_code == 0, result.output
+    assert "demo" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["plugin.yml", "plugin.json"])
+def test_alternative_manifest_names(cli: Any, tmp_path: Path, name: str) -> None:
+    import yaml
+
+    text = VALID if name.endswith("yml") else json.dumps(yaml.safe_load(VALID), indent=2)
+    folder = write_plugin(tmp_path, text, name=name)
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    assert only_plugin(report)["id"] == "demo"
+
+
+def test_yaml_syntax_error_has_line_and_column(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, "id: demo\nname: [unclosed\ndescription: x\n")
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["code"] == "syntax"
+    assert error["line"] == 3 and error["column"] is not None
+
+
+def test_json_syntax_error_has_line_and_column(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, '{\n  "id": "demo",\n  "name": \n}\n', name="plugin.json")
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["code"] == "syntax" and error["line"] == 4 and error["column"] == 1
+
+
+def test_schema_error_names_field_path_and_line(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID.replace("type: string", "type: str"))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "capabilities[0].parameters[0].type"
+    assert error["line"] == 14
+    assert "'string'" in error["message"] and "'str'" in error["message"]
+
+
+def test_missing_required_field(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID.replace("name: Demo\n", ""))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    assert only_plugin(report)["errors"][0]["message"] == "missing required field `name`"
+
+
+def test_unknown_field_suggests_the_right_one(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(
+        tmp_path, VALID.replace("    description: Say hello.", "    descripton: Say hello.")
+    )
+    result = cli("plugin", "validate", str(folder))
+    assert result.exit_code == 1
+    assert "unknown field `descripton` (did you mean `description`?)" in result.stdout
+    assert "capabilities[0].descripton" in result.stdout
+    assert "plugin.yaml:11:" in result.stdout
+
+
+def test_unknown_config_field_suggests_from_that_type(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID.replace("  args: [main.py]", "  arg: [main.py]"))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "config.arg" and "did you mean `args`" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("id: demo", "id: Demo Plugin", "id"),
+        ("  - id: greet", "  - id: -greet", "capabilities[0].id"),
+    ],
+)
+def test_ids_must_match_the_pattern(
+    cli: Any, tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    folder = write_plugin(tmp_path, VALID.replace(old, new))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == field and "[a-z0-9][a-z0-9_-]*" in error["message"]
+
+
+def test_duplicate_capability_ids(cli: Any, tmp_path: Path) -> None:
+    extra = "  - id: greet\n    name: Again\n    description: Duplicate.\n"
+    folder = write_plugin(tmp_path, VALID + extra)
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "capabilities[1].id" and error["line"] == 17
+    assert "duplicate capability id 'greet'" in error["message"]
+
+
+def test_duplicate_parameter_names(cli: Any, tmp_path: Path) -> None:
+    extra = "      - name: who\n        type: number\n"
+    folder = write_plugin(tmp_path, VALID + extra)
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "capabilities[0].parameters[1].name"
+    assert "duplicate parameter name 'who'" in error["message"]
+
+
+def test_default_must_match_parameter_type(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID.replace("default: world", "default: 42"))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "capabilities[0].parameters[0].default" and error["line"] == 16
+    assert "is not a string" in error["message"]
+
+
+def test_post_process_prompt_needs_post_process(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID + "    post_process_prompt: Summarize.\n")
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "capabilities[0].post_process_prompt"
+    assert "post_process: true" in error["message"]
+
+
+def test_method_and_path_only_on_http_plugins(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID + "    method: POST\n")
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "capabilities[0].method" and "only http plugins" in error["message"]
+
+
+def test_http_base_url_must_be_a_url(cli: Any, tmp_path: Path) -> None:
+    text = VALID.replace("type: subprocess", "type: http").replace(
+        "  command: python3\n  args: [main.py]", "  base_url: localhost:3100"
+    )
+    folder = write_plugin(tmp_path, text)
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "config.base_url" and "not an http(s) URL" in error["message"]
+
+
+def test_inline_capability_needs_a_matching_method(cli: Any, tmp_path: Path) -> None:
+    text = VALID.replace("type: subprocess", "type: inline").replace(
+        "config:\n  command: python3\n  args: [main.py]\n", ""
+    )
+    folder = write_plugin(tmp_path, text)
+    (folder / "plugin.py").write_text(
+        "from homeclaw_cli.sdk import BasePlugin\n\n"
+        "class Demo(BasePlugin):\n    def greeet(self, who='x'):\n        return who\n"
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["code"] == "inline-method" and "did you mean `greeet`" in error["message"]
+    (folder / "plugin.py").write_text(
+        "from homeclaw_cli.sdk import BasePlugin\n\nclass Demo(BasePlugin):\n"
+        "    async def greet(self, who='x'):\n        raise SystemExit('never imported')\n"
+    )
+    assert validate_json(cli, folder)[0] == 0
+
+
+def test_missing_command_is_a_warning_and_strict_makes_it_an_error(
+    cli: Any, tmp_path: Path
+) -> None:
+    folder = write_plugin(
+        tmp_path, VALID.replace("command: python3", "command: no-such-binary-xyz")
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    assert only_plugin(report)["warnings"][0]["code"] == "command-not-found"
+    code, report = validate_json(cli, folder, strict=True)
+    assert code == 1 and report["valid"] is False
+
+
+def test_long_description_warns_with_token_count(cli: Any, tmp_path: Path) -> None:
+    long = "Does many things for many people in many situations. " * 12
+    folder = write_plugin(
+        tmp_path, VALID.replace("description: A demo plugin.", f"description: {long}")
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    warning = only_plugin(report)["warnings"][0]
+    assert warning["code"] == "description-length" and "tokens" in warning["message"]
+
+
+def test_alias_bomb_is_refused_quickly(cli: Any, tmp_path: Path) -> None:
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, 10):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [{','.join(['*' + prev] * 9)}]")
+    folder = write_plugin(tmp_path, "\n".join(lines) + "\n")
+    started = time.perf_counter()
+    code, report = validate_json(cli, folder)
+    assert time.perf_counter() - started < 2
+    assert code == 1 and "alias" in only_plugin(report)["errors"][0]["message"]
+
+
+def test_huge_file_is_refused_without_reading_it(cli: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    with (folder / "plugin.yaml").open("wb") as handle:
+        handle.truncate(100 * 1024 * 1024)
+    code, report = validate_json(cli, folder)
+    assert code == 1 and "limited to 1.0 MiB" in only_plugin(report)["errors"][0]["message"]
+
+
+def test_binary_junk_is_refused(cli: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "junk"
+    folder.mkdir()
+    (folder / "plugin.yaml").write_bytes(bytes(range(256)) * 10)
+    code, report = validate_json(cli, folder)
+    assert code == 1 and "binary" in only_plugin(report)["errors"][0]["message"]
+
+
+def test_non_mapping_document(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, "- just\n- a list\n")
+    code, report = validate_json(cli, folder)
+    assert code == 1 and "must be a mapping" in only_plugin(report)["errors"][0]["message"]
+
+
+def test_missing_path_is_a_usage_error(cli: Any, tmp_path: Path) -> None:
+    result = cli("plugin", "validate", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "no such file or folder" in result.stderr
+
+
+def test_folder_of_plugins_validates_each(cli: Any, tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    write_plugin(root, VALID, folder="one")
+    write_plugin(root, VALID.replace("id: demo", "id: two"), folder="two")
+    write_plugin(root, "id: [", folder="broken")
+    code, report = validate_json(cli, root)
+    assert code == 1
+    assert [p["valid"] for p in report["plugins"]] == [False, True, True]
+
+
+def test_legacy_config_yml_plugin_loads_as_inline(cli: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "legacy"
+    folder.mkdir()
+    (folder / "config.yml").write_text("id: legacy\ndescription: An old-style plugin.\napiKey: x\n")
+    (folder / "legacy_plugin.py").write_text(
+        "from base.BasePlugin import BasePlugin\n\nclass Legacy(BasePlugin):\n"
+        "    async def run(self):\n        return 'hi'\n"
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    assert only_plugin(report)["legacy"] is True and only_plugin(report)["id"] == "legacy"
+    (folder / "config.yml").write_text("description: no id\n")
+    code, report = validate_json(cli, folder)
+    assert code == 1 and "`id`" in only_plugin(report)["errors"][0]["message"]
+
+
+def test_bundled_plugins_are_valid(cli: Any) -> None:
+    from tests.conftest import REPO_ROOT
+
+    code, report = validate_json(cli, REPO_ROOT / "plugins", strict=False)
+    assert code == 0, report

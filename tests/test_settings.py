@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.settings import load_settings
+
+
+def test_homeclaw_home_keeps_everything_under_it(tmp_path: Path) -> None:
+    settings = load_settings(env={"HOMECLAW_HOME": str(tmp_path)}, cwd=tmp_path)
+    assert settings.config_path == tmp_path / "config.yaml"
+    assert settings.data_dir == tmp_path / "data"
+    assert settings.index_uri == str(tmp_path / "data" / "index")
+    assert settings.user_plugins_dir == tmp_path / "data" / "plugins"
+
+
+def test_precedence_default_config_env_flag(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("plugins:\n  max_retrieved: 7\nllm:\n  model: qwen2.5\n")
+    env = {"HOMECLAW_HOME": str(tmp_path), "HOMECLAW_PLUGINS__MAX_RETRIEVED": "9"}
+    settings = load_settings(env=env, cwd=tmp_path)
+    assert settings.plugins.max_retrieved == 9
+    assert settings.sources["plugins.max_retrieved"] == "env HOMECLAW_PLUGINS__MAX_RETRIEVED"
+    assert settings.llm.model == "qwen2.5"
+    assert settings.sources["llm.model"].startswith("config ")
+    settings = load_settings(env=env, cwd=tmp_path, flags={"plugins.max_retrieved": 2})
+    assert settings.plugins.max_retrieved == 2
+
+
+def test_model_and_ollama_host_env(tmp_path: Path) -> None:
+    env = {"HOMECLAW_HOME": str(tmp_path), "HOMECLAW_MODEL": "llama3.1:8b", "OLLAMA_HOST": ":11500"}
+    settings = load_settings(env=env, cwd=tmp_path)
+    assert settings.llm.model == "llama3.1:8b"
+    assert settings.llm.host == "http://127.0.0.1:11500"
+
+
+def test_paths_and_no_bundled(tmp_path: Path) -> None:
+    env = {
+        "HOMECLAW_HOME": str(tmp_path),
+        "HOMECLAW_PLUGINS_PATH": os.pathsep.join(["/a", "/b"]),
+        "HOMECLAW_SKILLS_PATH": "/s",
+        "HOMECLAW_NO_BUNDLED": "1",
+    }
+    settings = load_settings(env=env, cwd=tmp_path, extra_plugin_dirs=[Path("/flag")])
+    assert settings.extra_plugin_dirs == [Path("/flag"), Path("/a"), Path("/b")]
+    assert settings.extra_skill_dirs == [Path("/s")]
+    assert settings.bundled is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plugins:\n  max_retreived: 3\n", "did you mean `max_retrieved`"),
+        ("pluginz: {}\n", "did you mean `plugins`"),
+        ("plugins:\n  max_retrieved: lots\n", "plugins.max_retrieved"),
+        ("plugins: [\n", "config.yaml:2:1: not valid YAML"),
+    ],
+)
+def test_bad_config_names_file_key_and_fix(tmp_path: Path, text: str, expected: str) -> None:
+    (tmp_path / "config.yaml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env={"HOMECLAW_HOME": str(tmp_path)}, cwd=tmp_path)
+    assert expected in str(caught.value)
+
+
+def test_config_show_and_path(cli: Any, hc_home: Path) -> None:
+    (hc_home / "config.yaml").write_text("llm:\n  model: mistral\n")
+    result = cli("config", "show", "--json")
+    assert result.exit_code == 0
+    import json
+
+    values = json.loads(result.stdout)["values"]
+    assert values["llm.model"] == {
+        "value": "mistral",
+        "source": f"config {hc_home / 'config.yaml'}",
+    }
+    assert cli("config", "path").stdout.strip() == str(hc_home / "config.yaml")
+
+
+def test_bad_config_exits_with_config_code(cli: Any, hc_home: Path) -> None:
+    (hc_home / "config.yaml").write_text("llm:\n  modle: x\n")
+    result = cli("plugin", "list")
+    assert result.exit_code == 3
+    assert "unknown key `llm.modle` (did you mean `model`?)" in result.stderr
