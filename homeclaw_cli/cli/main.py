@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import config_cmd, plugin
+from homeclaw_cli.cli import chat_cmd, config_cmd, plugin
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
 
@@ -45,6 +45,8 @@ app = typer.Typer(
 )
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
+app.command("chat")(chat_cmd.chat)
+app.command("logs")(chat_cmd.logs)
 
 
 def _version(value: bool) -> None:

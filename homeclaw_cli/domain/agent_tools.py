@@ -80,9 +80,6 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
     if not isinstance(arguments, dict):
         return f"arguments must be a JSON object, got {type(arguments).__name__}"
     properties: dict[str, Any] = schema.get("properties") or {}
-    for name in schema.get("required") or []:
-        if arguments.get(name) is None:
-            return f"missing required parameter `{name}`"
     for name, value in arguments.items():
         spec = properties.get(name)
         if spec is None:
@@ -95,6 +92,9 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
         wanted = spec.get("type")
         if value is not None and wanted and not value_matches_type(value, wanted):
             return f"parameter `{name}` must be a {wanted}, got {json_type(value)}"
+    for name in schema.get("required") or []:
+        if arguments.get(name) is None:
+            return f"missing required parameter `{name}`"
     return None
 
 

@@ -93,7 +93,7 @@ def test_post_process_runs_one_more_model_call_with_the_prompt() -> None:
 def test_bad_calls_go_back_to_the_model_as_errors() -> None:
     llm = FakeLLM(
         call("weather__nwo", city="Paris"),
-        call("weather__now", town="Paris"),
+        call("weather__now"),
         call("weather__now", city=3),
         call("weather__now", city="Paris"),
     )

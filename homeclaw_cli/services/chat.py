@@ -1,0 +1,236 @@
+"""Wire the agent loop to the real services: LLM adapter, retrieval, plugin caller, skills.
+
+The collaborators are imported lazily by their contract names (CONTRACTS.md):
+`services.retrieval.RetrievalService`, `services.call.PluginCaller`, `domain.skills` +
+`services.skill_run`. Until those land, services/chat_fallbacks.py stands in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.domain.agent import (
+    LLM,
+    Agent,
+    AgentConfig,
+    PluginCallerLike,
+    Retriever,
+    SkillRunner,
+    TextSink,
+    TurnResult,
+)
+from homeclaw_cli.domain.agent_tools import BuiltinConfig, ToolRegistry, add_builtins
+from homeclaw_cli.domain.manifest import PluginManifest
+from homeclaw_cli.domain.registry import Registry, scan
+from homeclaw_cli.services.conversation_log import ConversationLog, log_path
+from homeclaw_cli.settings import Settings
+
+
+def build_llm(settings: Settings) -> Any:
+    """The configured LLM adapter (`llm.provider`: ollama, the default, or openai)."""
+    llm = settings.llm
+    if llm.provider == "openai":
+        from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
+
+        return OpenAICompatLLM(llm.host, llm.model, api_key=llm.api_key, timeout=llm.timeout_sec)
+    from homeclaw_cli.adapters.llm_ollama import OllamaLLM
+
+    return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec)
+
+
+def build_retriever(settings: Settings, registry: Registry) -> Retriever:
+    try:
+        from homeclaw_cli.services.retrieval import RetrievalService  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        from homeclaw_cli.services.chat_fallbacks import KeywordRetriever
+
+        return KeywordRetriever(registry, max_in_prompt=settings.plugins.max_in_prompt)
+    service: Retriever = RetrievalService(settings)
+    return service
+
+
+def build_caller(settings: Settings, registry: Registry) -> PluginCallerLike:
+    try:
+        from homeclaw_cli.services.call import PluginCaller  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        from homeclaw_cli.services.chat_fallbacks import InlinePluginCaller
+
+        return InlinePluginCaller(registry, settings.data_dir)
+    caller: PluginCallerLike = PluginCaller(settings, registry)
+    return caller
+
+
+class SkillsBridge:
+    """SkillRunner over issue 6's scan_skills and run_skill."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def read(self, skill_id: str) -> str:
+        from homeclaw_cli.domain.skills import scan_skills  # type: ignore[import-not-found,unused-ignore]
+        from homeclaw_cli.errors import NotFoundError
+        from homeclaw_cli.suggest import did_you_mean
+
+        skills = scan_skills(self.settings).skills
+        skill = skills.get(skill_id)
+        if skill is None:
+            raise NotFoundError(f"no skill `{skill_id}`{did_you_mean(skill_id, skills)}")
+        scripts = ", ".join(skill.scripts) or "none"
+        return f"{skill.skill_md.read_text(encoding='utf-8')}\n\n[scripts: {scripts}]"
+
+    def run(self, skill_id: str, script: str, args: list[str]) -> Any:
+        from homeclaw_cli.services.skill_run import run_skill  # type: ignore[import-not-found,unused-ignore]
+
+        return run_skill(self.settings, skill_id, script, args)
+
+
+def build_skills(settings: Settings) -> SkillRunner | None:
+    from importlib.util import find_spec
+
+    if find_spec("homeclaw_cli.domain.skills") is None:
+        return None
+    if find_spec("homeclaw_cli.services.skill_run") is None:
+        return None
+    return SkillsBridge(settings)
+
+
+def workspace_dirs(settings: Settings) -> list[Path]:
+    """IDENTITY.md / TOOLS.md come from <data_dir>/workspace, then the current folder."""
+    return [settings.data_dir / "workspace", settings.cwd]
+
+
+@dataclass
+class ReloadReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)  # "id-or-folder: problem" (kept old version)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.broken)
+
+
+class ChatSession:
+    """One conversation: the agent, its services and the log; swap-able registry."""
+
+    def __init__(self, settings: Settings, *, llm: LLM | None = None, log: bool = True) -> None:
+        self.settings = settings
+        self.registry = scan(settings)
+        self.llm: Any = llm or build_llm(settings)
+        self.retriever = build_retriever(settings, self.registry)
+        self.caller = build_caller(settings, self.registry)
+        self._retired: list[Any] = []
+        self.skills = build_skills(settings)
+        builtins = ToolRegistry()
+        tools = settings.tools
+        add_builtins(
+            builtins,
+            BuiltinConfig(
+                allowed_dirs=tools.allowed_dirs or [settings.cwd],
+                fetch_max_bytes=tools.fetch_max_bytes,
+                fetch_timeout_sec=tools.fetch_timeout_sec,
+                fetch_allow_private=tools.fetch_allow_private,
+                plugin_allowed=tuple(tools.plugin_allowed),
+            ),
+        )
+        self.agent = Agent(
+            llm=self.llm,
+            retriever=self.retriever,
+            caller=self.caller,
+            manifests=self.manifest,
+            skills=self.skills,
+            builtins=builtins,
+            config=AgentConfig(
+                max_rounds=settings.llm.max_rounds,
+                tool_mode=settings.llm.tool_mode,
+                workspace_dirs=workspace_dirs(settings),
+            ),
+        )
+        self.log = ConversationLog(log_path(settings.state_dir)) if log else None
+        self._reload_lock = asyncio.Lock()
+
+    @property
+    def model(self) -> str:
+        return str(self.llm.model)
+
+    def manifest(self, plugin_id: str) -> PluginManifest | None:
+        entry = self.registry.plugins.get(plugin_id)
+        return entry.manifest if entry else None
+
+    async def ask(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
+        result = await self.agent.turn(message, on_text=on_text)
+        if self.log is not None:
+            self.log.record(self.model, result)
+        return result
+
+    def set_model(self, model: str) -> None:
+        settings = self.settings.model_copy(deep=True)
+        settings.llm.model = model
+        self.settings = settings
+        self.llm = build_llm(settings)
+        self.agent.set_llm(self.llm)
+
+    async def reload(self, changed: set[Path] | None = None) -> ReloadReport:
+        """Rescan plugins; keep the last good version of a plugin whose edit broke it.
+
+        The new registry and caller replace the old ones in one assignment each, so a call
+        already in flight finishes on the old caller (closed at the end of the session).
+        """
+        async with self._reload_lock:
+            fresh = await asyncio.to_thread(scan, self.settings)
+            report = ReloadReport()
+            old = self.registry.plugins
+            broken_folders = {b.folder for b in fresh.broken}
+            for entry in old.values():
+                if entry.id not in fresh.plugins and entry.folder in broken_folders:
+                    fresh.plugins[entry.id] = entry  # a broken edit keeps the last good version
+            for broken in fresh.broken:
+                if changed is not None and not _touches(broken.folder, changed):
+                    continue
+                report.broken.append(f"{broken.folder}: {broken.summary}")
+            for plugin_id, entry in fresh.plugins.items():
+                if plugin_id not in old:
+                    report.added.append(plugin_id)
+                elif entry.content_hash != old[plugin_id].content_hash or _touches(
+                    entry.folder, changed
+                ):
+                    report.updated.append(plugin_id)
+            report.removed = [p for p in old if p not in fresh.plugins]
+            await self._sync()
+            self.registry = fresh
+            self._retired.append(self.caller)
+            self.caller = build_caller(self.settings, fresh)
+            self.retriever = build_retriever(self.settings, fresh)
+            self.agent.caller = self.caller
+            self.agent.retriever = self.retriever
+            return report
+
+    async def _sync(self) -> None:
+        try:
+            from homeclaw_cli.services.sync import sync  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            return
+        await asyncio.to_thread(sync, self.settings)
+
+    async def aclose(self) -> None:
+        for caller in [*self._retired, self.caller]:
+            closer = getattr(caller, "aclose", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
+        closer = getattr(self.llm, "aclose", None)
+        if closer is not None:
+            await closer()
+        if self.log is not None:
+            self.log.close()
+
+
+def _touches(folder: Path | None, changed: set[Path] | None) -> bool:
+    if folder is None or not changed:
+        return False
+    return any(path == folder or path.is_relative_to(folder) for path in changed)

@@ -1,0 +1,82 @@
+"""Small inline plugins written into a temp folder for end-to-end chat tests."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+GREETER_YAML = """\
+id: greeter
+name: Greeter
+description: Greet a person by name and tell a short story about them.
+keywords: [greet, hello, story]
+type: inline
+capabilities:
+  - id: hello
+    name: Say hello
+    description: Say hello to a person.
+    parameters:
+      - {name: name, type: string, required: true, description: The person's name.}
+  - id: story
+    name: Tell a story
+    description: Tell a short story about a person.
+    parameters:
+      - {name: name, type: string, required: true}
+    post_process: true
+    post_process_prompt: Retell this story in one cheerful sentence.
+  - id: boom
+    name: Explode
+    description: Always fails (for tests).
+"""
+
+GREETER_PY = """\
+from homeclaw_cli.sdk import BasePlugin, PluginError
+
+
+class Greeter(BasePlugin):
+    def hello(self, name: str) -> str:
+        return f"Hello, {name}!"
+
+    def story(self, name: str) -> dict:
+        return {"text": f"Once upon a time {name} found a cat."}
+
+    def boom(self) -> str:
+        raise PluginError("the greeter exploded")
+"""
+
+TIDE_YAML = """\
+id: tides
+name: Tides
+description: High and low tide times for a harbour.
+keywords: [tide, harbour, sea]
+type: inline
+capabilities:
+  - id: times
+    name: Tide times
+    description: Tide times for a harbour.
+    parameters:
+      - {name: harbour, type: string, required: true}
+"""
+
+TIDE_PY = """\
+from homeclaw_cli.sdk import BasePlugin
+
+
+class Tides(BasePlugin):
+    def times(self, harbour: str) -> str:
+        return f"High tide in {harbour} at 06:12."
+"""
+
+
+def write_plugin(root: Path, folder: str, manifest: str, code: str) -> Path:
+    path = root / folder
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "plugin.yaml").write_text(textwrap.dedent(manifest))
+    (path / "plugin.py").write_text(code)
+    return path
+
+
+def write_test_plugins(root: Path) -> Path:
+    write_plugin(root, "greeter", GREETER_YAML, GREETER_PY)
+    write_plugin(root, "tides", TIDE_YAML, TIDE_PY)
+    return root
