@@ -172,6 +172,7 @@ class ChatSession:
         settings = self.settings.model_copy(deep=True)
         settings.llm.model = model
         self.settings = settings
+        self._retired.append(self.llm)
         self.llm = build_llm(settings)
         self.agent.set_llm(self.llm)
 
@@ -218,14 +219,11 @@ class ChatSession:
         await asyncio.to_thread(sync, self.settings)
 
     async def aclose(self) -> None:
-        for caller in [*self._retired, self.caller]:
-            closer = getattr(caller, "aclose", None)
+        for resource in [*self._retired, self.caller, self.llm]:
+            closer = getattr(resource, "aclose", None)
             if closer is not None:
                 with contextlib.suppress(Exception):
                     await closer()
-        closer = getattr(self.llm, "aclose", None)
-        if closer is not None:
-            await closer()
         if self.log is not None:
             self.log.close()
 
