@@ -174,3 +174,37 @@ def logs(
         rows,
         styles={"ID": "dim", "SESSION": "dim", "TOOLS": "cyan"},
     )
+
+
+def doctor(
+    ctx: typer.Context,
+    model: Annotated[str | None, typer.Option("--model", "-m", help="Chat model.")] = None,
+    host: Annotated[str | None, typer.Option("--host", help="LLM server URL.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Check the LLM server, the model, the index, the embedding model and plugin health."""
+    from homeclaw_cli.services.doctor import run_checks
+
+    settings = _settings(ctx, model, host)
+    checks = asyncio.run(run_checks(settings))
+    out = Output(json_mode=as_json)
+    if as_json:
+        out.json([c.to_json() for c in checks])
+    else:
+        marks = {
+            "ok": "[green]ok[/green]",
+            "warn": "[yellow]warn[/yellow]",
+            "fail": "[red]FAIL[/red]",
+        }
+        if out.rich:
+            for check in checks:
+                out.markup(f"{marks[check.status]}  [bold]{check.name}[/bold]: {check.detail}")
+                if check.fix:
+                    out.markup(f"      [dim]fix:[/dim] {check.fix}")
+        else:
+            out.table(
+                ["CHECK", "STATUS", "DETAIL", "FIX"],
+                [[c.name, c.status, c.detail, c.fix] for c in checks],
+            )
+    if any(c.status == "fail" for c in checks):
+        raise typer.Exit(int(ExitCode.FAILURE))

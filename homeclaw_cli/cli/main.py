@@ -47,6 +47,7 @@ app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
 app.command("chat")(chat_cmd.chat)
 app.command("logs")(chat_cmd.logs)
+app.command("doctor")(chat_cmd.doctor)
 
 
 def _version(value: bool) -> None:
