@@ -93,23 +93,19 @@ def skills_block(skills: list[SkillLine]) -> PromptBlock:
     return PromptBlock("skills", "\n".join(lines))
 
 
-def _signature(manifest: PluginManifest) -> list[str]:
-    out = []
-    for cap in manifest.callable_capabilities():
-        params = ", ".join(
-            p.name + ("" if p.required and not p.has_default else "?") for p in cap.parameters
-        )
-        out.append(f"  - {tool_name(manifest.id, cap.id)}({params}): {cap.description}")
-    return out
-
-
 def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> PromptBlock:
     lines = ["## Routing"]
     if plugins:
-        lines.append("Plugins retrieved for this message (call the tool named plugin__capability):")
+        lines.append(
+            "Plugins retrieved for this message (their tools are named plugin__capability):"
+        )
         for manifest in plugins:
-            lines.append(f"- {manifest.id}: {manifest.description}")
-            lines.extend(_signature(manifest))
+            # The tool schemas carry each capability's description and parameters; the
+            # routing line stays one line per plugin so nothing is paid for twice.
+            names = ", ".join(
+                tool_name(manifest.id, c.id) for c in manifest.callable_capabilities()
+            )
+            lines.append(f"- {manifest.id}: {manifest.description} (tools: {names})")
         lines.append(
             "If the request clearly matches one of these plugins, call its tool. "
             "If it needs a plugin not listed, call search_plugins(query). "

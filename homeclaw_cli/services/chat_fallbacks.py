@@ -100,19 +100,23 @@ class KeywordRetriever:
     def __init__(self, registry: Registry, *, max_in_prompt: int = 5) -> None:
         self.registry = registry
         self.max_in_prompt = max_in_prompt or 1000
+        self._docs: dict[str, set[str]] | None = None
+
+    def _documents(self) -> dict[str, set[str]]:
+        if self._docs is None:
+            self._docs = {
+                pid: _words(e.manifest.embedding_text() + " " + pid.replace("-", " "))
+                for pid, e in self.registry.plugins.items()
+            }
+        return self._docs
 
     def search_plugins(self, query: str, *, limit: int | None = None) -> KeywordResult:
         started = time.perf_counter()
         words = _words(query)
-        scored: list[KeywordHit] = []
-        for entry in self.registry.plugins.values():
-            manifest = entry.manifest
-            doc = _words(manifest.embedding_text() + " " + manifest.id.replace("-", " "))
-            overlap = len(words & doc)
-            score = overlap / max(len(words), 1)
-            scored.append(
-                KeywordHit(manifest.id, "plugin", score, manifest.model_dump(mode="json"))
-            )
+        scored = [
+            KeywordHit(pid, "plugin", len(words & doc) / max(len(words), 1), {})
+            for pid, doc in self._documents().items()
+        ]
         scored.sort(key=lambda h: (-h.score, h.id))
         cap = limit or self.max_in_prompt
         for rank, hit in enumerate(scored, 1):
@@ -123,6 +127,8 @@ class KeywordRetriever:
             elif rank > cap:
                 hit.kept, hit.reason = False, "top-k cut"
         hits = [h for h in scored if h.kept]
+        for hit in hits:
+            hit.descriptor = self.registry.plugins[hit.id].manifest.model_dump(mode="json")
         names = [h.id for h in scored[:20]] if not hits else []
         timings = {"total": time.perf_counter() - started}
         return KeywordResult(query, hits, scored, not hits, names, timings)
