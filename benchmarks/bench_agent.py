@@ -70,7 +70,7 @@ def load_manifests(count: int) -> list[PluginManifest]:
     return out
 
 
-FILLER_WORDS = "zorb quell vint maro drask pelt onyx wist carn lumo".split()
+FILLER_WORDS = ["zorb", "quell", "vint", "maro", "drask", "pelt", "onyx", "wist", "carn", "lumo"]
 
 
 def with_fillers(real: list[PluginManifest], count: int) -> list[PluginManifest]:

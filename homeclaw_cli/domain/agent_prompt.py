@@ -102,10 +102,10 @@ def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> P
         for manifest in plugins:
             # The tool schemas carry each capability's description and parameters; the
             # routing line stays one line per plugin so nothing is paid for twice.
-            names = ", ".join(
+            tools = ", ".join(
                 tool_name(manifest.id, c.id) for c in manifest.callable_capabilities()
             )
-            lines.append(f"- {manifest.id}: {manifest.description} (tools: {names})")
+            lines.append(f"- {manifest.id}: {manifest.description} (tools: {tools})")
         lines.append(
             "If the request clearly matches one of these plugins, call its tool. "
             "If it needs a plugin not listed, call search_plugins(query). "
@@ -116,9 +116,11 @@ def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> P
             "No plugin matched this message. If the user wants something done that needs a "
             "plugin, call search_plugins(query); otherwise answer directly."
         )
-    names = fallback_names[:MAX_FALLBACK_NAMES]
-    if names:
-        lines.append("Other plugins that may help (search_plugins shows them): " + ", ".join(names))
+    others = fallback_names[:MAX_FALLBACK_NAMES]
+    if others:
+        lines.append(
+            "Other plugins that may help (search_plugins shows them): " + ", ".join(others)
+        )
     return PromptBlock("routing", "\n".join(lines))
 
 
