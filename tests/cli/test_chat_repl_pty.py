@@ -1,0 +1,83 @@
+"""`homeclaw chat` (no -q) as a user runs it: a real terminal (pty) and a subprocess."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+from tests.fakes.ollama_server import FakeOllama, fake_ollama, text
+
+__all__ = ["fake_ollama"]
+
+
+class Terminal:
+    """The parent side of a pty: read until a marker appears after what was consumed."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.seen = bytearray()
+        self.offset = 0
+
+    def expect(self, marker: bytes, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while marker not in self.seen[self.offset :]:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"{marker!r} not seen in {bytes(self.seen)!r}"
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:  # the child closed the terminal
+                chunk = b""
+            assert chunk, f"terminal closed before {marker!r}: {bytes(self.seen)!r}"
+            self.seen.extend(chunk)
+        self.offset = self.seen.index(marker, self.offset) + len(marker)
+
+    def send(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+
+def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(text("pong"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_ROOT),
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "HOMECLAW_NO_BUNDLED": "1",
+        "TERM": "xterm",
+        "COLUMNS": "100",
+    }
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", fake_ollama.host, "--no-watch"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        close_fds=True,
+    )
+    os.close(slave)
+    term = Terminal(master)
+    try:
+        term.expect(b"you>")
+        term.send(b"ping\r")
+        term.expect(b"pong")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert fake_ollama.chat_requests[0]["messages"][-1]["content"] == "ping"
+    assert (hc_home / "data" / "state" / "chat_history").read_text().count("ping") == 1
