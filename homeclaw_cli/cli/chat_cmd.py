@@ -78,9 +78,12 @@ async def _one_shot(settings: Settings, query: str, as_json: bool, trace: bool, 
         sys.stdout.flush()
 
     try:
+        await session.start()
         result = await session.ask(query, on_text=None if as_json else emit)
     finally:
         await session.aclose()
+    for warning in session.take_warnings():
+        out.warning(warning)
     if as_json:
         out.json({"model": session.model, **result.to_json()})
     elif streamed and not "".join(streamed).endswith("\n"):

@@ -95,6 +95,8 @@ class Repl:
 
     async def run(self) -> None:
         self.session = self._factory()
+        await self.session.start()
+        self._show_warnings()
         stop = asyncio.Event()
         watcher = asyncio.create_task(self._watch(stop)) if self.watch else None
         history_file = self.settings.state_dir / "chat_history"
@@ -199,11 +201,16 @@ class Repl:
             self.console.print(
                 f"[bold red]error:[/bold red] {escape(result.error or 'failed')}", highlight=False
             )
+        self._show_warnings()
         if self.trace:
             from homeclaw_cli.cli.chat_cmd import trace_lines
 
             for line in trace_lines(result):
                 self.console.print(f"[dim]{escape(line)}[/dim]", highlight=False)
+
+    def _show_warnings(self) -> None:
+        for warning in self._session.take_warnings():
+            self.console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
     async def _watch(self, stop: asyncio.Event) -> None:
         from homeclaw_cli.services.hot_reload import watch

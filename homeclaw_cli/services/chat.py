@@ -26,6 +26,7 @@ from homeclaw_cli.domain.agent import (
 from homeclaw_cli.domain.agent_tools import BuiltinConfig, ToolRegistry, add_builtins
 from homeclaw_cli.domain.manifest import PluginManifest
 from homeclaw_cli.domain.registry import Registry, scan
+from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.services.conversation_log import ConversationLog, log_path
 from homeclaw_cli.settings import Settings
 
@@ -42,15 +43,42 @@ def build_llm(settings: Settings) -> Any:
     return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec)
 
 
-def build_retriever(settings: Settings, registry: Registry) -> Retriever:
+class ResilientRetriever:
+    """The index retrieval, degrading to keyword matching over the registry when it fails
+    (no index yet, index locked, embedding model missing): the chat keeps working and says so.
+    """
+
+    def __init__(self, primary: Retriever | None, fallback: Retriever) -> None:
+        self.primary = primary
+        self.fallback = fallback
+        self.warnings: list[str] = []
+
+    def _use(self, search: str, query: str, limit: int | None) -> Any:
+        if self.primary is not None:
+            try:
+                return getattr(self.primary, search)(query, limit=limit)
+            except Exception as exc:  # a broken index must not take the chat down
+                reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
+                self.warnings.append(f"retrieval fell back to keyword matching: {reason}")
+                self.primary = None
+        return getattr(self.fallback, search)(query, limit=limit)
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> Any:
+        return self._use("search_plugins", query, limit)
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> Any:
+        return self._use("search_skills", query, limit)
+
+
+def build_retriever(settings: Settings, registry: Registry) -> ResilientRetriever:
+    from homeclaw_cli.services.chat_fallbacks import KeywordRetriever
+
+    fallback = KeywordRetriever(registry, max_in_prompt=settings.plugins.max_in_prompt)
     try:
         from homeclaw_cli.services.retrieval import RetrievalService  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
-        from homeclaw_cli.services.chat_fallbacks import KeywordRetriever
-
-        return KeywordRetriever(registry, max_in_prompt=settings.plugins.max_in_prompt)
-    service: Retriever = RetrievalService(settings)
-    return service
+        return ResilientRetriever(None, fallback)
+    return ResilientRetriever(RetrievalService(settings), fallback)
 
 
 def build_caller(settings: Settings, registry: Registry) -> PluginCallerLike:
@@ -125,6 +153,7 @@ class ChatSession:
         self.retriever = build_retriever(settings, self.registry)
         self.caller = build_caller(settings, self.registry)
         self._retired: list[Any] = []
+        self._warnings: list[str] = []
         self.skills = build_skills(settings)
         builtins = ToolRegistry()
         tools = settings.tools
@@ -204,19 +233,38 @@ class ChatSession:
             report.removed = [p for p in old if p not in fresh.plugins]
             await self._sync()
             self.registry = fresh
-            self._retired.append(self.caller)
-            self.caller = build_caller(self.settings, fresh)
+            swap = getattr(self.caller, "set_registry", None)
+            if swap is not None:  # the real PluginCaller keeps its live MCP sessions
+                swap(fresh)
+            else:
+                self._retired.append(self.caller)
+                self.caller = build_caller(self.settings, fresh)
             self.retriever = build_retriever(self.settings, fresh)
             self.agent.caller = self.caller
             self.agent.retriever = self.retriever
             return report
+
+    async def start(self) -> None:
+        """Bring the index up to date when `refresh_on_startup` is set (seed 002 §8.5)."""
+        if self.settings.plugins.refresh_on_startup or self.settings.skills.refresh_on_startup:
+            await self._sync()
+
+    def take_warnings(self) -> list[str]:
+        """Warnings since the last call (degraded retrieval, failed sync)."""
+        out = [*self._warnings, *self.retriever.warnings]
+        self._warnings.clear()
+        self.retriever.warnings.clear()
+        return out
 
     async def _sync(self) -> None:
         try:
             from homeclaw_cli.services.sync import sync  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             return
-        await asyncio.to_thread(sync, self.settings)
+        try:
+            await asyncio.to_thread(sync, self.settings)
+        except HomeclawError as exc:
+            self._warnings.append(f"index sync failed: {exc.message}")
 
     async def aclose(self) -> None:
         for resource in [*self._retired, self.caller, self.llm]:

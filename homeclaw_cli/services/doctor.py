@@ -128,7 +128,7 @@ def _health_checks(settings: Settings, plugin_ids: list[str]) -> list[Check]:
         from homeclaw_cli.domain.health import HealthStore  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return []
-    store = HealthStore(settings.state_dir / "health.json")
+    store = HealthStore(settings.state_dir)
     checks = []
     for plugin_id in plugin_ids:
         status = store.get(plugin_id)
