@@ -71,6 +71,9 @@ class LLMSettings(_Section):
     max_rounds: int = Field(default=6, ge=1, le=50)
     timeout_sec: float = Field(default=120.0, gt=0)
     api_key: str | None = Field(default=None, description="provider openai: bearer token")
+    num_ctx: int | None = Field(
+        default=None, ge=512, description="context window to request (Ollama num_ctx)"
+    )
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
     )

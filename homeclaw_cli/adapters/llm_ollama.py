@@ -26,10 +26,13 @@ class ContextTooLongError(HomeclawError):
 class OllamaLLM:
     """`LLM` protocol implementation for Ollama."""
 
-    def __init__(self, host: str, model: str, *, timeout: float = 120.0) -> None:
+    def __init__(
+        self, host: str, model: str, *, timeout: float = 120.0, num_ctx: int | None = None
+    ) -> None:
         import ollama
 
         self.host = host
+        self.num_ctx = num_ctx
         self._model = model
         self.timeout = timeout
         self._client = ollama.AsyncClient(host=host, timeout=timeout)
@@ -99,6 +102,7 @@ class OllamaLLM:
                 tools=tools or None,
                 format=format,
                 stream=True,
+                options={"num_ctx": self.num_ctx} if self.num_ctx else None,
             )
             async for chunk in stream:
                 message = chunk.message

@@ -52,6 +52,7 @@ DEFAULT_POST_PROCESS_PROMPT = (
 )
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 MAX_HISTORY_MESSAGES = 20
+CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
 MAX_TOOL_TEXT = 16_000
 
 
@@ -239,6 +240,7 @@ class AgentConfig:
     tool_mode: str = "auto"  # auto | native | json
     max_search_results: int = 5
     workspace_dirs: list[Path] = field(default_factory=list)
+    context_tokens: int = 4096  # the model's window; history is trimmed to fit
 
 
 @dataclass
@@ -380,17 +382,34 @@ class Agent:
         result.tools_offered = state.tools.names()
         if state.native:
             result.tool_tokens = estimate_tokens(json.dumps(state.tools.schemas()))
+        base = result.prompt_tokens + estimate_tokens(result.message)
+        history = self._fitting_history(int(self.config.context_tokens * CONTEXT_SHARE) - base)
         state.messages = [
             {"role": "system", "content": result.prompt.text},
-            *self.history[-MAX_HISTORY_MESSAGES:],
+            *history,
             {"role": "user", "content": result.message},
         ]
         detail = {
             "system_tokens": result.prompt.tokens,
             "tool_tokens": result.tool_tokens,
             "tools": result.tools_offered,
+            "history_messages": len(history),
+            "history_dropped": len(self.history) - len(history),
         }
         result.steps.append(TraceStep("prompt", time.perf_counter() - t0, detail))
+
+    def _fitting_history(self, budget: int) -> list[dict[str, Any]]:
+        """The newest history messages (whole user/assistant pairs) that fit in `budget`."""
+        kept: list[dict[str, Any]] = []
+        recent = self.history[-MAX_HISTORY_MESSAGES:]
+        for i in range(len(recent) - 2, -1, -2):
+            pair = recent[i : i + 2]
+            cost = sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in pair)
+            if cost > budget:
+                break
+            budget -= cost
+            kept[:0] = pair
+        return kept
 
     async def _round(self, state: _TurnState, round_no: int) -> bool:
         """One model call and its tool calls; True when the turn has its answer."""

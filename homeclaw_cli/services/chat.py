@@ -30,6 +30,8 @@ from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.services.conversation_log import ConversationLog, log_path
 from homeclaw_cli.settings import Settings
 
+DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
+
 
 def build_llm(settings: Settings) -> Any:
     """The configured LLM adapter (`llm.provider`: ollama, the default, or openai)."""
@@ -40,7 +42,7 @@ def build_llm(settings: Settings) -> Any:
         return OpenAICompatLLM(llm.host, llm.model, api_key=llm.api_key, timeout=llm.timeout_sec)
     from homeclaw_cli.adapters.llm_ollama import OllamaLLM
 
-    return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec)
+    return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec, num_ctx=llm.num_ctx)
 
 
 class ResilientRetriever:
@@ -178,6 +180,7 @@ class ChatSession:
                 max_rounds=settings.llm.max_rounds,
                 tool_mode=settings.llm.tool_mode,
                 workspace_dirs=workspace_dirs(settings),
+                context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
             ),
         )
         self.log = ConversationLog(log_path(settings.state_dir)) if log else None

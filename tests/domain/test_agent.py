@@ -239,3 +239,34 @@ def test_trace_json_has_timings_and_prompt_size() -> None:
     assert {"retrieve", "llm", "tools", "total", "overhead"} <= set(data["timings"])
     assert [s["kind"] for s in data["trace"]] == ["retrieve", "prompt", "llm", "tool"]
     assert data["prompt_tokens"] > 0 and data["retrieved"]["plugins"][0]["id"] == "weather"
+
+
+def test_history_is_trimmed_to_fit_the_context_window() -> None:
+    llm = FakeLLM(*["word " * 500 for _ in range(4)])
+    agent, _ = make_agent(llm, context_tokens=2000)
+    for i in range(4):
+        run(agent, f"question number {i} about nothing in particular today")
+    last = llm.requests[-1]["messages"]
+    assert len(agent.history) == 8  # all kept in memory ...
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "user"]  # ... but trimmed
+    prompt = agent.last.steps[1].detail  # type: ignore[union-attr]
+    assert prompt["history_dropped"] == 4 and prompt["history_messages"] == 2
+
+
+def test_num_ctx_is_sent_to_ollama() -> None:
+    from homeclaw_cli.adapters.llm_ollama import OllamaLLM
+    from tests.fakes.ollama_server import FakeOllama, text
+
+    with FakeOllama() as fake:
+        fake.add_model("llama3.2")
+        fake.script(text("ok"))
+
+        async def go() -> None:
+            llm = OllamaLLM(fake.host, "llama3.2", num_ctx=8192)
+            try:
+                await llm.chat([{"role": "user", "content": "x"}])
+            finally:
+                await llm.aclose()
+
+        asyncio.run(go())
+        assert fake.last_chat["options"]["num_ctx"] == 8192
