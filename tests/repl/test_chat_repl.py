@@ -137,3 +137,20 @@ def test_reload_command_picks_up_a_new_plugin(
     fake.script(add_plugin)
     out = drive(settings, "do it\n/reload\n/exit\n")
     assert queued and "reloaded: added tides2" in out
+
+
+def test_completion_of_slash_commands_and_plugin_ids() -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from homeclaw_cli.repl.chat_repl import _Completer
+
+    completer = _Completer(lambda: ["greeter", "tides", "todo"])
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/se") == ["/search"]
+    assert complete("/")[:3] == ["/help", "/plugins", "/skills"]
+    assert complete("/search t") == ["tides", "todo"]
+    assert complete("ask gre") == ["greeter"]
