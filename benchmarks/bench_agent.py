@@ -237,6 +237,25 @@ def http_turns(registry: Registry, turns: int) -> list[float]:
         return asyncio.run(go())
 
 
+def parsing() -> str:
+    """Small-model text tool calls: how many shapes are recognized, false positives, speed."""
+    from homeclaw_cli.domain.tool_parse import parse_content_calls
+    from tests.domain.test_tool_parse import KNOWN, NOT_CALLS, RECOGNIZED
+
+    hits = sum(bool(parse_content_calls(c, KNOWN)) for c in RECOGNIZED)
+    false = sum(bool(parse_content_calls(c, KNOWN)) for c in NOT_CALLS)
+    start = time.perf_counter()
+    rounds = 2000
+    for _ in range(rounds):
+        for content in RECOGNIZED + NOT_CALLS:
+            parse_content_calls(content, KNOWN)
+    per = (time.perf_counter() - start) / (rounds * (len(RECOGNIZED) + len(NOT_CALLS)))
+    return (
+        f"text tool calls: {hits}/{len(RECOGNIZED)} small-model shapes recognized, "
+        f"{false}/{len(NOT_CALLS)} false positives, {per * 1e6:.1f} us per reply"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=200)
@@ -262,6 +281,7 @@ def main() -> None:
     registry = registry_of(load_manifests(10))
     walls = http_turns(registry, max(args.turns // 4, 20))
     print(f"  via real ollama client + FakeOllama HTTP (2 model calls, no retrieval): {ms(walls)}")
+    print(parsing())
     per_cap, route = tool_design(load_manifests(10))
     print(
         f"tool design, 5 retrieved plugins: per-capability tools {per_cap} tokens, "

@@ -448,6 +448,8 @@ class Agent:
                 if text:
                     on_text(text)
             return True
+        if on_text and gate.emitted:
+            on_text("\n")  # keep the model's preamble apart from what follows
         state.messages.append(
             _assistant_message(reply.content if source == "native" else "", calls)
         )

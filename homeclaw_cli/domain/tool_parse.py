@@ -19,6 +19,9 @@ _TAG = re.compile(r"^<tool_call>\s*(.*?)\s*(?:</tool_call>)?$", re.DOTALL)
 NAME_KEYS = ("name", "tool", "function", "tool_name")
 ARG_KEYS = ("arguments", "parameters", "args", "input")
 ANSWER_TOOL = "answer"
+PYTHON_TAG = "<|python_tag|>"  # Llama 3.1 prefixes its tool calls with it
+MAX_EMBEDDED_SCAN = 20_000
+MAX_EMBEDDED_ATTEMPTS = 50
 
 
 @dataclass
@@ -43,8 +46,33 @@ def looks_like_json_start(text: str) -> bool:
 
 
 def parse_content_calls(content: str, known: Collection[str]) -> list[ParsedCall]:
-    """Tool calls written as JSON text; [] when the content is an ordinary answer."""
-    text = strip_wrappers(content)
+    """Tool calls written as JSON text; [] when the content is an ordinary answer.
+
+    The whole reply as a call (plain, fenced, <tool_call>, <|python_tag|>, a list of calls),
+    else the first JSON object inside prose that names an offered tool.
+    """
+    calls = _parse_whole(strip_wrappers(content.replace(PYTHON_TAG, "")), known)
+    return calls or _parse_embedded(content, known)
+
+
+def _parse_embedded(content: str, known: Collection[str]) -> list[ParsedCall]:
+    if len(content) > MAX_EMBEDDED_SCAN:
+        return []
+    decoder = json.JSONDecoder()
+    for attempt, match in enumerate(re.finditer(r"\{", content)):
+        if attempt >= MAX_EMBEDDED_ATTEMPTS:
+            break
+        try:
+            item, _ = decoder.raw_decode(content, match.start())
+        except json.JSONDecodeError:
+            continue
+        call = _call_from(item)
+        if call is not None and call.name in known:
+            return [call]
+    return []
+
+
+def _parse_whole(text: str, known: Collection[str]) -> list[ParsedCall]:
     if not text or text[0] not in "{[":
         return []
     try:
