@@ -58,10 +58,29 @@ class PluginSettings(RetrievalSettings):
     workspace: bool = Field(default=True, description="scan ./plugins of the current folder")
 
 
+class SkillEntrySettings(_Section):
+    """Per-skill switches, OpenClaw's `skills.entries.<id>`."""
+
+    enabled: bool = True
+    env: dict[str, str] = Field(
+        default_factory=dict, description="env vars given to this skill's scripts"
+    )
+
+
 class SkillSettings(RetrievalSettings):
     table: str = "homeclaw_skills"
     test_dir: Path | None = None
     trust_workspace: bool = Field(default=False, description="load ./skills of the cwd")
+    script_allowlist: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="glob patterns of `<skill id>/<script>` run_skill may run",
+    )
+    script_timeout_sec: float = Field(default=30.0, gt=0, le=3600)
+    script_max_output_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
+    entries: dict[str, SkillEntrySettings] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(
+        default_factory=dict, description="values metadata requires.config paths look up"
+    )
 
 
 class LLMSettings(_Section):

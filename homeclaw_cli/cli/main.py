@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import chat_cmd, config_cmd, plugin
+from homeclaw_cli.cli import chat_cmd, config_cmd, plugin, skill
 from homeclaw_cli.cli.state import AppState, get_state
 from homeclaw_cli.errors import ExitCode, HomeclawError
 
@@ -45,6 +45,7 @@ app = typer.Typer(
 )
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(skill.app, name="skill")
 app.command("chat")(chat_cmd.chat)
 app.command("logs")(chat_cmd.logs)
 app.command("doctor")(chat_cmd.doctor)

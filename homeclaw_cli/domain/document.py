@@ -63,6 +63,11 @@ def read_document(path: Path) -> Document:
     return _read_yaml(path, text)
 
 
+def parse_yaml_text(path: Path, text: str) -> Document:
+    """Parse YAML `text` (read from `path`) with the same guards and positions as files."""
+    return _read_yaml(path, text)
+
+
 def read_text_file(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
     try:
         size = path.stat().st_size
