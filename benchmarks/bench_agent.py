@@ -180,7 +180,7 @@ def tool_design(manifests: list[PluginManifest]) -> tuple[int, int]:
     """(per-capability tokens, route_to_plugin tokens) for the same 5 retrieved plugins."""
     retrieved = manifests[:5]
     workspace = read_workspace([])
-    per_cap = build_system_prompt(workspace, [], retrieved, []).tokens
+    per_cap = build_system_prompt(workspace, "", retrieved, []).tokens
     per_cap += estimate_tokens(json.dumps([t for m in retrieved for t in plugin_tools(m)]))
     lines = ["## Routing", "Call route_to_plugin(plugin_id, capability_id, parameters):"]
     for m in retrieved:

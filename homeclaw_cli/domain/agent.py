@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from homeclaw_cli.domain.agent_prompt import (
     PromptBlock,
-    SkillLine,
     SystemPrompt,
     build_system_prompt,
     read_workspace,
@@ -154,21 +153,21 @@ class PluginCallerLike(Protocol):
     ) -> OutcomeLike: ...
 
 
-class ScriptResultLike(Protocol):
-    @property
-    def exit_code(self) -> int: ...
-    @property
-    def stdout(self) -> str: ...
-    @property
-    def stderr(self) -> str: ...
-    @property
-    def timed_out(self) -> bool: ...
-
-
 class SkillRunner(Protocol):
-    def read(self, skill_id: str) -> str: ...
+    """Skills for the loop: their prompt block, their tools (read_skill, run_skill) and calls.
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResultLike: ...
+    Implemented over issue 6's domain/skill_prompt + services/skill_tools in services/chat.py.
+    """
+
+    def prompt_block(self, hits: Sequence[HitLike]) -> str:
+        """The <available_skills> block for the retrieved hits ("" when none is eligible)."""
+        ...
+
+    def tool_schemas(self) -> list[dict[str, Any]]: ...
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+        """Blocking; the text for the model, starting with "error:" when refused."""
+        ...
 
 
 ManifestLookup = Callable[[str], PluginManifest | None]
@@ -370,14 +369,14 @@ class Agent:
         plugin_res, skill_res = result.plugin_retrieval, result.skill_retrieval
         assert plugin_res is not None
         plugins = self._manifests_for(plugin_res.hits)
-        skill_lines = _skill_lines(skill_res.hits) if skill_res else []
+        skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
         state.tools = self._turn_tools(result.message, plugins)
         state.native = result.native_tools = await self.native_tools()
         workspace = read_workspace(self.config.workspace_dirs)
         json_tools = None if state.native else _json_tools_text(state.tools)
         fallback_names = list(plugin_res.fallback_names) if plugin_res.fallback else []
         result.prompt = build_system_prompt(
-            workspace, skill_lines, plugins, fallback_names, json_tools=json_tools
+            workspace, skills_text, plugins, fallback_names, json_tools=json_tools
         )
         result.tools_offered = state.tools.names()
         if state.native:
@@ -635,69 +634,34 @@ class Agent:
             lines = [f"- {h.id}: {h.descriptor.get('description', '')}" for h in found.hits]
             return ToolOutcome(True, "\n".join(lines) or "no skill matches that query")
 
-        async def read_skill(args: dict[str, Any]) -> ToolOutcome:
-            return ToolOutcome(True, await asyncio.to_thread(runner.read, str(args["skill_name"])))
+        def handler(name: str) -> Any:
+            async def call(args: dict[str, Any]) -> ToolOutcome:
+                text = await asyncio.to_thread(runner.call_tool, name, args)
+                return ToolOutcome(not text.startswith("error:"), text.removeprefix("error: "))
 
-        async def run_skill(args: dict[str, Any]) -> ToolOutcome:
-            argv = [str(a) for a in args.get("args") or []]
-            res = await asyncio.to_thread(
-                runner.run, str(args["skill_name"]), str(args["script"]), argv
-            )
-            parts = [f"exit code {res.exit_code}" + (" (timed out)" if res.timed_out else "")]
-            if res.stdout:
-                parts.append("stdout:\n" + res.stdout)
-            if res.stderr:
-                parts.append("stderr:\n" + res.stderr)
-            return ToolOutcome(res.exit_code == 0 and not res.timed_out, "\n".join(parts))
+            return call
 
-        name_prop = {"skill_name": {"type": "string", "description": "the skill id"}}
-        return [
+        tools = [
             Tool(
                 "search_skills",
                 "Search the installed skills when none listed fits the request.",
                 object_schema({"query": {"type": "string"}}, ["query"]),
                 search_skills,
                 kind="search",
-            ),
-            Tool(
-                "read_skill",
-                "Read a skill's SKILL.md instructions.",
-                object_schema(name_prop, ["skill_name"]),
-                read_skill,
-                kind="skill",
-            ),
-            Tool(
-                "run_skill",
-                "Run a script from a skill's scripts/ folder with arguments.",
-                object_schema(
-                    {
-                        **name_prop,
-                        "script": {"type": "string", "description": "file name in scripts/"},
-                        "args": {"type": "array", "items": {"type": "string"}},
-                    },
-                    ["skill_name", "script"],
-                ),
-                run_skill,
-                kind="skill",
-            ),
+            )
         ]
+        for schema in runner.tool_schemas():
+            fn = schema["function"]
+            name = str(fn["name"])
+            tools.append(
+                Tool(name, str(fn.get("description", "")), fn["parameters"], handler(name), "skill")
+            )
+        return tools
 
 
 def _kind(tools: ToolRegistry, name: str) -> str:
     tool = tools.get(name)
     return tool.kind if tool else ""
-
-
-def _skill_lines(hits: Sequence[HitLike]) -> list[SkillLine]:
-    lines = []
-    for hit in hits:
-        if hit.kind != "skill" or hit.descriptor.get("eligible", True) is False:
-            continue
-        desc = hit.descriptor
-        lines.append(
-            SkillLine(hit.id, str(desc.get("name", hit.id)), str(desc.get("description", "")))
-        )
-    return lines
 
 
 def _coerce_arguments(arguments: Any) -> Any:

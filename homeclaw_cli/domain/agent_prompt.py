@@ -1,7 +1,7 @@
 """The system prompt, built from blocks in seed 002 §3 order.
 
   1. workspace: identity (IDENTITY.md / AGENTS.md) and TOOLS.md, or a short default
-  2. <available_skills>: only the retrieved, eligible skills of this turn
+  2. <available_skills>: only the retrieved, eligible skills of this turn (domain/skill_prompt)
   3. routing: only the retrieved, healthy plugins and their capabilities
 
 Only retrieved items enter the prompt, so its size depends on `max_in_prompt`, never on how
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from homeclaw_cli.domain.manifest import PluginManifest
 from homeclaw_cli.domain.tokens import estimate_tokens
@@ -25,13 +24,6 @@ DEFAULT_IDENTITY = (
 WORKSPACE_FILES = ("IDENTITY.md", "AGENTS.md", "TOOLS.md")
 MAX_WORKSPACE_FILE_CHARS = 8000
 MAX_FALLBACK_NAMES = 20
-
-
-@dataclass
-class SkillLine:
-    id: str
-    name: str
-    description: str
 
 
 @dataclass
@@ -76,23 +68,6 @@ def read_workspace(folders: list[Path]) -> list[PromptBlock]:
     return blocks
 
 
-def skills_block(skills: list[SkillLine]) -> PromptBlock:
-    if not skills:
-        return PromptBlock("skills", "")
-    lines = ["<available_skills>"]
-    for skill in skills:
-        lines.append(
-            f'<skill id="{escape(skill.id)}"><name>{escape(skill.name)}</name>'
-            f"<description>{escape(skill.description)}</description></skill>"
-        )
-    lines.append("</available_skills>")
-    lines.append(
-        "When a skill fits the request, call read_skill(skill_name) to read its instructions, "
-        "then follow them (run_skill(skill_name, script, args) runs one of its scripts)."
-    )
-    return PromptBlock("skills", "\n".join(lines))
-
-
 def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> PromptBlock:
     lines = ["## Routing"]
     if plugins:
@@ -126,14 +101,15 @@ def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> P
 
 def build_system_prompt(
     workspace: list[PromptBlock],
-    skills: list[SkillLine],
+    skills_text: str,
     plugins: list[PluginManifest],
     fallback_names: list[str],
     *,
     json_tools: str | None = None,
 ) -> SystemPrompt:
     """The blocks in order; `json_tools` is the tool list for models without tool calling."""
-    blocks = [*workspace, skills_block(skills), routing_block(plugins, fallback_names)]
+    skills = PromptBlock("skills", skills_text)
+    blocks = [*workspace, skills, routing_block(plugins, fallback_names)]
     if json_tools:
         blocks.append(PromptBlock("json_tools", json_tools))
     return SystemPrompt([b for b in blocks if b.text])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,13 @@ from homeclaw_cli.domain.agent import (
     AgentConfig,
     PluginCallerLike,
     Retriever,
-    SkillRunner,
     TextSink,
     TurnResult,
 )
 from homeclaw_cli.domain.agent_tools import BuiltinConfig, ToolRegistry, add_builtins
 from homeclaw_cli.domain.manifest import PluginManifest
 from homeclaw_cli.domain.registry import Registry, scan
+from homeclaw_cli.domain.skills import scan_skills
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.services.conversation_log import ConversationLog, log_path
 from homeclaw_cli.settings import Settings
@@ -72,10 +73,16 @@ class ResilientRetriever:
         return self._use("search_skills", query, limit)
 
 
-def build_retriever(settings: Settings, registry: Registry) -> ResilientRetriever:
+def build_retriever(
+    settings: Settings, registry: Registry, skills: SkillsBridge | None = None
+) -> ResilientRetriever:
     from homeclaw_cli.services.chat_fallbacks import KeywordRetriever
 
-    fallback = KeywordRetriever(registry, max_in_prompt=settings.plugins.max_in_prompt)
+    fallback = KeywordRetriever(
+        registry,
+        max_in_prompt=settings.plugins.max_in_prompt,
+        skills=skills.keyword_documents if skills else None,
+    )
     try:
         from homeclaw_cli.services.retrieval import RetrievalService  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
@@ -95,37 +102,48 @@ def build_caller(settings: Settings, registry: Registry) -> PluginCallerLike:
 
 
 class SkillsBridge:
-    """SkillRunner over issue 6's scan_skills and run_skill."""
+    """SkillRunner over the skills module: prompt block, read_skill/run_skill, scanned once
+    per session and again on every reload."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.registry = scan_skills(settings)
 
-    def read(self, skill_id: str) -> str:
-        from homeclaw_cli.domain.skills import scan_skills  # type: ignore[import-not-found,unused-ignore]
-        from homeclaw_cli.errors import NotFoundError
-        from homeclaw_cli.suggest import did_you_mean
+    def refresh(self) -> None:
+        self.registry = scan_skills(self.settings)
 
-        skills = scan_skills(self.settings).skills
-        skill = skills.get(skill_id)
-        if skill is None:
-            raise NotFoundError(f"no skill `{skill_id}`{did_you_mean(skill_id, skills)}")
-        scripts = ", ".join(skill.scripts) or "none"
-        return f"{skill.skill_md.read_text(encoding='utf-8')}\n\n[scripts: {scripts}]"
+    def prompt_block(self, hits: Sequence[Any]) -> str:
+        from homeclaw_cli.domain.skill_prompt import build_skills_block, skills_for_prompt
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> Any:
-        from homeclaw_cli.services.skill_run import run_skill  # type: ignore[import-not-found,unused-ignore]
+        return build_skills_block(skills_for_prompt(hits, self.registry))
 
-        return run_skill(self.settings, skill_id, script, args)
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        from homeclaw_cli.services.skill_tools import skill_tools
+
+        return skill_tools(self.registry)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+        from homeclaw_cli.services.skill_tools import call_skill_tool
+
+        return call_skill_tool(
+            self.settings, self.registry, name, arguments, caller_cwd=self.settings.cwd
+        )
+
+    def keyword_documents(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Eligible skills for the keyword fallback retriever: id -> (text, descriptor)."""
+        return {s.id: (s.embedding_text(), s.to_descriptor()) for s in self.registry.eligible()}
 
 
-def build_skills(settings: Settings) -> SkillRunner | None:
-    from importlib.util import find_spec
-
-    if find_spec("homeclaw_cli.domain.skills") is None:
-        return None
-    if find_spec("homeclaw_cli.services.skill_run") is None:
+def build_skills(settings: Settings) -> SkillsBridge | None:
+    if not settings.bundled and not _has_skill_folders(settings):
         return None
     return SkillsBridge(settings)
+
+
+def _has_skill_folders(settings: Settings) -> bool:
+    from homeclaw_cli.domain.skills import skill_roots
+
+    return any(path.is_dir() for _, path in skill_roots(settings))
 
 
 def workspace_dirs(settings: Settings) -> list[Path]:
@@ -152,11 +170,11 @@ class ChatSession:
         self.settings = settings
         self.registry = scan(settings)
         self.llm: Any = llm or build_llm(settings)
-        self.retriever = build_retriever(settings, self.registry)
+        self.skills = build_skills(settings)
+        self.retriever = build_retriever(settings, self.registry, self.skills)
         self.caller = build_caller(settings, self.registry)
         self._retired: list[Any] = []
         self._warnings: list[str] = []
-        self.skills = build_skills(settings)
         builtins = ToolRegistry()
         tools = settings.tools
         add_builtins(
@@ -242,7 +260,9 @@ class ChatSession:
             else:
                 self._retired.append(self.caller)
                 self.caller = build_caller(self.settings, fresh)
-            self.retriever = build_retriever(self.settings, fresh)
+            if self.skills is not None:
+                await asyncio.to_thread(self.skills.refresh)
+            self.retriever = build_retriever(self.settings, fresh, self.skills)
             self.agent.caller = self.caller
             self.agent.retriever = self.retriever
             return report

@@ -13,6 +13,7 @@ import inspect
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,10 +98,18 @@ class KeywordResult:
 class KeywordRetriever:
     """Word-overlap ranking of the registry's plugins (no index, no embeddings)."""
 
-    def __init__(self, registry: Registry, *, max_in_prompt: int = 5) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        max_in_prompt: int = 5,
+        skills: Callable[[], dict[str, tuple[str, dict[str, Any]]]] | None = None,
+    ) -> None:
         self.registry = registry
         self.max_in_prompt = max_in_prompt or 1000
         self._docs: dict[str, set[str]] | None = None
+        self._skills = skills
+        self._skill_docs: dict[str, tuple[set[str], dict[str, Any]]] | None = None
 
     def _documents(self) -> dict[str, set[str]]:
         if self._docs is None:
@@ -111,11 +120,38 @@ class KeywordRetriever:
         return self._docs
 
     def search_plugins(self, query: str, *, limit: int | None = None) -> KeywordResult:
+        docs = self._documents()
+
+        def descriptor(plugin_id: str) -> dict[str, Any]:
+            return self.registry.plugins[plugin_id].manifest.model_dump(mode="json")
+
+        return self._rank(query, "plugin", docs, descriptor, limit)
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> KeywordResult:
+        if self._skills is None:
+            return KeywordResult(query, [], [], False, [])
+        if self._skill_docs is None:
+            self._skill_docs = {
+                sid: (_words(text + " " + sid.replace("-", " ")), desc)
+                for sid, (text, desc) in self._skills().items()
+            }
+        skill_docs = self._skill_docs
+        docs = {sid: words for sid, (words, _) in skill_docs.items()}
+        return self._rank(query, "skill", docs, lambda sid: skill_docs[sid][1], limit)
+
+    def _rank(
+        self,
+        query: str,
+        kind: str,
+        docs: dict[str, set[str]],
+        descriptor: Callable[[str], dict[str, Any]],
+        limit: int | None,
+    ) -> KeywordResult:
         started = time.perf_counter()
         words = _words(query)
         scored = [
-            KeywordHit(pid, "plugin", len(words & doc) / max(len(words), 1), {})
-            for pid, doc in self._documents().items()
+            KeywordHit(item_id, kind, len(words & doc) / max(len(words), 1), {})
+            for item_id, doc in docs.items()
         ]
         scored.sort(key=lambda h: (-h.score, h.id))
         cap = limit or self.max_in_prompt
@@ -128,13 +164,10 @@ class KeywordRetriever:
                 hit.kept, hit.reason = False, "top-k cut"
         hits = [h for h in scored if h.kept]
         for hit in hits:
-            hit.descriptor = self.registry.plugins[hit.id].manifest.model_dump(mode="json")
+            hit.descriptor = descriptor(hit.id)
         names = [h.id for h in scored[:20]] if not hits else []
         timings = {"total": time.perf_counter() - started}
         return KeywordResult(query, hits, scored, not hits, names, timings)
-
-    def search_skills(self, query: str, *, limit: int | None = None) -> KeywordResult:
-        return KeywordResult(query, [], [], False, [])
 
 
 @dataclass

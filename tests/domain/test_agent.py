@@ -180,7 +180,7 @@ def test_search_plugins_adds_tools_for_the_next_round() -> None:
 def test_skills_block_and_skill_tools() -> None:
     skills = FakeSkills()
     llm = FakeLLM(
-        call("read_skill", skill_name="greet"),
+        call("read_skill", skill="greet"),
         call("run_skill", skill_name="greet", script="hello.sh", args=["Bob"]),
         "Done: hello Bob",
     )
@@ -270,3 +270,11 @@ def test_num_ctx_is_sent_to_ollama() -> None:
 
         asyncio.run(go())
         assert fake.last_chat["options"]["num_ctx"] == 8192
+
+
+def test_skill_tool_refusal_goes_back_as_error() -> None:
+    llm = FakeLLM(call("read_skill", skill="nope"), "no such skill")
+    agent, _ = make_agent(llm, skills=FakeSkills())
+    result = run(agent, "greet someone")
+    tool_msgs = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert tool_msgs == ["ERROR: no skill 'nope'"] and result.ok

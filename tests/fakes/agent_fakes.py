@@ -189,22 +189,52 @@ class FakeCaller:
 
 
 class FakeSkills:
+    """SkillRunner: one skill `greet` with scripts/hello.sh."""
+
     def __init__(self) -> None:
         self.runs: list[tuple[str, str, list[str]]] = []
 
-    def read(self, skill_id: str) -> str:
-        if skill_id != "greet":
-            raise NotFoundError(f"unknown skill {skill_id}")
-        return "# Greet\nRun scripts/hello.sh NAME."
+    def prompt_block(self, hits: Any) -> str:
+        names = [h.id for h in hits if h.kind == "skill"]
+        if not names:
+            return ""
+        items = "".join(f"<skill><name>{n}</name></skill>" for n in names)
+        return f"<available_skills>{items}</available_skills>"
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> Any:
-        self.runs.append((skill_id, script, args))
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        skill = {"skill": {"type": "string"}}
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": "read_skill",
+                    "description": "read",
+                    "parameters": {"type": "object", "properties": skill, "required": ["skill"]},
+                },
+            },
+            {
+                "type": "function",
+                "function": {
+                    "name": "run_skill",
+                    "description": "run",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "skill_name": {"type": "string"},
+                            "script": {"type": "string"},
+                            "args": {"type": "array"},
+                        },
+                        "required": ["skill_name", "script"],
+                    },
+                },
+            },
+        ]
 
-        @dataclass
-        class R:
-            exit_code: int = 0
-            stdout: str = f"hello {' '.join(args)}"
-            stderr: str = ""
-            timed_out: bool = False
-
-        return R()
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+        if name == "read_skill":
+            if arguments["skill"] != "greet":
+                return f"error: no skill {arguments['skill']!r}"
+            return "# Greet\nRun scripts/hello.sh NAME."
+        args = [str(a) for a in arguments.get("args") or []]
+        self.runs.append((arguments["skill_name"], arguments["script"], args))
+        return f"exit code: 0\nstdout:\nhello {' '.join(args)}"
