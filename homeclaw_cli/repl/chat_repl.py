@@ -295,12 +295,11 @@ class Repl:
         self._table(["ID", "SOURCE", "CAPS", "DESCRIPTION"], rows)
 
     async def _skills(self, _: str) -> None:
-        try:
-            from homeclaw_cli.domain.skills import scan_skills  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            self.console.print("skills are not available in this build")
+        bridge = self._session.skills
+        if bridge is None:
+            self.console.print("no skill folders found (see `homeclaw skill list`)")
             return
-        skills = scan_skills(self._session.settings).skills
+        skills = bridge.registry.skills
         rows = [
             [
                 s.id,

@@ -86,6 +86,15 @@ def test_slash_commands(settings: Settings, fake: FakeOllama) -> None:
     assert "unknown command /skils (did you mean `/skills`?)" in out
 
 
+def test_skills_command_lists_skills(settings: Settings, tmp_path: Path) -> None:
+    skill = tmp_path / "my-skills" / "hello-world"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: hello-world\ndescription: Say hello.\n---\nHi\n")
+    with_skills = settings.model_copy(update={"extra_skill_dirs": [tmp_path / "my-skills"]})
+    out = drive(with_skills, "/skills\n/exit\n")
+    assert "hello-world" in out and "Say hello." in out
+
+
 def test_trace_shows_retrieval_tool_and_timings(settings: Settings, fake: FakeOllama) -> None:
     fake.script(tool_call("greeter__hello", {"name": "Ada"}))
     out = drive(settings, "greet Ada hello\n/exit\n", trace=True)
