@@ -109,8 +109,25 @@ class SkillsBridge:
         self.settings = settings
         self.registry = scan_skills(settings)
 
-    def refresh(self) -> None:
-        self.registry = scan_skills(self.settings)
+    def refresh(self, changed: set[Path] | None = None, report: ReloadReport | None = None) -> None:
+        """Rescan; a skill whose edit broke it keeps its last good version."""
+        old = self.registry.skills
+        fresh = scan_skills(self.settings)
+        broken = {b.folder: b for b in fresh.broken}
+        for skill_id, skill in old.items():
+            if skill_id not in fresh.skills and skill.folder in broken:
+                fresh.skills[skill_id] = skill
+        if report is not None:
+            for folder, bad in broken.items():
+                if changed is None or _touches(folder, changed):
+                    report.broken.append(f"{folder}: {bad.error}")
+            for skill_id, skill in fresh.skills.items():
+                if skill_id not in old:
+                    report.added.append(f"skill {skill_id}")
+                elif skill.content_hash != old[skill_id].content_hash:
+                    report.updated.append(f"skill {skill_id}")
+            report.removed += [f"skill {s}" for s in old if s not in fresh.skills]
+        self.registry = fresh
 
     def prompt_block(self, hits: Sequence[Any]) -> str:
         from homeclaw_cli.domain.skill_prompt import build_skills_block, skills_for_prompt
@@ -227,7 +244,7 @@ class ChatSession:
         self.agent.set_llm(self.llm)
 
     async def reload(self, changed: set[Path] | None = None) -> ReloadReport:
-        """Rescan plugins; keep the last good version of a plugin whose edit broke it.
+        """Rescan plugins and skills; a broken edit keeps the last good version.
 
         The new registry and caller replace the old ones in one assignment each, so a call
         already in flight finishes on the old caller (closed at the end of the session).
@@ -261,7 +278,7 @@ class ChatSession:
                 self._retired.append(self.caller)
                 self.caller = build_caller(self.settings, fresh)
             if self.skills is not None:
-                await asyncio.to_thread(self.skills.refresh)
+                await asyncio.to_thread(self.skills.refresh, changed, report)
             self.retriever = build_retriever(self.settings, fresh, self.skills)
             self.agent.caller = self.caller
             self.agent.retriever = self.retriever

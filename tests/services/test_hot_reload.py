@@ -94,3 +94,42 @@ def test_broken_index_degrades_to_keyword_retrieval() -> None:
     assert retriever.warnings == ["retrieval fell back to keyword matching: the index is locked"]
     retriever.search_plugins("tide")
     assert len(retriever.warnings) == 1  # the broken index is not retried every turn
+
+
+def test_skill_edit_is_reloaded_and_broken_skill_kept(hc_home: Path, tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "hello-world"
+    skill.mkdir(parents=True)
+    md = skill / "SKILL.md"
+    md.write_text("---\nname: hello-world\ndescription: Say hello.\n---\nHi\n")
+    settings = load_settings(
+        flags={"bundled": False},
+        env={"HOMECLAW_HOME": str(hc_home), "HOMECLAW_SKILLS_PATH": str(tmp_path / "skills")},
+    )
+
+    async def scenario() -> None:
+        session = ChatSession(settings, llm=object(), log=False)  # type: ignore[arg-type]
+        assert session.skills is not None
+        reports: asyncio.Queue[ReloadReport] = asyncio.Queue()
+        stop = asyncio.Event()
+        task = asyncio.create_task(watch(session, reports.put_nowait, stop=stop, debounce_ms=50))
+        try:
+            n = [0]
+
+            def edit() -> None:
+                n[0] += 1
+                md.write_text(f"---\nname: hello-world\ndescription: Say hello v{n[0]}.\n---\nHi\n")
+
+            await until_report(reports, edit, lambda r: "skill hello-world" in r.updated)
+            good = session.skills.registry.skills["hello-world"]
+            assert good.description.startswith("Say hello v")
+
+            await until_report(
+                reports, lambda: md.write_text("no frontmatter"), lambda r: bool(r.broken)
+            )
+            assert session.skills.registry.skills["hello-world"] is good
+        finally:
+            stop.set()
+            await task
+            await session.aclose()
+
+    asyncio.run(scenario())
