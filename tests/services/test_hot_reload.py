@@ -78,24 +78,6 @@ def test_edit_is_reloaded_and_broken_edit_keeps_last_good_version(
     asyncio.run(scenario())
 
 
-def test_broken_index_degrades_to_keyword_retrieval() -> None:
-    from homeclaw_cli.errors import UnavailableError
-    from homeclaw_cli.services.chat import ResilientRetriever
-    from tests.fakes.agent_fakes import FakeRetriever
-
-    class Broken:
-        def search_plugins(self, query: str, *, limit: int | None = None) -> object:
-            raise UnavailableError("the index is locked")
-
-        search_skills = search_plugins
-
-    retriever = ResilientRetriever(Broken(), FakeRetriever({"tide": ["tides"]}))  # type: ignore[arg-type]
-    assert [h.id for h in retriever.search_plugins("tide times").hits] == ["tides"]
-    assert retriever.warnings == ["retrieval fell back to keyword matching: the index is locked"]
-    retriever.search_plugins("tide")
-    assert len(retriever.warnings) == 1  # the broken index is not retried every turn
-
-
 def test_skill_edit_is_reloaded_and_broken_skill_kept(hc_home: Path, tmp_path: Path) -> None:
     skill = tmp_path / "skills" / "hello-world"
     skill.mkdir(parents=True)
