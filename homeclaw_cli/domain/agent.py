@@ -370,8 +370,11 @@ class Agent:
         assert plugin_res is not None
         plugins = self._manifests_for(plugin_res.hits)
         skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
-        state.tools = self._turn_tools(result.message, plugins)
+        state.tools = self._turn_tools(result.message, plugins, skills_shown=bool(skills_text))
+        t_show = time.perf_counter()
         state.native = result.native_tools = await self.native_tools()
+        show_seconds = time.perf_counter() - t_show  # model-server time (/api/show), not ours
+        state.llm_seconds += show_seconds
         workspace = read_workspace(self.config.workspace_dirs)
         json_tools = None if state.native else _json_tools_text(state.tools)
         fallback_names = list(plugin_res.fallback_names) if plugin_res.fallback else []
@@ -395,7 +398,7 @@ class Agent:
             "history_messages": len(history),
             "history_dropped": len(self.history) - len(history),
         }
-        result.steps.append(TraceStep("prompt", time.perf_counter() - t0, detail))
+        result.steps.append(TraceStep("prompt", time.perf_counter() - t0 - show_seconds, detail))
 
     def _fitting_history(self, budget: int) -> list[dict[str, Any]]:
         """The newest history messages (whole user/assistant pairs) that fit in `budget`."""
@@ -535,7 +538,9 @@ class Agent:
 
     # --- tools ------------------------------------------------------------------------------
 
-    def _turn_tools(self, message: str, plugins: list[PluginManifest]) -> ToolRegistry:
+    def _turn_tools(
+        self, message: str, plugins: list[PluginManifest], *, skills_shown: bool
+    ) -> ToolRegistry:
         tools = ToolRegistry()
         for name in self.builtins.names():
             tool = self.builtins.get(name)
@@ -545,8 +550,9 @@ class Agent:
             self._add_plugin_tools(tools, manifest, message)
         tools.add(self._search_plugins_tool(tools, message))
         if self.skills is not None:
-            for tool in self._skill_tools(self.skills):
-                tools.add(tool)
+            tools.add(self._search_skills_tool(tools, self.skills))
+            if skills_shown:
+                self._add_skill_call_tools(tools, self.skills)
         return tools
 
     def _add_plugin_tools(
@@ -624,7 +630,7 @@ class Agent:
             kind="search",
         )
 
-    def _skill_tools(self, runner: SkillRunner) -> list[Tool]:
+    def _search_skills_tool(self, tools: ToolRegistry, runner: SkillRunner) -> Tool:
         async def search_skills(args: dict[str, Any]) -> ToolOutcome:
             found = await asyncio.to_thread(
                 self.retriever.search_skills,
@@ -632,7 +638,23 @@ class Agent:
                 limit=self.config.max_search_results,
             )
             lines = [f"- {h.id}: {h.descriptor.get('description', '')}" for h in found.hits]
-            return ToolOutcome(True, "\n".join(lines) or "no skill matches that query")
+            if not lines:
+                return ToolOutcome(True, "no skill matches that query")
+            self._add_skill_call_tools(tools, runner)
+            return ToolOutcome(
+                True, "Matching skills (read one with read_skill):\n" + "\n".join(lines)
+            )
+
+        return Tool(
+            "search_skills",
+            "Search the installed skills when none listed fits the request.",
+            object_schema({"query": {"type": "string"}}, ["query"]),
+            search_skills,
+            kind="search",
+        )
+
+    def _add_skill_call_tools(self, tools: ToolRegistry, runner: SkillRunner) -> None:
+        """read_skill / run_skill, offered only once some skill is in play (saves tokens)."""
 
         def handler(name: str) -> Any:
             async def call(args: dict[str, Any]) -> ToolOutcome:
@@ -641,22 +663,19 @@ class Agent:
 
             return call
 
-        tools = [
-            Tool(
-                "search_skills",
-                "Search the installed skills when none listed fits the request.",
-                object_schema({"query": {"type": "string"}}, ["query"]),
-                search_skills,
-                kind="search",
-            )
-        ]
         for schema in runner.tool_schemas():
             fn = schema["function"]
             name = str(fn["name"])
-            tools.append(
-                Tool(name, str(fn.get("description", "")), fn["parameters"], handler(name), "skill")
-            )
-        return tools
+            if name not in tools:
+                tools.add(
+                    Tool(
+                        name,
+                        str(fn.get("description", "")),
+                        fn["parameters"],
+                        handler(name),
+                        "skill",
+                    )
+                )
 
 
 def _kind(tools: ToolRegistry, name: str) -> str:

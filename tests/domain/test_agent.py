@@ -278,3 +278,13 @@ def test_skill_tool_refusal_goes_back_as_error() -> None:
     result = run(agent, "greet someone")
     tool_msgs = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_msgs == ["ERROR: no skill 'nope'"] and result.ok
+
+
+def test_skill_call_tools_only_once_a_skill_is_in_play() -> None:
+    llm = FakeLLM(call("search_skills", query="greet"), "ok")
+    agent, _ = make_agent(llm, skills=FakeSkills())
+    run(agent, "what is the weather")  # no skill retrieved
+    first = [t["function"]["name"] for t in llm.requests[0]["tools"]]
+    second = [t["function"]["name"] for t in llm.requests[1]["tools"]]
+    assert "search_skills" in first and "read_skill" not in first
+    assert {"read_skill", "run_skill"} <= set(second)
