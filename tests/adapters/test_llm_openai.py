@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.adapters.llm_openai import to_openai_messages
-from tests.fakes.chat_plugins import write_test_plugins
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import unused_port_host
 from tests.fakes.openai_server import FakeOpenAI
+
+__all__ = ["fast_retrieval"]
 
 
 def test_message_conversion_pairs_tool_results_with_call_ids() -> None:
@@ -43,7 +45,9 @@ def chat_env(tmp_path: Path, host: str) -> tuple[list[str], dict[str, str]]:
     return ["--config", str(config), "--plugins-dir", str(plugins)], {"HOMECLAW_NO_BUNDLED": "1"}
 
 
-def test_tool_call_and_text_through_the_cli(cli: Callable[..., Any], tmp_path: Path) -> None:
+def test_tool_call_and_text_through_the_cli(
+    cli: Callable[..., Any], tmp_path: Path, fast_retrieval: object
+) -> None:
     with FakeOpenAI() as fake:
         fake.replies.extend([("tool", "greeter__story", '{"name": "Ada"}'), "Ada met a cat!"])
         pre, env = chat_env(tmp_path, fake.host)
@@ -60,7 +64,9 @@ def test_tool_call_and_text_through_the_cli(cli: Callable[..., Any], tmp_path: P
         assert fake.headers[0]["Authorization"] == "Bearer sekret"
 
 
-def test_server_down_and_unknown_model(cli: Callable[..., Any], tmp_path: Path) -> None:
+def test_server_down_and_unknown_model(
+    cli: Callable[..., Any], tmp_path: Path, fast_retrieval: object
+) -> None:
     host = unused_port_host()
     pre, env = chat_env(tmp_path, host)
     result = cli(*pre, "chat", "-q", "hi", env=env)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.chat_plugins import write_test_plugins
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import (
     FakeOllama,
     text,
@@ -18,9 +18,11 @@ from tests.fakes.ollama_server import (
     unused_port_host,
 )
 
+__all__ = ["fast_retrieval"]
+
 
 @pytest.fixture
-def fake(hc_home: Path) -> Iterator[FakeOllama]:
+def fake(hc_home: Path, fast_retrieval: object) -> Iterator[FakeOllama]:
     with FakeOllama(strict_models=True) as fake:
         fake.add_model("llama3.2")
         fake.add_model("tiny", tools=False)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import REPO_ROOT
+from tests.fakes.chat_plugins import NO_INDEX_ENV
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, text
 
 __all__ = ["fake_ollama"]
@@ -54,6 +55,7 @@ def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
         "HOMECLAW_NO_BUNDLED": "1",
         "TERM": "xterm",
         "COLUMNS": "100",
+        **NO_INDEX_ENV,
     }
     master, slave = pty.openpty()
     proc = subprocess.Popen(

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.chat_plugins import fast_retrieval
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, text, tool_call
 
-__all__ = ["fake_ollama"]
+__all__ = ["fake_ollama", "fast_retrieval"]
 
 SKILL_MD = """---
 name: hello-world
@@ -23,7 +24,7 @@ Run `run_skill(skill_name="hello-world", script="hello.py", args=[NAME])`.
 
 
 def test_skill_read_and_run(
-    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
 ) -> None:
     skill = tmp_path / "skills" / "hello-world"
     (skill / "scripts").mkdir(parents=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 GREETER_YAML = """\
 id: greeter
 name: Greeter
@@ -80,3 +82,22 @@ def write_test_plugins(root: Path) -> Path:
     write_plugin(root, "greeter", GREETER_YAML, GREETER_PY)
     write_plugin(root, "tides", TIDE_YAML, TIDE_PY)
     return root
+
+
+@pytest.fixture
+def fast_retrieval(monkeypatch: pytest.MonkeyPatch) -> object:
+    """The index's bag-of-words fake embedder when the index is built (no 5 s model load)."""
+    try:
+        from tests.fakes.embedder import install  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # keyword retrieval: nothing to speed up
+        return None
+    return install(monkeypatch)
+
+
+# For subprocess runs (monkeypatching does not reach them): no startup sync, no embeddings.
+NO_INDEX_ENV = {
+    "HOMECLAW_PLUGINS__REFRESH_ON_STARTUP": "false",
+    "HOMECLAW_SKILLS__REFRESH_ON_STARTUP": "false",
+    "HOMECLAW_PLUGINS__USE_VECTOR_SEARCH": "false",
+    "HOMECLAW_SKILLS__USE_VECTOR_SEARCH": "false",
+}

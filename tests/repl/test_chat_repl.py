@@ -18,12 +18,14 @@ from rich.console import Console
 
 from homeclaw_cli.repl.chat_repl import Repl
 from homeclaw_cli.settings import Settings, load_settings
-from tests.fakes.chat_plugins import write_test_plugins
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, Reply, text, tool_call
+
+__all__ = ["fast_retrieval"]
 
 
 @pytest.fixture
-def fake(hc_home: Path) -> Iterator[FakeOllama]:
+def fake(hc_home: Path, fast_retrieval: object) -> Iterator[FakeOllama]:
     with FakeOllama() as fake:
         fake.add_model("llama3.2")
         fake.add_model("tiny", tools=False)
