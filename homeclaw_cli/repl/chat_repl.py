@@ -95,7 +95,11 @@ class Repl:
 
     async def run(self) -> None:
         self.session = self._factory()
-        await self.session.start()
+        try:
+            await self.session.start()
+        except BaseException:
+            await self.session.aclose()
+            raise
         self._show_warnings()
         stop = asyncio.Event()
         watcher = asyncio.create_task(self._watch(stop)) if self.watch else None

@@ -285,7 +285,9 @@ class ChatSession:
             return report
 
     async def start(self) -> None:
-        """Bring the index up to date when `refresh_on_startup` is set (seed 002 §8.5)."""
+        """Check the model first (fail fast when the server is down or the model missing),
+        then bring the index up to date when `refresh_on_startup` is set (seed 002 §8.5)."""
+        await self.agent.native_tools()
         if self.settings.plugins.refresh_on_startup or self.settings.skills.refresh_on_startup:
             await self._sync()
 

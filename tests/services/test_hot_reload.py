@@ -9,7 +9,9 @@ from pathlib import Path
 from homeclaw_cli.services.chat import ChatSession, ReloadReport
 from homeclaw_cli.services.hot_reload import watch, watched_dirs
 from homeclaw_cli.settings import load_settings
-from tests.fakes.chat_plugins import write_test_plugins
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
+
+__all__ = ["fast_retrieval"]
 
 WAIT = 10.0
 
@@ -37,7 +39,7 @@ async def until_report(
 
 
 def test_edit_is_reloaded_and_broken_edit_keeps_last_good_version(
-    hc_home: Path, tmp_path: Path
+    hc_home: Path, tmp_path: Path, fast_retrieval: object
 ) -> None:
     plugins = write_test_plugins(tmp_path / "plugins")
     settings = load_settings(extra_plugin_dirs=[plugins], flags={"bundled": False})
@@ -78,7 +80,9 @@ def test_edit_is_reloaded_and_broken_edit_keeps_last_good_version(
     asyncio.run(scenario())
 
 
-def test_skill_edit_is_reloaded_and_broken_skill_kept(hc_home: Path, tmp_path: Path) -> None:
+def test_skill_edit_is_reloaded_and_broken_skill_kept(
+    hc_home: Path, tmp_path: Path, fast_retrieval: object
+) -> None:
     skill = tmp_path / "skills" / "hello-world"
     skill.mkdir(parents=True)
     md = skill / "SKILL.md"
