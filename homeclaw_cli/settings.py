@@ -43,9 +43,14 @@ class RetrievalSettings(_Section):
     """Seed 002 §8.4 keys, shared by plugins and skills."""
 
     use_vector_search: bool = True
+    method: Literal["dense", "fts", "hybrid"] = Field(
+        default="hybrid", description="retrieval method (benchmarks/retrieval/RESULTS.md)"
+    )
     table: str
     max_retrieved: int = Field(default=5, ge=1, le=100)
-    similarity_threshold: float = Field(default=0.3, ge=-1.0, le=1.0)
+    similarity_threshold: float = Field(
+        default=0.2, ge=-1.0, le=1.0, description="tuned on benchmarks/retrieval (RESULTS.md)"
+    )
     max_in_prompt: int = Field(default=5, ge=0, description="0 = no limit")
     refresh_on_startup: bool = True
     incremental_sync: bool = True
@@ -56,6 +61,9 @@ class RetrievalSettings(_Section):
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
     workspace: bool = Field(default=True, description="scan ./plugins of the current folder")
+    inline_timeout_sec: float = Field(
+        default=60.0, gt=0, description="how long an inline plugin call may take"
+    )
 
 
 class SkillEntrySettings(_Section):

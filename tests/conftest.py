@@ -15,6 +15,9 @@ from homeclaw_cli.cli.main import app
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+# Index/retrieval fixtures (fake_models, index_env) live with their fakes.
+pytest_plugins = ["tests.fakes.index"]
+
 
 @pytest.fixture
 def hc_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

@@ -18,16 +18,27 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for editors,
 
 @app.command("validate")
 def validate(
+    ctx: typer.Context,
     paths: Annotated[
         list[Path], typer.Argument(help="Plugin folders, manifest files, or folders of plugins.")
     ],
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
+    live: Annotated[
+        bool,
+        typer.Option("--live", help="Also start MCP servers / contact http plugins to check them."),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Check plugin manifests the way homeclaw will load them. Exit 0 valid, 1 invalid."""
     from homeclaw_cli.services.validate import validate_paths
 
     report = validate_paths(paths, strict=strict)
+    if live:
+        import asyncio
+
+        from homeclaw_cli.services.health import add_live_diagnostics
+
+        asyncio.run(add_live_diagnostics(report.results, get_state(ctx).settings()))
     out = Output(json_mode=as_json)
     if as_json:
         out.json(report.to_json())
@@ -73,7 +84,7 @@ def list_plugins(
         styles={"ID": "cyan", "SOURCE": "dim"},
     )
     for row in rows:
-        if row["status"] == "broken":
+        if row["status"] in ("broken", "unhealthy"):
             out.warning(f"{row['id']}: {row['problem']}")
 
 

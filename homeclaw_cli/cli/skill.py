@@ -403,13 +403,6 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         out.warning(warning)
 
 
-def _register_index_commands() -> None:
-    # `skill search` / `skill sync` live with the index (issue 3), when it is present.
-    try:
-        from homeclaw_cli.cli import skill_index  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return
-    skill_index.register(app)
+from homeclaw_cli.cli import skill_index  # noqa: E402  (search/sync live with the index)
 
-
-_register_index_commands()
+skill_index.register(app)

@@ -189,6 +189,9 @@ class McpConfig(_Model):
     env: dict[str, str] = Field(default_factory=dict)
     url: str | None = None
     tool: str = "handle_request"
+    tools: dict[str, str] = Field(
+        default_factory=dict, description="capability id -> server tool name, where they differ"
+    )
     timeout_sec: float = Field(default=60.0, gt=0, le=3600)
 
     @model_validator(mode="before")

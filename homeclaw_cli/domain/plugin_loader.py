@@ -7,7 +7,6 @@ finding is shown), so both see exactly the same rules.
 from __future__ import annotations
 
 import ast
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -344,10 +343,10 @@ def _descriptions(manifest: PluginManifest) -> list[tuple[FieldPath, str]]:
 
 
 def command_exists(command: str, folder: Path) -> bool:
-    if "/" in command:
-        path = Path(command)
-        return (path if path.is_absolute() else folder / path).exists()
-    return shutil.which(command) is not None
+    """True when the runners would find `command` (see domain/runners/commands.py)."""
+    from homeclaw_cli.domain.runners.commands import resolve_command
+
+    return resolve_command(command, folder) is not None
 
 
 def method_name(capability_id: str) -> str:

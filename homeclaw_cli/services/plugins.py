@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeclaw_cli.domain.health import HealthStore
 from homeclaw_cli.domain.registry import PluginEntry, scan
 from homeclaw_cli.domain.tools import descriptor_token_cost
 from homeclaw_cli.settings import Settings
@@ -26,7 +27,14 @@ def _row(entry: PluginEntry, status: str, **extra: Any) -> dict[str, Any]:
 
 def plugin_rows(settings: Settings, *, include_shadowed: bool = False) -> list[dict[str, Any]]:
     registry = scan(settings)
-    rows = [_row(entry, "ok") for entry in registry.plugins.values()]
+    health = HealthStore(settings.state_dir).all()
+    rows = []
+    for entry in registry.plugins.values():
+        status = health.get(entry.id)
+        if status is not None and not status.ok:
+            rows.append(_row(entry, "unhealthy", problem=status.detail))
+        else:
+            rows.append(_row(entry, "ok"))
     if include_shadowed:
         rows += [
             _row(s.entry, "shadowed", shadowed_by=f"{s.shadowed_by.source}:{s.shadowed_by.folder}")
@@ -46,4 +54,5 @@ def plugin_rows(settings: Settings, *, include_shadowed: bool = False) -> list[d
                 "problem": broken.summary,
             }
         )
-    return sorted(rows, key=lambda r: (r["status"] != "ok", r["id"]))
+    order = {"ok": 0, "unhealthy": 1}
+    return sorted(rows, key=lambda r: (order.get(r["status"], 2), r["id"]))

@@ -1,0 +1,285 @@
+"""The LanceDB index: one table per kind (plugins, skills), one row per descriptor.
+
+Every write is a single LanceDB commit (merge_insert, delete, or a whole-table overwrite),
+and a commit is atomic: a reader, or the next process after a kill -9, sees the table
+before or after it, never a half-written row. Unreferenced data files of an interrupted
+commit are harmless and are removed by `optimize()`.
+
+A row carries the model name and dimension it was embedded with; a table whose rows came
+from another model (or dimension) is rebuilt by overwriting it in one commit, so changing
+`embedding.model` never meets a dimension mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from homeclaw_cli.errors import ConfigError, HomeclawError
+
+if TYPE_CHECKING:
+    from homeclaw_cli.adapters.embedder import Vectors
+
+FTS_COLUMN = "search_text"
+_META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
+
+
+@dataclass
+class IndexRow:
+    """What sync writes for one plugin or skill."""
+
+    id: str
+    kind: str
+    source: str
+    text: str
+    search_text: str
+    content_hash: str
+    descriptor: dict[str, Any]
+    status: str = "ok"  # ok | ineligible
+    status_detail: str = ""
+
+
+@dataclass
+class StoredMeta:
+    id: str
+    content_hash: str
+    model: str
+    dim: int
+    status: str
+
+
+@dataclass
+class Match:
+    id: str
+    score: float  # cosine similarity for dense search, BM25 for full-text search
+    row: dict[str, Any]
+
+    @property
+    def descriptor(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.row["descriptor"])
+        return value
+
+
+def _schema(dim: int) -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("kind", pa.string()),
+            ("source", pa.string()),
+            ("text", pa.string()),
+            (FTS_COLUMN, pa.string()),
+            ("content_hash", pa.string()),
+            ("model", pa.string()),
+            ("dim", pa.int32()),
+            ("descriptor", pa.string()),
+            ("status", pa.string()),
+            ("status_detail", pa.string()),
+            ("updated_at", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+class VectorStore:
+    """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self._db: Any = None
+
+    @property
+    def db(self) -> Any:
+        if self._db is None:
+            import lancedb
+
+            try:
+                self._db = lancedb.connect(self.uri)
+            except Exception as exc:  # bad scheme, missing credentials, permissions...
+                raise ConfigError(
+                    f"cannot open the index at {self.uri}: {exc}",
+                    hint="check index.uri in the config (a folder or an object-store URI)",
+                ) from None
+        return self._db
+
+    def _open(self, table: str) -> Any | None:
+        try:
+            return self.db.open_table(table)
+        except (ValueError, FileNotFoundError):
+            return None
+
+    def exists(self, table: str) -> bool:
+        return self._open(table) is not None
+
+    def meta(self, table: str) -> dict[str, StoredMeta]:
+        """id -> (hash, model, dim, status) of every row, without reading vectors."""
+        handle = self._open(table)
+        if handle is None:
+            return {}
+        data = handle.search().select(_META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
+        return {
+            r["id"]: StoredMeta(r["id"], r["content_hash"], r["model"], r["dim"], r["status"])
+            for r in data
+        }
+
+    def count(self, table: str) -> int:
+        handle = self._open(table)
+        return 0 if handle is None else int(handle.count_rows())
+
+    def _records(
+        self, rows: Sequence[IndexRow], vectors: Vectors, model: str
+    ) -> list[dict[str, Any]]:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        dim = int(vectors.shape[1]) if len(vectors) else 0
+        return [
+            {
+                "id": row.id,
+                "kind": row.kind,
+                "source": row.source,
+                "text": row.text,
+                FTS_COLUMN: row.search_text,
+                "content_hash": row.content_hash,
+                "model": model,
+                "dim": dim,
+                "descriptor": json.dumps(row.descriptor, sort_keys=True, default=str),
+                "status": row.status,
+                "status_detail": row.status_detail,
+                "updated_at": now,
+                "vector": vector.tolist(),
+            }
+            for row, vector in zip(rows, vectors, strict=True)
+        ]
+
+    def replace_all(
+        self, table: str, rows: Sequence[IndexRow], vectors: Vectors, model: str, dim: int
+    ) -> None:
+        """Overwrite `table` with exactly `rows` in one commit (full sync, model change)."""
+        import pyarrow as pa
+
+        schema = _schema(dim)
+        data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        self.db.create_table(table, data=data, schema=schema, mode="overwrite")
+        self.rebuild_text_index(table)
+
+    def upsert(self, table: str, rows: Sequence[IndexRow], vectors: Vectors, model: str) -> None:
+        """Insert or update `rows` by id in one commit."""
+        import pyarrow as pa
+
+        if not rows:
+            return
+        handle = self._open(table)
+        dim = int(vectors.shape[1])
+        schema = _schema(dim)
+        data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        if handle is None:
+            self.db.create_table(table, data=data, schema=schema)
+            return
+        (
+            handle.merge_insert("id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(data)
+        )
+
+    def delete(self, table: str, ids: Iterable[str]) -> int:
+        """Delete rows by id in one commit; returns how many ids were asked for."""
+        wanted = sorted(set(ids))
+        handle = self._open(table)
+        if not wanted or handle is None:
+            return 0
+        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in wanted)
+        handle.delete(f"id IN ({quoted})")
+        return len(wanted)
+
+    def rebuild_text_index(self, table: str) -> None:
+        """(Re)build the full-text index; rows added since are still searched, unranked-fast."""
+        from lancedb.index import FTS
+
+        handle = self._open(table)
+        if handle is None or handle.count_rows() == 0:
+            return
+        handle.create_index(FTS_COLUMN, config=FTS(), replace=True)
+
+    def text_index_stale(self, table: str) -> bool:
+        handle = self._open(table)
+        if handle is None or handle.count_rows() == 0:
+            return False
+        for index in handle.list_indices():
+            if FTS_COLUMN in index.columns:
+                stats = handle.index_stats(index.name)
+                return bool(stats is None or stats.num_unindexed_rows)
+        return True
+
+    def optimize(self, table: str) -> None:
+        """Compact files and drop old versions (and orphans of interrupted writes)."""
+        from datetime import timedelta
+
+        handle = self._open(table)
+        if handle is not None:
+            handle.optimize(cleanup_older_than=timedelta(minutes=5))
+
+    def all_rows(self, table: str, *, limit: int | None = None) -> list[dict[str, Any]]:
+        handle = self._open(table)
+        if handle is None:
+            return []
+        columns = [c for c in handle.schema.names if c != "vector"]
+        query = handle.search().select(columns)
+        if limit is not None:
+            query = query.limit(limit)
+        else:
+            query = query.limit(max(1, handle.count_rows()))
+        rows: list[dict[str, Any]] = query.to_list()
+        return rows
+
+    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
+        handle = self._require(table)
+        rows = handle.search(list(vector)).distance_type("cosine").limit(limit).to_list()
+        return [Match(r["id"], 1.0 - float(r["_distance"]), r) for r in rows]
+
+    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
+        handle = self._require(table)
+        try:
+            rows = (
+                handle.search(query, query_type="fts", fts_columns=FTS_COLUMN)
+                .limit(limit)
+                .to_list()
+            )
+        except Exception as exc:  # no text index yet or a query the parser rejects
+            if "index" in str(exc).lower() and "not found" in str(exc).lower():
+                return []
+            rows = self._keyword_plain(handle, query, limit)
+        return [Match(r["id"], float(r["_score"]), r) for r in rows]
+
+    @staticmethod
+    def _keyword_plain(handle: Any, query: str, limit: int) -> list[dict[str, Any]]:
+        from lancedb.query import MatchQuery
+
+        query_class: Any = MatchQuery
+
+        words = " ".join("".join(c if c.isalnum() else " " for c in query).split())
+        if not words:
+            return []
+        rows: list[dict[str, Any]] = (
+            handle.search(query_class(words, FTS_COLUMN), query_type="fts").limit(limit).to_list()
+        )
+        return rows
+
+    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        handle = self._require(table)
+        if not ids:
+            return {}
+        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
+        rows = handle.search().where(f"id IN ({quoted})").select(["id", "vector"]).limit(len(ids))
+        return {r["id"]: r["vector"] for r in rows.to_list()}
+
+    def _require(self, table: str) -> Any:
+        handle = self._open(table)
+        if handle is None:
+            raise HomeclawError(
+                f"the index has no table {table!r} yet", hint="run `homeclaw sync` to build it"
+            )
+        return handle

@@ -1,0 +1,128 @@
+"""`homeclaw plugin search` and `homeclaw plugin sync`, registered onto the `plugin` app."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from homeclaw_cli.cli.render import Output
+from homeclaw_cli.cli.state import get_state
+from homeclaw_cli.cli.sync import CheckFlag, FullFlag, JsonFlag, LockTimeout, QuietFlag, run_sync
+
+if TYPE_CHECKING:
+    from homeclaw_cli.domain.retrieval import RetrievalResult
+
+QueryArg = Annotated[list[str], typer.Argument(help="What the user asked, in their words.")]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit", "-n", min=1, help="Hits to keep (default from config).")
+]
+MethodOpt = Annotated[
+    str | None,
+    typer.Option("--method", help="dense, fts or hybrid (default from config: hybrid)."),
+]
+ExplainFlag = Annotated[
+    bool,
+    typer.Option("--explain", help="Show every candidate's scores and why it was kept or dropped."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(search)
+    app.command("sync")(sync_plugins)
+
+
+def search(
+    ctx: typer.Context,
+    query: QueryArg,
+    *,
+    limit: LimitOpt = None,
+    method: MethodOpt = None,
+    explain: ExplainFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Find the plugins a request needs, the way the chat loop retrieves them."""
+    from homeclaw_cli.services.retrieval import RetrievalService
+
+    service = RetrievalService(get_state(ctx).settings(), method=check_method(method))
+    result = service.search_plugins(" ".join(query), limit=limit)
+    render_search(Output(json_mode=as_json), result, explain=explain, kind="plugin")
+
+
+def sync_plugins(
+    ctx: typer.Context,
+    *,
+    full: FullFlag = False,
+    check: CheckFlag = False,
+    quiet: QuietFlag = False,
+    as_json: JsonFlag = False,
+    lock_timeout: LockTimeout = 30.0,
+) -> None:
+    """Index plugins only (see `homeclaw sync`)."""
+    run_sync(
+        ctx,
+        ("plugins",),
+        full=full,
+        check=check,
+        quiet=quiet,
+        as_json=as_json,
+        lock_timeout=lock_timeout,
+    )
+
+
+def check_method(method: str | None) -> str | None:
+    from homeclaw_cli.domain.retrieval import METHODS
+    from homeclaw_cli.errors import UsageError
+
+    if method is not None and method not in METHODS:
+        raise UsageError(
+            f"unknown retrieval method {method!r}", hint=f"use one of: {', '.join(METHODS)}"
+        )
+    return method
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_search(out: Output, result: RetrievalResult, *, explain: bool, kind: str) -> None:
+    """Kept hits (or the fallback), and with --explain every candidate and its reason."""
+    if out.json_mode:
+        out.json(result.to_json(explain=explain))
+        return
+    if explain:
+        rows = [
+            [
+                c.rank,
+                c.id,
+                _fmt(c.score),
+                _fmt(c.dense_score),
+                _fmt(c.keyword_score),
+                "kept" if c.kept else "dropped",
+                c.reason,
+            ]
+            for c in result.candidates
+        ]
+        out.table(
+            ["RANK", "ID", "SCORE", "DENSE", "KEYWORD", "", "WHY"],
+            rows,
+            title=f"{kind} candidates for {result.query!r} ({result.method})",
+            styles={"ID": "cyan"},
+        )
+        timing = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items())
+        out.info(f"{len(result.candidates)} candidates; {timing}")
+    else:
+        out.table(
+            ["ID", "SCORE", "DESCRIPTION"],
+            [[h.id, _fmt(h.score), _description(h.descriptor)] for h in result.hits],
+            styles={"ID": "cyan"},
+        )
+    if result.fallback:
+        names = ", ".join(result.fallback_names) or "(the index is empty: run `homeclaw sync`)"
+        out.info(f"no {kind} cleared the similarity threshold; closest: {names}")
+
+
+def _description(descriptor: dict[str, object]) -> str:
+    manifest = descriptor.get("manifest")
+    source = manifest if isinstance(manifest, dict) else descriptor
+    return str(source.get("description", ""))

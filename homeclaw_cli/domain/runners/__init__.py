@@ -1,0 +1,1 @@
+"""One runner per plugin type behind the Runner protocol (see base.py)."""

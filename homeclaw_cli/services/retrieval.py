@@ -1,0 +1,241 @@
+"""Retrieve the plugins and skills a query needs, from the index (never by rescanning folders).
+
+Used by `homeclaw plugin search`, `homeclaw skill search`, `homeclaw eval retrieval`, the chat
+loop and the MCP server. One service per process: the LanceDB connection and the query
+embedder are opened on first use and reused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.adapters.vector_store import Match, VectorStore
+from homeclaw_cli.domain.retrieval import (
+    Candidate,
+    Kind,
+    RetrievalHit,
+    RetrievalResult,
+    fallback_names,
+    rank_candidates,
+)
+from homeclaw_cli.errors import LockedError, UsageError
+from homeclaw_cli.settings import RetrievalSettings, Settings
+
+# How many candidates each search returns before the policy ranks them.
+MIN_POOL = 20
+
+
+class RetrievalService:
+    def __init__(self, settings: Settings, *, method: str | None = None) -> None:
+        self.settings = settings
+        self.store = VectorStore(settings.index_uri)
+        self._method = method
+        self._embedder: Any = None
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        """The plugins for `query`: kept hits best first, plus every candidate with a reason."""
+        return self._search("plugin", query, limit)
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        return self._search("skill", query, limit)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _section(self, kind: Kind) -> RetrievalSettings:
+        return self.settings.plugins if kind == "plugin" else self.settings.skills
+
+    def method(self, kind: Kind) -> str:
+        return self._method or self._section(kind).method
+
+    def embed_query(self, query: str) -> list[float]:
+        from homeclaw_cli.adapters.embedder import query_embedder
+        from homeclaw_cli.services.sync import models_dir
+
+        if self._embedder is None:
+            self._embedder = query_embedder(
+                models_dir(self.settings),
+                self.settings.embedding.model,
+                self.settings.embedding.batch_size,
+            )
+        vector: list[float] = self._embedder.embed([query])[0].tolist()
+        return vector
+
+    def _search(self, kind: Kind, query: str, limit: int | None) -> RetrievalResult:
+        started = time.perf_counter()
+        section = self._section(kind)
+        table = section.table
+        method = self.method(kind)
+        if not query.strip():
+            raise UsageError("the search query is empty", hint="pass some words to search for")
+        cap = limit if limit is not None else _cap(section)
+        timings: dict[str, float] = {}
+        if not section.use_vector_search:
+            return self._first_n(kind, query, cap, started)
+
+        pool = max(MIN_POOL, section.max_retrieved * 4)
+        dense: list[Match] = []
+        keyword: list[Match] = []
+        if method in ("dense", "hybrid"):
+            t0 = time.perf_counter()
+            vector = self.embed_query(query)
+            timings["embed"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            dense = self.store.dense(table, vector, pool)
+            timings["dense"] = time.perf_counter() - t0
+        if method in ("fts", "hybrid"):
+            t0 = time.perf_counter()
+            keyword = self.store.keyword(table, query, pool)
+            timings["keyword"] = time.perf_counter() - t0
+        if method == "hybrid":
+            self._fill_dense(table, vector, dense, keyword)
+
+        candidates = self._candidates(kind, dense, keyword)
+        self._drop_stale(kind, table, candidates)
+        t0 = time.perf_counter()
+        kept, everything = rank_candidates(
+            list(candidates.values()),
+            kind=kind,
+            method=method,
+            threshold=section.similarity_threshold,
+            max_in_prompt=cap,
+        )
+        everything = everything[: max(pool, len(kept))]
+        timings["rank"] = time.perf_counter() - t0
+        fallback = not kept
+        names: list[str] = []
+        if fallback:
+            names = fallback_names(everything, [], section.max_retrieved * 2)
+        timings["total"] = time.perf_counter() - started
+        timings["search"] = timings.get("dense", 0.0) + timings.get("keyword", 0.0)
+        return RetrievalResult(query, kept, everything, fallback, names, timings, method)
+
+    def _fill_dense(
+        self, table: str, vector: list[float], dense: list[Match], keyword: list[Match]
+    ) -> None:
+        """Give keyword-only candidates their cosine score too, so they rank on one scale."""
+        have = {m.id for m in dense}
+        missing = [m.id for m in keyword if m.id not in have]
+        if not missing:
+            return
+        vectors = self.store.vectors_for(table, missing)
+        for match in keyword:
+            stored = vectors.get(match.id)
+            if match.id in have or stored is None:
+                continue
+            score = sum(a * b for a, b in zip(vector, stored, strict=False))
+            dense.append(Match(match.id, float(score), match.row))
+            have.add(match.id)
+
+    def _candidates(
+        self, kind: Kind, dense: list[Match], keyword: list[Match]
+    ) -> dict[str, Candidate]:
+        out: dict[str, Candidate] = {}
+        for match in [*dense, *keyword]:
+            cand = out.get(match.id)
+            if cand is None:
+                row = match.row
+                cand = out[match.id] = Candidate(
+                    match.id,
+                    match.descriptor,
+                    status=row.get("status") or "ok",
+                    detail=row.get("status_detail") or "",
+                )
+        for match in dense:
+            out[match.id].dense = match.score
+        for match in keyword:
+            out[match.id].keyword = match.score
+        if kind == "plugin":
+            self._apply_health(out)
+        return out
+
+    def _apply_health(self, candidates: dict[str, Candidate]) -> None:
+        store = _health_store(self.settings)
+        if store is None:
+            return
+        for cand in candidates.values():
+            try:
+                status = store.get(cand.id)
+            except Exception:  # a broken health file must never break retrieval
+                return
+            if status is not None and not getattr(status, "ok", True) and cand.status == "ok":
+                cand.status = "unhealthy"
+                cand.detail = str(getattr(status, "detail", "") or "")
+
+    def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
+        """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
+        gone = [c for c in candidates.values() if c.status == "ok" and _is_gone(self.settings, c)]
+        if not gone:
+            return
+        for cand in gone:
+            cand.status = "stale"
+            cand.detail = "its folder or registration is gone; removed from the index"
+        from homeclaw_cli.fsutil import file_lock
+        from homeclaw_cli.services.sync import index_lock_path
+
+        try:
+            with file_lock(index_lock_path(self.settings), timeout=0, what="the index"):
+                self.store.delete(table, [c.id for c in gone])
+        except LockedError:
+            pass  # a sync is running and will remove them itself
+
+    def _first_n(self, kind: Kind, query: str, count: int, started: float) -> RetrievalResult:
+        """Vector search off (seed 002 §8.4): the first N usable items, in id order."""
+        section = self._section(kind)
+        rows = sorted(self.store.all_rows(section.table), key=lambda r: r["id"])
+        hits: list[RetrievalHit] = []
+        candidates: list[RetrievalHit] = []
+        for row in rows:
+            usable = (row.get("status") or "ok") == "ok"
+            kept = usable and len(hits) < count
+            hit = RetrievalHit(
+                id=row["id"],
+                kind=kind,
+                score=0.0,
+                dense_score=None,
+                keyword_score=None,
+                rank=len(candidates) + 1,
+                kept=kept,
+                reason="kept" if kept else ("top-k cut" if usable else "ineligible"),
+                descriptor=json.loads(row["descriptor"]),
+            )
+            candidates.append(hit)
+            if kept:
+                hits.append(hit)
+        total = time.perf_counter() - started
+        return RetrievalResult(
+            query, hits, candidates, False, [], {"total": total}, "first-n (vector search off)"
+        )
+
+
+def _cap(section: RetrievalSettings) -> int:
+    """How many hits a prompt gets: max_retrieved, further capped by max_in_prompt (0 = none)."""
+    if section.max_in_prompt:
+        return min(section.max_retrieved, section.max_in_prompt)
+    return section.max_retrieved
+
+
+def _is_gone(settings: Settings, cand: Candidate) -> bool:
+    descriptor = cand.descriptor
+    if "location" in descriptor:  # a skill: its SKILL.md
+        return not Path(str(descriptor["location"])).is_file()
+    if descriptor.get("source") == "external":
+        from homeclaw_cli.domain.external import read_external_plugins
+
+        manifests, _ = read_external_plugins(settings.external_plugins_file)
+        return all(m.id != cand.id for m in manifests)
+    manifest_path = descriptor.get("manifest_path")
+    return bool(manifest_path) and not Path(str(manifest_path)).is_file()
+
+
+def _health_store(settings: Settings) -> Any:
+    """The HealthStore of issue 4 when it is installed; None until then."""
+    import importlib
+
+    try:
+        module = importlib.import_module("homeclaw_cli.domain.health")
+        return module.HealthStore(settings.state_dir / "health.json")
+    except Exception:
+        return None

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _queries(path: Path) -> Path:
+    lines = [
+        {"query": "weather forecast rain", "expected": ["weather"], "tags": ["paraphrase"]},
+        {"query": "slack message", "expected": ["slack"], "tags": ["keyword"]},
+        {"query": "countdown alarm", "expected": ["timer"], "tags": ["short"]},
+        {"query": "evaluate arithmetic math", "expected": ["slack"], "tags": ["vague"]},
+        {"query": "hello there", "expected": [], "tags": ["none"]},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_retrieval_json(cli: Any, index_env: dict[str, Any], tmp_path: Path) -> None:
+    cli("sync")
+    result = cli("eval", "retrieval", str(_queries(tmp_path / "q.jsonl")), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["overall"]["queries"] == 4
+    assert data["overall"]["recall@1"] == 0.75
+    assert data["by_tag"]["keyword"]["recall@1"] == 1.0
+    assert data["by_tag"]["vague"]["recall@1"] == 0.0
+    assert data["misses"] == []  # only 4 plugins: everything is in the top 5
+    assert 0.75 < data["overall"]["mrr"] < 1
+    assert data["none_rejected"] in ("0/1", "1/1")
+
+
+def test_eval_retrieval_text_and_method(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    cli("sync")
+    result = cli("eval", "retrieval", str(_queries(tmp_path / "q.jsonl")), "--method", "fts")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0].startswith("overall\t4\t")
+    assert "miss line 4: 'evaluate arithmetic math' expected slack got calculator" in result.stderr
+
+
+def test_eval_bad_file_names_the_line(cli: Any, index_env: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"query": "a", "expected": ["x"]}\n{"expected": []}\n', encoding="utf-8")
+    result = cli("eval", "retrieval", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:2" in result.stderr and "query" in result.stderr
+    missing = cli("eval", "retrieval", str(tmp_path / "nope.jsonl"))
+    assert missing.exit_code == 4

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def test_search_before_sync_says_to_sync(cli: Any, index_env: dict[str, Any]) -> None:
+    result = cli("plugin", "search", "weather")
+    assert result.exit_code != 0
+    assert "homeclaw sync" in result.stderr
+
+
+def test_search_prints_kept_plugins(cli: Any, index_env: dict[str, Any]) -> None:
+    cli("sync")
+    result = cli("plugin", "search", "weather", "forecast", "for", "rain")
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0].split("\t")
+    assert first[0] == "weather"
+    assert "forecast" in first[2]
+
+
+def test_search_json_and_explain(cli: Any, index_env: dict[str, Any]) -> None:
+    cli("sync")
+    data = json.loads(cli("plugin", "search", "slack", "--explain", "--json").stdout)
+    assert data["hits"][0]["id"] == "slack"
+    assert data["method"] == "hybrid"
+    cand = data["candidates"][0]
+    assert set(cand) >= {"dense_score", "keyword_score", "rank", "kept", "reason", "score"}
+    text = cli("plugin", "search", "slack", "--explain").stdout
+    rows = [line.split("\t") for line in text.splitlines()]
+    assert rows[0][1] == "slack" and rows[0][5] == "kept" and rows[0][6] == "kept"
+    assert any(r[5] == "dropped" for r in rows[1:])
+
+
+def test_search_fallback_is_explained(cli: Any, index_env: dict[str, Any]) -> None:
+    cli("sync")
+    result = cli(
+        "plugin", "search", "tell me a joke", env={"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.95"}
+    )
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert "no plugin cleared the similarity threshold; closest:" in result.stderr
+
+
+def test_bad_method_is_a_usage_error(cli: Any, index_env: dict[str, Any]) -> None:
+    result = cli("plugin", "search", "x", "--method", "bm42")
+    assert result.exit_code == 2
+    assert "dense, fts, hybrid" in result.stderr
+
+
+def test_skill_search(cli: Any, index_env: dict[str, Any]) -> None:
+    cli("sync")
+    data = json.loads(cli("skill", "search", "summarize this document", "--json").stdout)
+    assert data["hits"][0]["id"] == "summarize"
+    assert data["hits"][0]["kind"] == "skill"

@@ -1,0 +1,49 @@
+"""End to end with the real model (slow): sync the eval plugins, search from a fresh process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+PLUGINS = REPO_ROOT / "benchmarks" / "retrieval" / "plugins"
+
+
+@pytest.mark.slow
+def test_sync_then_search_and_eval_with_the_real_model(
+    run_cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_PLUGINS_PATH": str(PLUGINS)}
+    first = run_cli("sync", "--json", env=env, timeout=300)
+    assert first.returncode == 0, first.stderr
+    data = json.loads(first.stdout)
+    assert data["added"] == 80 and data["model_loaded"] and not data["warnings"]
+    assert (hc_home / "data" / "models" / "all-minilm-l6-v2" / "model.onnx").is_file()
+
+    again = json.loads(run_cli("sync", "--json", env=env).stdout)
+    assert again["unchanged"] == 80 and not again["model_loaded"]
+
+    found = run_cli("plugin", "search", "will it rain in berlin tomorrow", "--json", env=env)
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)["hits"]
+    assert hits[0]["id"] == "weather-openmeteo"
+
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        "\n".join(
+            json.dumps(q)
+            for q in [
+                {"query": "post in the #general slack channel", "expected": ["slack"]},
+                {"query": "docker ps", "expected": ["docker"]},
+                {"query": "translate hello to german", "expected": ["translate"]},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    evaluated = run_cli("eval", "retrieval", str(queries), "--json", env=env)
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert json.loads(evaluated.stdout)["overall"]["recall@3"] == 1.0

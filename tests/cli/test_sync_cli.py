@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.fakes.index import write_plugin
+
+
+def test_sync_json_summary_then_nothing_to_do(cli: Any, index_env: dict[str, Any]) -> None:
+    result = cli("sync", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["added"], data["updated"], data["removed"]) == (7, 0, 0)
+    assert data["kinds"]["plugins"]["added"] == ["calculator", "slack", "timer", "weather"]
+    assert set(data) >= {"added", "updated", "removed", "unchanged", "errors", "seconds"}
+    index_env["models"].reset()
+    data = json.loads(cli("sync", "--json").stdout)
+    assert data["added"] == 0 and data["unchanged"] == 7
+
+
+def test_sync_text_and_quiet(cli: Any, index_env: dict[str, Any]) -> None:
+    result = cli("sync")
+    assert result.exit_code == 0
+    assert "synced: 7 added, 0 updated, 0 removed, 0 unchanged" in result.stdout
+    quiet = cli("sync", "--quiet")
+    assert quiet.exit_code == 0
+    assert quiet.stdout == "" and quiet.stderr == ""
+
+
+def test_check_exits_1_when_stale_and_0_when_current(cli: Any, index_env: dict[str, Any]) -> None:
+    stale = cli("sync", "--check")
+    assert stale.exit_code == 1
+    assert "index stale" in stale.stdout
+    assert cli("sync").exit_code == 0
+    # the test dir is re-embedded by every sync but is not "stale" by itself
+    current = cli("sync", "--check")
+    assert current.exit_code == 0, current.stdout
+    assert "up to date" in current.stdout
+    write_plugin(index_env["plugins"], "news", "News", "Headlines.")
+    assert cli("plugin", "sync", "--check").exit_code == 1
+    assert cli("skill", "sync", "--check").exit_code == 0
+
+
+def test_plugin_sync_and_skill_sync_touch_only_their_kind(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    data = json.loads(cli("plugin", "sync", "--json").stdout)
+    assert list(data["kinds"]) == ["plugins"]
+    data = json.loads(cli("skill", "sync", "--json").stdout)
+    assert list(data["kinds"]) == ["skills"]
+    assert data["kinds"]["skills"]["added"] == ["haiku", "summarize", "test__draft"]
+
+
+def test_sync_reports_the_lock_holder(cli: Any, index_env: dict[str, Any]) -> None:
+    from homeclaw_cli.fsutil import file_lock
+
+    lock = index_env["home"] / "data" / "state" / "index.lock"
+    with file_lock(lock):
+        result = cli("sync", "--lock-timeout", "0")
+    assert result.exit_code == 6
+    assert "another homeclaw process is writing the index" in result.stderr

@@ -1,0 +1,63 @@
+"""A small MCP server over stdio for runner tests: echo, pid, die mid-call, hang.
+
+python tests/fakes/mcp_test_server.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("homeclaw-test")
+
+
+@server.tool()
+def handle_request(request: dict[str, Any]) -> str:
+    """homeclaw's designated tool: receives the whole PluginRequest."""
+    cap, text, params = request["capability_id"], request["user_input"], request["parameters"]
+    return f"handled {cap} for {text!r} with {params}"
+
+
+@server.tool()
+def pid() -> int:
+    """The server's process id (to check that a session is reused)."""
+    return os.getpid()
+
+
+@server.tool()
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+@server.tool()
+def die() -> str:
+    """Exit in the middle of the call."""
+    sys.stderr.write("fatal: out of cheese\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+@server.tool()
+async def hang() -> str:
+    """Never answer."""
+    await asyncio.Event().wait()
+    return "unreachable"
+
+
+@server.tool(name="getTime")
+def get_time() -> str:
+    """A camelCase tool name, for mcp-import."""
+    return "noon"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3:
+        transport, port = sys.argv[1], int(sys.argv[2])
+        server.run(transport, host="127.0.0.1", port=port)  # type: ignore[call-overload]
+    else:
+        server.run()

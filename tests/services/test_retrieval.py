@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.adapters.vector_store import VectorStore
+from homeclaw_cli.services import retrieval as retrieval_mod
+from homeclaw_cli.services.retrieval import RetrievalService
+from homeclaw_cli.services.sync import sync
+from tests.fakes.index import settings_for
+
+
+@pytest.fixture
+def synced(index_env: dict[str, Any]) -> dict[str, Any]:
+    sync(settings_for(index_env["home"]))
+    return index_env
+
+
+@pytest.mark.parametrize("method", ["dense", "fts", "hybrid"])
+def test_each_method_finds_the_plugin(synced: dict[str, Any], method: str) -> None:
+    service = RetrievalService(settings_for(synced["home"]), method=method)
+    result = service.search_plugins("post a message in the slack channel")
+    assert result.hits[0].id == "slack"
+    assert result.hits[0].kind == "plugin"
+    assert result.hits[0].descriptor["manifest"]["name"] == "Slack"
+    assert not result.fallback
+    assert result.method == method
+    assert {"total"} <= set(result.timings)
+
+
+def test_hybrid_reports_dense_and_keyword_scores(synced: dict[str, Any]) -> None:
+    result = RetrievalService(settings_for(synced["home"])).search_plugins("slack")
+    top = result.candidates[0]
+    assert top.id == "slack" and top.dense_score is not None and top.keyword_score
+    assert top.score > top.dense_score
+
+
+def test_nothing_relevant_falls_back_to_a_list_of_names(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"], **{"plugins.similarity_threshold": 0.9})
+    result = RetrievalService(settings).search_plugins("tell me a joke")
+    assert result.hits == []
+    assert result.fallback
+    assert result.fallback_names
+    assert all(c.reason == "below threshold" for c in result.candidates)
+
+
+def test_a_plugin_whose_folder_is_gone_is_skipped_and_deleted(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"])
+    shutil.rmtree(synced["plugins"] / "slack")
+    result = RetrievalService(settings).search_plugins("post a message in the slack channel")
+    assert "slack" not in result.ids
+    stale = next(c for c in result.candidates if c.id == "slack")
+    assert stale.reason.startswith("stale")
+    assert "slack" not in VectorStore(settings.index_uri).meta("homeclaw_plugins")
+
+
+def test_ineligible_skills_are_never_kept(synced: dict[str, Any], monkeypatch: Any) -> None:
+    settings = settings_for(synced["home"])
+    store = VectorStore(settings.index_uri)
+    handle = store.db.open_table("homeclaw_skills")
+    handle.update(where="id = 'haiku'", values={"status": "ineligible", "status_detail": "no"})
+    result = RetrievalService(settings).search_skills("write a haiku poem")
+    assert "haiku" not in result.ids
+    assert next(c for c in result.candidates if c.id == "haiku").reason == "ineligible: no"
+
+
+def test_test_dir_skills_are_found_by_their_test_id(synced: dict[str, Any]) -> None:
+    result = RetrievalService(settings_for(synced["home"])).search_skills("draft an email reply")
+    assert result.hits[0].id == "test__draft"
+    assert result.hits[0].kind == "skill"
+
+
+def test_unhealthy_plugins_are_dropped(synced: dict[str, Any], monkeypatch: Any) -> None:
+    class Status:
+        ok = False
+        detail = "connection refused"
+
+    class Store:
+        def get(self, plugin_id: str) -> Any:
+            return Status() if plugin_id == "slack" else None
+
+    monkeypatch.setattr(retrieval_mod, "_health_store", lambda settings: Store())
+    result = RetrievalService(settings_for(synced["home"])).search_plugins("slack message")
+    assert "slack" not in result.ids
+    slack = next(c for c in result.candidates if c.id == "slack")
+    assert slack.reason == "unhealthy: connection refused"
+
+
+def test_vector_search_off_returns_the_first_n(synced: dict[str, Any]) -> None:
+    settings = settings_for(
+        synced["home"], **{"plugins.use_vector_search": False, "plugins.max_retrieved": 2}
+    )
+    synced["models"].reset()
+    result = RetrievalService(settings).search_plugins("anything")
+    assert result.ids == ["calculator", "slack"]
+    assert not synced["models"].loaded  # the query is never embedded
+
+
+def test_limit_caps_the_hits(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"], **{"plugins.similarity_threshold": -1.0})
+    result = RetrievalService(settings).search_plugins("weather slack timer math", limit=2)
+    assert len(result.hits) == 2
+    assert [c.reason for c in result.candidates].count("top-k cut") >= 1
