@@ -36,7 +36,7 @@ from homeclaw_cli.domain.plugin_loader import load_plugin  # noqa: E402
 from homeclaw_cli.domain.registry import PluginEntry, Registry  # noqa: E402
 from homeclaw_cli.domain.tokens import estimate_tokens  # noqa: E402
 from homeclaw_cli.domain.tools import plugin_tools  # noqa: E402
-from homeclaw_cli.services.chat_fallbacks import KeywordRetriever  # noqa: E402
+from homeclaw_cli.services.keyword_fallback import KeywordRetriever  # noqa: E402
 
 EVAL_PLUGINS = REPO / "benchmarks" / "retrieval" / "plugins"
 QUERIES = [
@@ -135,9 +135,15 @@ class InstantCaller:
     async def call(
         self, plugin_id: str, capability_id: str | None, parameters: dict[str, Any], **_: Any
     ) -> Any:
-        from homeclaw_cli.services.chat_fallbacks import FallbackOutcome, FallbackResult
+        from homeclaw_cli.domain.runners.base import PluginResult
+        from homeclaw_cli.services.call import CallOutcome
 
-        return FallbackOutcome(FallbackResult("r", plugin_id, True, "result"), False, None, 0.0)
+        return CallOutcome(
+            PluginResult(request_id="r", plugin_id=plugin_id, success=True, text="result"),
+            False,
+            None,
+            0.0,
+        )
 
 
 def make_agent(registry: Registry, llm: Any) -> Agent:

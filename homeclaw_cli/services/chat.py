@@ -76,27 +76,21 @@ class ResilientRetriever:
 def build_retriever(
     settings: Settings, registry: Registry, skills: SkillsBridge | None = None
 ) -> ResilientRetriever:
-    from homeclaw_cli.services.chat_fallbacks import KeywordRetriever
+    from homeclaw_cli.services.keyword_fallback import KeywordRetriever
 
     fallback = KeywordRetriever(
         registry,
         max_in_prompt=settings.plugins.max_in_prompt,
         skills=skills.keyword_documents if skills else None,
     )
-    try:
-        from homeclaw_cli.services.retrieval import RetrievalService  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return ResilientRetriever(None, fallback)
+    from homeclaw_cli.services.retrieval import RetrievalService
+
     return ResilientRetriever(RetrievalService(settings), fallback)
 
 
 def build_caller(settings: Settings, registry: Registry) -> PluginCallerLike:
-    try:
-        from homeclaw_cli.services.call import PluginCaller  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        from homeclaw_cli.services.chat_fallbacks import InlinePluginCaller
+    from homeclaw_cli.services.call import PluginCaller
 
-        return InlinePluginCaller(registry, settings.data_dir)
     caller: PluginCallerLike = PluginCaller(settings, registry)
     return caller
 
@@ -299,10 +293,8 @@ class ChatSession:
         return out
 
     async def _sync(self) -> None:
-        try:
-            from homeclaw_cli.services.sync import sync  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            return
+        from homeclaw_cli.services.sync import sync
+
         try:
             await asyncio.to_thread(sync, self.settings)
         except HomeclawError as exc:

@@ -124,10 +124,8 @@ def _plugin_checks(settings: Settings) -> list[Check]:
 
 
 def _health_checks(settings: Settings, plugin_ids: list[str]) -> list[Check]:
-    try:
-        from homeclaw_cli.domain.health import HealthStore  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return []
+    from homeclaw_cli.domain.health import HealthStore
+
     store = HealthStore(settings.state_dir)
     checks = []
     for plugin_id in plugin_ids:

@@ -86,11 +86,9 @@ def write_test_plugins(root: Path) -> Path:
 
 @pytest.fixture
 def fast_retrieval(monkeypatch: pytest.MonkeyPatch) -> object:
-    """The index's bag-of-words fake embedder when the index is built (no 5 s model load)."""
-    try:
-        from tests.fakes.embedder import install  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # keyword retrieval: nothing to speed up
-        return None
+    """The index's bag-of-words fake embedder instead of sentence-transformers (5 s load)."""
+    from tests.fakes.embedder import install
+
     return install(monkeypatch)
 
 
