@@ -581,11 +581,10 @@ class Agent:
                 return ToolOutcome(False, exc.message + (f" ({exc.hint})" if exc.hint else ""))
             res = outcome.result
             if not res.success:
-                return ToolOutcome(
-                    False,
-                    f"plugin {plugin_id} failed: {res.error or 'no error message'}",
-                    failed_for_good=True,
-                )
+                error = res.error or "no error message"
+                if not error.startswith(f"plugin {plugin_id}"):
+                    error = f"plugin {plugin_id} failed: {error}"
+                return ToolOutcome(False, error, failed_for_good=True)
             return ToolOutcome(
                 True,
                 res.text,

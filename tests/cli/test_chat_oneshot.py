@@ -96,6 +96,7 @@ def test_bad_call_recovers(chat: Callable[..., Any], fake: FakeOllama) -> None:
     feedback = [m for m in fake.chat_requests[1]["messages"] if m["role"] == "tool"]
     assert "unknown parameter `nam` (did you mean `name`?)" in feedback[0]["content"]
     assert "tool greeter__hello" in result.stderr and "-> error" in result.stderr
+    assert "model round 1" in result.stderr and "[native]" in result.stderr
 
 
 def test_json_in_content_call_is_understood(chat: Callable[..., Any], fake: FakeOllama) -> None:
