@@ -290,13 +290,27 @@ class Repl:
         self._table(["COMMAND", "WHAT"], [[k, v] for k, v in COMMANDS.items()])
 
     async def _plugins(self, _: str) -> None:
+        from homeclaw_cli.domain.health import HealthStore
+
         registry = self._session.registry
+        health = HealthStore(self._session.settings.state_dir).all()
+
+        def status(plugin_id: str) -> str:
+            known = health.get(plugin_id)
+            return "-" if known is None else ("ok" if known.ok else f"unhealthy: {known.detail}")
+
         rows: list[list[Any]] = [
-            [e.id, e.source, len(e.manifest.callable_capabilities()), e.manifest.description[:70]]
+            [
+                e.id,
+                e.source,
+                len(e.manifest.callable_capabilities()),
+                status(e.id),
+                e.manifest.description[:70],
+            ]
             for e in sorted(registry.plugins.values(), key=lambda e: e.id)
         ]
-        rows += [[b.folder.name, b.source, "-", f"BROKEN: {b.summary}"] for b in registry.broken]
-        self._table(["ID", "SOURCE", "CAPS", "DESCRIPTION"], rows)
+        rows += [[b.folder.name, b.source, "-", "broken", b.summary] for b in registry.broken]
+        self._table(["ID", "SOURCE", "CAPS", "HEALTH", "DESCRIPTION"], rows)
 
     async def _skills(self, _: str) -> None:
         bridge = self._session.skills

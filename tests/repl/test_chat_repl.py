@@ -78,6 +78,7 @@ def test_slash_commands(settings: Settings, fake: FakeOllama) -> None:
         "/trace\n/model\n/model tiny\n/clear\n/context\n/skils\n/exit\n",
     )
     assert "/reload" in out and "greeter" in out and "tides" in out  # /help, /plugins
+    assert "HEALTH" in out
     assert "High tide in Brest at 06:12." in out
     assert "retrieval for: tide times for the harbour of Brest" in out  # /why
     assert "routing" in out and "tool schemas" in out  # /context
