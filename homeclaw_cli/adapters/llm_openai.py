@@ -92,9 +92,12 @@ class OpenAICompatLLM:
             return [str(m.get("id")) for m in response.json().get("data", [])]
 
     async def supports_tools(self) -> bool:
-        """These servers do not report it; check the model exists and assume tools."""
+        """These servers do not report it; check the model exists and assume tools.
+
+        A server with a single model (llama-server) answers whatever name is asked for.
+        """
         models = await self.list_models()
-        if models and self._model not in models:
+        if len(models) > 1 and self._model not in models:
             raise NotFoundError(
                 f"the server at {self.host} has no model {self._model}",
                 hint=f"models there: {', '.join(models[:10])}; set llm.model",

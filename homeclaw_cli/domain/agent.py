@@ -40,6 +40,8 @@ from homeclaw_cli.domain.tool_parse import (
     looks_like_json_start,
     parse_content_calls,
     parse_json_mode_reply,
+    still_thinking,
+    strip_think,
 )
 from homeclaw_cli.domain.tools import capability_tool, parameters_schema
 from homeclaw_cli.errors import HomeclawError
@@ -273,10 +275,13 @@ class _Gate:
             self.sink(piece)
             return
         self.buffer += piece
-        if not looks_like_json_start(self.buffer):
+        if still_thinking(self.buffer):
+            return
+        visible = strip_think(self.buffer)
+        if visible.strip() and not looks_like_json_start(visible):
             self.passing = True
             self.emitted = True
-            self.sink(self.buffer)
+            self.sink(visible)
 
 
 class Agent:
@@ -425,14 +430,15 @@ class Agent:
             on_text=gate if native else None,
         )
         state.llm_seconds += reply.seconds
+        content = strip_think(reply.content)
         calls = [(c.name, c.arguments) for c in reply.tool_calls]
         source = "native"
         direct_answer: str | None = None
         if native and not calls:
-            calls = [(c.name, c.arguments) for c in parse_content_calls(reply.content, names)]
+            calls = [(c.name, c.arguments) for c in parse_content_calls(content, names)]
             source = "content"
         elif not native:
-            direct_answer, parsed = parse_json_mode_reply(reply.content, names)
+            direct_answer, parsed = parse_json_mode_reply(content, names)
             calls = [(parsed.name, parsed.arguments)] if parsed else []
             source = "json"
         detail = {
@@ -444,17 +450,15 @@ class Agent:
         }
         state.result.steps.append(TraceStep("llm", reply.seconds, detail))
         if not calls:
-            state.answer = direct_answer if direct_answer is not None else reply.content
+            state.answer = direct_answer if direct_answer is not None else content
             if on_text and not gate.emitted:
-                text = gate.buffer if native else state.answer
+                text = strip_think(gate.buffer) if native else state.answer
                 if text:
                     on_text(text)
             return True
         if on_text and gate.emitted:
             on_text("\n")  # keep the model's preamble apart from what follows
-        state.messages.append(
-            _assistant_message(reply.content if source == "native" else "", calls)
-        )
+        state.messages.append(_assistant_message(content if source == "native" else "", calls))
         final = await self._run_calls(state, calls)
         if final is None:
             return False
@@ -525,8 +529,12 @@ class Agent:
             {"role": "system", "content": system},
             {"role": "user", "content": f"Request: {message}\n\nOutput:\n{outcome.text}"},
         ]
-        reply = await self.llm.chat(messages, on_text=on_text)
-        return reply.content
+        gate = _Gate(on_text)
+        reply = await self.llm.chat(messages, on_text=gate)
+        answer = strip_think(reply.content)
+        if on_text and not gate.emitted and answer:
+            on_text(answer)
+        return answer
 
     def _manifests_for(self, hits: Sequence[HitLike]) -> list[PluginManifest]:
         out: list[PluginManifest] = []

@@ -19,6 +19,7 @@ _TAG = re.compile(r"^<tool_call>\s*(.*?)\s*(?:</tool_call>)?$", re.DOTALL)
 NAME_KEYS = ("name", "tool", "function", "tool_name")
 ARG_KEYS = ("arguments", "parameters", "args", "input")
 ANSWER_TOOL = "answer"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 PYTHON_TAG = "<|python_tag|>"  # Llama 3.1 prefixes its tool calls with it
 MAX_EMBEDDED_SCAN = 20_000
 MAX_EMBEDDED_ATTEMPTS = 50
@@ -37,6 +38,23 @@ def strip_wrappers(content: str) -> str:
         if match:
             text = match.group(1).strip()
     return text
+
+
+def strip_think(content: str) -> str:
+    """The reply without a leading <think>...</think> block (reasoning models like qwen3)."""
+    text = content.lstrip()
+    if text.startswith(THINK_OPEN):
+        end = text.find(THINK_CLOSE)
+        return "" if end < 0 else text[end + len(THINK_CLOSE) :].lstrip()
+    return content
+
+
+def still_thinking(text: str) -> bool:
+    """True while a streamed reply is (or may become) an unfinished <think> block."""
+    stripped = text.lstrip()
+    if len(stripped) < len(THINK_OPEN) and THINK_OPEN.startswith(stripped):
+        return True
+    return stripped.startswith(THINK_OPEN) and THINK_CLOSE not in stripped
 
 
 def looks_like_json_start(text: str) -> bool:

@@ -74,7 +74,18 @@ def test_server_down_and_unknown_model(
         result.exit_code == 5
         and f"no OpenAI-compatible server is running at {host}" in result.stderr
     )
-    with FakeOpenAI(models=("other",)) as fake:
+    with FakeOpenAI(models=("other", "another")) as fake:
         pre, env = chat_env(tmp_path, fake.host)
         result = cli(*pre, "chat", "-q", "hi", env=env)
         assert result.exit_code == 4 and "has no model local-model" in result.stderr
+
+
+def test_single_model_server_answers_any_name(
+    cli: Callable[..., Any], tmp_path: Path, fast_retrieval: object
+) -> None:
+    with FakeOpenAI(models=("models/qwen2.5-3b.gguf",)) as fake:
+        fake.replies.append("hello")
+        pre, env = chat_env(tmp_path, fake.host)
+        result = cli(*pre, "chat", "-q", "hi", env=env)
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout == "hello\n"

@@ -288,3 +288,17 @@ def test_skill_call_tools_only_once_a_skill_is_in_play() -> None:
     second = [t["function"]["name"] for t in llm.requests[1]["tools"]]
     assert "search_skills" in first and "read_skill" not in first
     assert {"read_skill", "run_skill"} <= set(second)
+
+
+def test_reasoning_block_is_neither_shown_nor_parsed() -> None:
+    llm = FakeLLM("<think>the user wants weather, hmm</think>\nIt is sunny.")
+    agent, _ = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "weather in Paris", sink)
+    assert result.answer == "It is sunny." and "think" not in "".join(sink)
+    assert "".join(sink).strip() == "It is sunny."
+
+    llm2 = FakeLLM('<think>call it</think>{"name": "weather__now", "arguments": {"city": "Oslo"}}')
+    agent2, caller = make_agent(llm2)
+    run(agent2, "weather in Oslo")
+    assert caller.calls == [("weather", "now", {"city": "Oslo"})]

@@ -48,7 +48,7 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append(body)
-                if body["model"] not in fake.models:
+                if len(fake.models) > 1 and body["model"] not in fake.models:
                     self._json(404, {"error": {"message": f"model {body['model']} not found"}})
                     return
                 reply = fake.replies.popleft()
