@@ -62,7 +62,7 @@ def chat(  # noqa: PLR0917 - typer options
         raise UsageError("--json needs a question", hint='homeclaw chat -q "..." --json')
     from homeclaw_cli.repl.chat_repl import run_repl
 
-    run_repl(settings, trace=trace, log=not no_log, watch=not no_watch)
+    run_repl(settings, trace=trace, log=not no_log, watch=not no_watch, debug=get_state(ctx).debug)
 
 
 async def _one_shot(settings: Settings, query: str, as_json: bool, trace: bool, log: bool) -> int:

@@ -156,6 +156,8 @@ class ToolRegistry:
         except HomeclawError as exc:
             text = exc.message + (f" ({exc.hint})" if exc.hint else "")
             return ToolOutcome(False, text)
+        except Exception as exc:  # a crashing tool is reported to the model, never fatal
+            return ToolOutcome(False, f"tool `{name}` crashed: {exc!r}", failed_for_good=True)
 
 
 # --- built-in tools ------------------------------------------------------------------------

@@ -76,6 +76,7 @@ class Repl:
         trace: bool = False,
         log: bool = True,
         watch: bool = True,
+        debug: bool = False,
         pt_input: Input | None = None,
         pt_output: PTOutput | None = None,
         console: Console | None = None,
@@ -84,6 +85,7 @@ class Repl:
         self.settings = settings
         self.trace = trace
         self.watch = watch
+        self.debug = debug
         self.console = console or Console()
         self.pt_input = pt_input
         self.pt_output = pt_output
@@ -171,6 +173,14 @@ class Repl:
             )
             if exc.hint:
                 self.console.print(f"[dim]hint:[/dim] {escape(exc.hint)}", highlight=False)
+        except Exception as exc:  # a bug in one turn must not end the session
+            self.console.print(
+                f"[bold red]internal error:[/bold red] {escape(repr(exc))} "
+                "(the session goes on; `homeclaw --debug chat` shows the traceback)",
+                highlight=False,
+            )
+            if self.debug:
+                self.console.print_exception()
         finally:
             if handler_set:
                 loop.remove_signal_handler(signal.SIGINT)
@@ -416,8 +426,10 @@ def _bindings() -> KeyBindings:
     return bindings
 
 
-def run_repl(settings: Settings, *, trace: bool, log: bool, watch: bool) -> None:
+def run_repl(
+    settings: Settings, *, trace: bool, log: bool, watch: bool, debug: bool = False
+) -> None:
     """Entry point of `homeclaw chat` without -q."""
     if not sys.stdin.isatty():
         raise HomeclawError("the REPL needs a terminal", hint='use homeclaw chat -q "..."')
-    asyncio.run(Repl(settings, trace=trace, log=log, watch=watch).run())
+    asyncio.run(Repl(settings, trace=trace, log=log, watch=watch, debug=debug).run())

@@ -99,3 +99,15 @@ def test_plugins_may_call_only_allowlisted_tools(tmp_path: Path) -> None:
     assert run(registry, "current_time", {}, caller="plugin:weather").ok
     refused = run(registry, "read_file", {"path": "a"}, caller="plugin:weather")
     assert not refused.ok and "not allowlisted for plugins" in refused.text
+
+
+def test_a_crashing_tool_is_an_error_outcome() -> None:
+    from homeclaw_cli.domain.agent_tools import Tool, object_schema
+
+    async def boom(args: dict[str, Any]) -> ToolOutcome:
+        raise RuntimeError("kaput")
+
+    registry = ToolRegistry()
+    registry.add(Tool("boom", "explodes", object_schema({}), boom))
+    outcome = run(registry, "boom", {})
+    assert not outcome.ok and outcome.failed_for_good and "kaput" in outcome.text

@@ -166,3 +166,23 @@ def test_completion_of_slash_commands_and_plugin_ids() -> None:
     assert complete("/")[:3] == ["/help", "/plugins", "/skills"]
     assert complete("/search t") == ["tides", "todo"]
     assert complete("ask gre") == ["greeter"]
+
+
+def test_an_internal_error_does_not_end_the_session(
+    settings: Settings, fake: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.services.chat import ChatSession
+
+    original = ChatSession.ask
+    calls = []
+
+    async def flaky(self: ChatSession, text: str, **kwargs: Any) -> Any:
+        calls.append(text)
+        if len(calls) == 1:
+            raise RuntimeError("bug in a turn")
+        return await original(self, text, **kwargs)
+
+    monkeypatch.setattr(ChatSession, "ask", flaky)
+    fake.script(text("still here"))
+    out = drive(settings, "first\nsecond\n/exit\n")
+    assert "internal error: RuntimeError('bug in a turn')" in out and "still here" in out
