@@ -281,6 +281,7 @@ class ChatSession:
     async def start(self) -> None:
         """Check the model first (fail fast when the server is down or the model missing),
         then bring the index up to date when `refresh_on_startup` is set (seed 002 §8.5)."""
+        await self.llm.supports_tools()  # /api/show: server up, model pulled
         await self.agent.native_tools()
         if self.settings.plugins.refresh_on_startup or self.settings.skills.refresh_on_startup:
             await self._sync()

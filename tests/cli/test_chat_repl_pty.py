@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import select
 import subprocess
 import sys
+import termios
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import REPO_ROOT
 from tests.fakes.chat_plugins import NO_INDEX_ENV
-from tests.fakes.ollama_server import FakeOllama, fake_ollama, text
+from tests.fakes.ollama_server import FakeOllama, Reply, fake_ollama, text
 
 __all__ = ["fake_ollama"]
 
@@ -45,9 +49,8 @@ class Terminal:
         os.write(self.fd, data)
 
 
-def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
-    fake_ollama.add_model("llama3.2")
-    fake_ollama.script(text("pong"))
+def start_repl(host: str) -> tuple[subprocess.Popen[bytes], Terminal]:
+    """`homeclaw chat` with a pty as its controlling terminal (so Ctrl-C sends SIGINT)."""
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO_ROOT),
@@ -59,15 +62,30 @@ def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
     }
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", fake_ollama.host, "--no-watch"],
+        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", host, "--no-watch"],
         stdin=slave,
         stdout=slave,
         stderr=slave,
         env=env,
         close_fds=True,
+        start_new_session=True,
+        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),  # noqa: PLW1509
     )
     os.close(slave)
-    term = Terminal(master)
+    return proc, Terminal(master)
+
+
+def stop(proc: subprocess.Popen[bytes], term: Terminal) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    os.close(term.fd)
+
+
+def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(text("pong"))
+    proc, term = start_repl(fake_ollama.host)
     try:
         term.expect(b"you>")
         term.send(b"ping\r")
@@ -77,9 +95,37 @@ def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
         term.expect(b"bye")
         assert proc.wait(timeout=30) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
+        stop(proc, term)
     assert fake_ollama.chat_requests[0]["messages"][-1]["content"] == "ping"
     assert (hc_home / "data" / "state" / "chat_history").read_text().count("ping") == 1
+
+
+def test_ctrl_c_cancels_the_answer_not_the_session(hc_home: Path, fake_ollama: FakeOllama) -> None:
+    seen, release = threading.Event(), threading.Event()
+
+    def slow(body: dict[str, Any]) -> Reply:
+        seen.set()
+        release.wait(20)
+        return text("too late")
+
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(slow, text("second answer"))
+    proc, term = start_repl(fake_ollama.host)
+    try:
+        term.expect(b"you>")
+        term.send(b"first\r")
+        assert seen.wait(20)
+        term.send(b"\x03")
+        term.expect(b"cancelled")
+        release.set()
+        term.expect(b"you>")
+        term.send(b"second\r")
+        term.expect(b"second answer")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        release.set()
+        stop(proc, term)
+    assert b"too late" not in term.seen
