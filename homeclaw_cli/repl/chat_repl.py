@@ -251,6 +251,7 @@ class Repl:
             )
         if not parts and not report.broken:
             self.console.print("[dim]reloaded: no changes[/dim]")
+        self._show_warnings()
 
     # --- slash commands ---------------------------------------------------------------------
 

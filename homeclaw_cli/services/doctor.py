@@ -82,11 +82,19 @@ def _index_check(settings: Settings) -> Check:
         return Check(
             "index",
             "warn",
-            f"no index at {path}; retrieval falls back to keyword matching",
+            f"no index at {path}; the chat builds it on start (or run `homeclaw sync`)",
             "run `homeclaw sync`",
         )
-    tables = sorted(p.name.removesuffix(".lance") for p in path.glob("*.lance"))
-    return Check("index", "ok", f"{path} ({', '.join(tables) or 'no tables'})")
+    from homeclaw_cli.services.sync import sync
+
+    try:
+        plan = sync(settings, check=True)
+    except HomeclawError as exc:
+        return Check("index", "fail", f"{path}: {exc.message}", exc.hint or "")
+    if plan.stale:
+        changes = f"{len(plan.added)} new, {len(plan.updated)} changed, {len(plan.removed)} gone"
+        return Check("index", "warn", f"{path} is out of date ({changes})", "run `homeclaw sync`")
+    return Check("index", "ok", f"{path} ({plan.unchanged} descriptors, up to date)")
 
 
 def _embedding_check() -> Check:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.chat_plugins import write_test_plugins
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, unused_port_host
 
-__all__ = ["fake_ollama"]
+__all__ = ["fake_ollama", "fast_retrieval"]
 
 
 def by_name(output: str) -> dict[str, dict[str, Any]]:
@@ -46,3 +46,19 @@ def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) 
     assert result.exit_code == 1
     assert "Ollama is not running" in result.stdout and "ollama serve" in result.stdout
     assert "plugin tides" in result.stdout and "homeclaw plugin validate" in result.stdout
+
+
+def test_index_up_to_date_then_stale(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, fast_retrieval: object, tmp_path: Path
+) -> None:
+    plugins = write_test_plugins(tmp_path / "plugins")
+    fake_ollama.add_model("llama3.2")
+    pre = ["--plugins-dir", str(plugins)]
+    env = {"HOMECLAW_NO_BUNDLED": "1"}
+    assert cli(*pre, "sync", env=env).exit_code == 0
+    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
+    assert index["index"]["status"] == "ok" and "up to date" in index["index"]["detail"]
+    manifest = plugins / "tides" / "plugin.yaml"
+    manifest.write_text(manifest.read_text().replace("High and low", "Low and high"))
+    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
+    assert index["index"]["status"] == "warn" and "1 changed" in index["index"]["detail"]
