@@ -262,9 +262,44 @@ def parsing() -> str:
     )
 
 
+def indexed_turns(manifests: list[PluginManifest], turns: int) -> tuple[float, dict[str, Any]]:
+    """Sync `manifests` into a temporary index with the real embedding model, then run turns
+    whose retrieval is the real RetrievalService (query embedding + LanceDB hybrid search)."""
+    import tempfile
+
+    import yaml
+
+    from homeclaw_cli.domain.registry import scan
+    from homeclaw_cli.services.retrieval import RetrievalService
+    from homeclaw_cli.services.sync import sync
+    from homeclaw_cli.settings import load_settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "plugins"
+        for manifest in manifests:
+            data = manifest.model_dump(mode="json", exclude_none=True)
+            data |= {"type": "subprocess", "config": {"command": "python3", "args": ["x.py"]}}
+            (root / manifest.id).mkdir(parents=True)
+            (root / manifest.id / "plugin.yaml").write_text(yaml.safe_dump(data))
+        env = {"HOMECLAW_HOME": tmp, "HOMECLAW_NO_BUNDLED": "1", "HF_HUB_OFFLINE": "1"}
+        settings = load_settings(env=env, extra_plugin_dirs=[root], cwd=Path(tmp))
+        start = time.perf_counter()
+        sync(settings, kinds=("plugins",))
+        sync_seconds = time.perf_counter() - start
+        registry = scan(settings)
+        agent = make_agent(registry, InstantLLM())
+        agent.retriever = RetrievalService(settings)
+        agent.retriever.search_plugins("warm up the query embedder")
+        samples = asyncio.run(run_turns(agent, turns))
+    return sync_seconds, samples
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument(
+        "--index", action="store_true", help="also run with the real index (embeds 1,000 plugins)"
+    )
     args = parser.parse_args()
     print(f"agent loop, {args.turns} turns each (instant in-process model, instant plugin)")
     real = load_manifests(10)
@@ -287,6 +322,23 @@ def main() -> None:
     registry = registry_of(load_manifests(10))
     walls = http_turns(registry, max(args.turns // 4, 20))
     print(f"  via real ollama client + FakeOllama HTTP (2 model calls, no retrieval): {ms(walls)}")
+    if args.index:
+        print(
+            "with the real index (sentence-transformers + LanceDB), turn overhead = everything "
+            "but the model:"
+        )
+        for label, manifests in sets[:2]:
+            sync_seconds, samples = indexed_turns(manifests, min(args.turns, 50))
+            overhead = [
+                o + r for o, r in zip(samples["overhead"], samples["retrieve"], strict=True)
+            ]
+            tokens = samples["tokens"]
+            print(f"  {label}: sync {sync_seconds:.1f} s")
+            print(f"    retrieval          {ms(samples['retrieve'])}")
+            print(f"    loop + retrieval   {ms(overhead)}")
+            print(
+                f"    prompt tokens: median {statistics.median(tokens):.0f}, max {max(tokens):.0f}"
+            )
     print(parsing())
     per_cap, route = tool_design(load_manifests(10))
     print(
