@@ -19,8 +19,20 @@ Legacy plugins (seed 001 §5.2) implement `run()` and read `self.user_input`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+# Set by the chat session (services/chat.py): runs an allowlisted built-in tool for a plugin.
+ToolExecutor = Callable[[str, str, dict[str, Any]], Awaitable[str]]
+_executor: dict[str, ToolExecutor] = {}
+
+
+def set_tool_executor(executor: ToolExecutor | None) -> None:
+    """Install (or remove) what BasePlugin.use_tool calls; one per process."""
+    _executor.clear()
+    if executor is not None:
+        _executor["tools"] = executor
 
 
 class PluginError(Exception):
@@ -59,3 +71,11 @@ class BasePlugin:
     async def run(self) -> Any:
         """Legacy entry point for plugins without capabilities."""
         raise PluginError(f"plugin {self.plugin_id} does not implement run()")
+
+    async def use_tool(self, name: str, **arguments: Any) -> str:
+        """Call a built-in tool allowlisted for plugins (`tools.plugin_allowed`, seed 002 §5),
+        e.g. `await self.use_tool("fetch_url", url=...)`. Raises PluginError when refused."""
+        executor = _executor.get("tools")
+        if executor is None:
+            raise PluginError("built-in tools are only available inside `homeclaw chat`")
+        return await executor(self.plugin_id, name, arguments)

@@ -213,6 +213,10 @@ class ChatSession:
             ),
         )
         self.log = ConversationLog(log_path(settings.state_dir)) if log else None
+        self._builtins = builtins
+        from homeclaw_cli import sdk
+
+        sdk.set_tool_executor(self._plugin_tool)
         self._reload_lock = asyncio.Lock()
 
     @property
@@ -301,7 +305,19 @@ class ChatSession:
         except HomeclawError as exc:
             self._warnings.append(f"index sync failed: {exc.message}")
 
+    async def _plugin_tool(self, plugin_id: str, name: str, arguments: dict[str, Any]) -> str:
+        """An inline plugin's BasePlugin.use_tool call: allowlisted built-ins only."""
+        from homeclaw_cli.sdk import PluginError
+
+        outcome = await self._builtins.execute(name, arguments, caller=f"plugin:{plugin_id}")
+        if not outcome.ok:
+            raise PluginError(outcome.text)
+        return outcome.text
+
     async def aclose(self) -> None:
+        from homeclaw_cli import sdk
+
+        sdk.set_tool_executor(None)
         for resource in [*self._retired, self.caller, self.llm]:
             closer = getattr(resource, "aclose", None)
             if closer is not None:

@@ -181,3 +181,18 @@ def test_no_log(chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOll
     fake.script(text("hi"))
     assert chat("-q", "hello", "--no-log").exit_code == 0
     assert json.loads(cli("logs", "--json").stdout) == []
+
+
+def test_inline_plugin_uses_an_allowlisted_builtin(
+    chat: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    from tests.fakes.chat_plugins import CLOCK_PY, CLOCK_YAML, write_plugin
+
+    write_plugin(tmp_path / "plugins", "clock", CLOCK_YAML, CLOCK_PY)
+    fake.script(tool_call("clock__now"))
+    result = chat("-q", "what does the clock say")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("clock says ") and "UTC" in result.stdout
+    fake.script(tool_call("clock__peek"), text("refused"))
+    result = chat("-q", "clock peek")
+    assert result.exit_code == 1 and "not allowlisted for plugins" in result.stderr

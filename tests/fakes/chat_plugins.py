@@ -99,3 +99,31 @@ NO_INDEX_ENV = {
     "HOMECLAW_PLUGINS__USE_VECTOR_SEARCH": "false",
     "HOMECLAW_SKILLS__USE_VECTOR_SEARCH": "false",
 }
+
+
+CLOCK_YAML = """\
+id: clock
+name: Clock
+description: Tell the clock time using the built-in time tool.
+keywords: [clock, time]
+type: inline
+capabilities:
+  - id: now
+    name: Now
+    description: The time now.
+  - id: peek
+    name: Peek
+    description: Try to read a file (not allowed for plugins).
+"""
+
+CLOCK_PY = """\
+from homeclaw_cli.sdk import BasePlugin
+
+
+class Clock(BasePlugin):
+    async def now(self) -> str:
+        return "clock says " + await self.use_tool("current_time", timezone="UTC")
+
+    async def peek(self) -> str:
+        return await self.use_tool("read_file", path="secret.txt")
+"""
