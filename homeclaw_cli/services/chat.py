@@ -1,8 +1,9 @@
 """Wire the agent loop to the real services: LLM adapter, retrieval, plugin caller, skills.
 
-The collaborators are imported lazily by their contract names (CONTRACTS.md):
-`services.retrieval.RetrievalService`, `services.call.PluginCaller`, `domain.skills` +
-`services.skill_run`. Until those land, services/chat_fallbacks.py stands in.
+ChatSession is what `homeclaw chat` (REPL and one-shot) drives: it owns the registry, the
+LLM adapter, RetrievalService (degrading to keyword matching when the index fails),
+PluginCaller, the skills bridge, the conversation log, and hot reload (`reload`). The heavy
+collaborators are imported inside the functions that build them.
 """
 
 from __future__ import annotations
