@@ -44,9 +44,9 @@ def chat(  # noqa: PLR0917 - typer options
 ) -> None:
     """Chat with your local model; plugins and skills are retrieved for every message.
 
-    With -q (or a message piped on stdin) it answers once: only the answer on stdout,
-    everything else on stderr; exit 1 when a tool failed for good, 5 when the model is
-    unreachable.
+    With -q, or a question piped on stdin, it answers once:
+    only the answer goes to stdout, everything else to stderr.
+    Exit 1 when a tool failed for good, 5 when the model is unreachable.
     """
     settings = _settings(ctx, model, host)
     if query is None and not sys.stdin.isatty():
