@@ -186,3 +186,55 @@ def test_an_internal_error_does_not_end_the_session(
     fake.script(text("still here"))
     out = drive(settings, "first\nsecond\n/exit\n")
     assert "internal error: RuntimeError('bug in a turn')" in out and "still here" in out
+
+
+def test_hot_reload_shows_a_broken_edit_in_the_repl(
+    settings: Settings, fake: FakeOllama, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "plugins" / "tides" / "plugin.yaml"
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    shown, scanned = threading.Event(), threading.Event()
+    from homeclaw_cli.services.chat import ChatSession
+
+    def factory() -> ChatSession:
+        session = ChatSession(settings)
+        scanned.set()  # the good version is loaded: now break it
+        return session
+
+    with create_pipe_input() as pipe:
+        repl = Repl(
+            settings,
+            pt_input=pipe,
+            pt_output=DummyOutput(),
+            console=console,
+            watch=True,
+            session_factory=factory,
+        )
+        original = repl.show_reload
+
+        def show(report: Any) -> None:
+            original(report)
+            if report.broken and not shown.is_set():
+                shown.set()
+                pipe.send_text("/plugins\n/exit\n")
+
+        repl.show_reload = show  # type: ignore[method-assign]
+
+        def break_it() -> None:  # re-touch until the watcher (started by run()) sees it
+            scanned.wait(20)
+            for _ in range(40):
+                manifest.write_text("id: Not Valid!\nname: x\n")
+                if shown.wait(0.5):
+                    return
+            pipe.send_text("/exit\n")
+
+        editor = threading.Thread(target=break_it)
+        editor.start()
+        try:
+            asyncio.run(repl.run())
+        finally:
+            shown.set()
+            editor.join()
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "not reloaded (kept the last good version)" in out and "tides" in out
+    assert "High and low tide times" in out  # /plugins still lists the last good tides
