@@ -36,6 +36,7 @@ from homeclaw_cli.domain.agent_tools import Tool, ToolOutcome, ToolRegistry, obj
 from homeclaw_cli.domain.manifest import PluginManifest
 from homeclaw_cli.domain.tokens import estimate_tokens
 from homeclaw_cli.domain.tool_parse import (
+    AnswerStreamer,
     json_mode_schema,
     looks_like_json_start,
     parse_content_calls,
@@ -422,12 +423,13 @@ class Agent:
         """One model call and its tool calls; True when the turn has its answer."""
         tools, native, on_text = state.tools, state.native, state.on_text
         gate = _Gate(on_text)
+        streamer = AnswerStreamer(on_text)
         names = tools.names()
         reply = await self.llm.chat(
             state.messages,
             tools=tools.schemas() if native else None,
             format=None if native else json_mode_schema(names),
-            on_text=gate if native else None,
+            on_text=gate if native else streamer,
         )
         state.llm_seconds += reply.seconds
         content = strip_think(reply.content)
@@ -451,7 +453,7 @@ class Agent:
         state.result.steps.append(TraceStep("llm", reply.seconds, detail))
         if not calls:
             state.answer = direct_answer if direct_answer is not None else content
-            if on_text and not gate.emitted:
+            if on_text and not (gate.emitted if native else streamer.emitted):
                 text = strip_think(gate.buffer) if native else state.answer
                 if text:
                     on_text(text)

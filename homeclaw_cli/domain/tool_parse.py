@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,3 +153,61 @@ def parse_json_mode_reply(
     if data.get("tool") == ANSWER_TOOL or "answer" in data:
         return str(data.get("answer") or data.get("arguments", {}).get("text", "")), None
     return content, None
+
+
+_ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+class AnswerStreamer:
+    """Streams the `answer` string of a JSON-mode reply while it is still being generated.
+
+    Models without tool support reply `{"tool": "answer", "answer": "..."}`; without this the
+    user would stare at nothing until the whole JSON object is done.
+    """
+
+    def __init__(self, sink: Callable[[str], None] | None) -> None:
+        self.sink = sink
+        self.buffer = ""
+        self.pos: int | None = None  # index of the next undecoded char of the answer string
+        self.done = False
+        self.emitted = False
+
+    def __call__(self, piece: str) -> None:
+        if self.sink is None or self.done:
+            return
+        self.buffer += piece
+        if self.pos is None:
+            match = _ANSWER_KEY.search(self.buffer)
+            if match is None:
+                return
+            self.pos = match.end()
+        out: list[str] = []
+        i = self.pos
+        while i < len(self.buffer):
+            char = self.buffer[i]
+            if char == '"':
+                self.done = True
+                break
+            if char == "\\":
+                if i + 1 >= len(self.buffer):
+                    break
+                code = self.buffer[i + 1]
+                if code == "u":
+                    if i + 6 > len(self.buffer):
+                        break
+                    try:
+                        out.append(chr(int(self.buffer[i + 2 : i + 6], 16)))
+                    except ValueError:
+                        out.append(self.buffer[i : i + 6])
+                    i += 6
+                    continue
+                out.append(_ESCAPES.get(code, code))
+                i += 2
+                continue
+            out.append(char)
+            i += 1
+        self.pos = i
+        if out:
+            self.emitted = True
+            self.sink("".join(out))

@@ -50,3 +50,18 @@ def test_json_mode_replies() -> None:
     )
     assert answer is None and call is not None and call.arguments == {"text": "x"}
     assert parse_json_mode_reply("plain text", KNOWN) == ("plain text", None)
+
+
+def test_answer_streamer_decodes_the_answer_as_it_arrives() -> None:
+    from homeclaw_cli.domain.tool_parse import AnswerStreamer
+
+    pieces: list[str] = []
+    streamer = AnswerStreamer(pieces.append)
+    reply = '{"tool": "answer", "answer": "Line one\\nsays \\"hi\\" \\u00e9t\\u00e9 \\\\o/"}'
+    for i in range(0, len(reply), 3):
+        streamer(reply[i : i + 3])
+    assert "".join(pieces) == 'Line one\nsays "hi" été \\o/'
+    assert streamer.emitted and streamer.done
+    silent = AnswerStreamer(pieces.append)
+    silent('{"tool": "notes__add", "arguments": {"text": "x"}}')
+    assert not silent.emitted
