@@ -138,17 +138,22 @@ def trace_lines(result: TurnResult) -> list[str]:
     return lines
 
 
-def logs(
+def logs(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
     limit: Annotated[int, typer.Option("--limit", "-n", help="How many turns.", min=1)] = 20,
     session: Annotated[str | None, typer.Option("--session", help="Session id prefix.")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed turns.")] = False,
+    clear: Annotated[bool, typer.Option("--clear", help="Delete every logged turn.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Show logged conversations and tool calls (newest last)."""
-    from homeclaw_cli.services.conversation_log import log_path, read_turns
+    from homeclaw_cli.services.conversation_log import clear_log, log_path, read_turns
 
     settings = get_state(ctx).settings()
+    if clear:
+        count = clear_log(log_path(settings.state_dir))
+        Output().info(f"deleted {count} logged turns")
+        return
     turns = read_turns(
         log_path(settings.state_dir), limit=limit, session=session, failed_only=failed
     )

@@ -134,3 +134,19 @@ def read_turns(
         return out
     finally:
         db.close()
+
+
+def clear_log(path: Path) -> int:
+    """Delete every logged turn; returns how many there were."""
+    if not path.is_file():
+        return 0
+    db = sqlite3.connect(path, timeout=10)
+    try:
+        with db:
+            count = int(db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
+            db.execute("DELETE FROM tool_calls")
+            db.execute("DELETE FROM turns")
+        db.execute("VACUUM")
+    finally:
+        db.close()
+    return count

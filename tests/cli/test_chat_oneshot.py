@@ -175,6 +175,9 @@ def test_logs_show_turns_and_tool_calls(
     assert turns[-1]["tool_calls"][0]["arguments"] == {"name": "Ada"}
     plain = cli("logs")
     assert "greeter__hello" in plain.stdout and "ok" in plain.stdout
+    cleared = cli("logs", "--clear")
+    assert cleared.exit_code == 0 and "deleted 1 logged turns" in cleared.stderr
+    assert json.loads(cli("logs", "--json").stdout) == []
 
 
 def test_no_log(chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOllama) -> None:
