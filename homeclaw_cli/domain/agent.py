@@ -6,10 +6,13 @@ the plugin runners and the skill runner in `services/chat.py`.
 
 Tool design: one tool per capability of the retrieved plugins (`<plugin>__<capability>`,
 built by domain/tools.capability_tool), not one generic route_to_plugin(plugin_id,
-capability_id, parameters). With retrieval capping the plugins at `max_in_prompt`, the typed
-per-capability schemas cost a bounded number of tokens, and they let the model's native
-tool-call parser and our schema check catch a wrong name or a mistyped parameter at the first
-level instead of inside a free-form `parameters` object (see benchmarks/bench_agent.py).
+capability_id, parameters). Measured (benchmarks/bench_agent.py, 5 retrieved eval plugins):
+1,707 prompt tokens against 1,008 for route_to_plugin with the parameters documented in the
+prompt. We pay that because it is bounded by `max_in_prompt` (it never grows with what is
+installed) and buys correctness with small models: each parameter is typed in the schema the
+model's tool template renders natively, the JSON `format` fallback can pin the tool name to an
+enum of exactly the valid plugin/capability pairs, and a bad call is reported against the tool
+the model named instead of inside a free-form `parameters` object.
 Plugins found mid-turn by search_plugins get their tools added for the next round.
 
 A plugin's result ends the turn: its text goes to the user as is, or through one more model
