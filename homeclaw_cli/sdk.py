@@ -19,9 +19,16 @@ Legacy plugins (seed 001 §5.2) implement `run()` and read `self.user_input`.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from homeclaw_cli.domain import permissions as _perm
+from homeclaw_cli.domain.manifest import Permissions
+
+if TYPE_CHECKING:
+    import httpx
 
 # Set by the chat session (services/chat.py): runs an allowlisted built-in tool for a plugin.
 ToolExecutor = Callable[[str, str, dict[str, Any]], Awaitable[str]]
@@ -49,8 +56,11 @@ class BasePlugin:
         folder: Path,
         config: dict[str, Any] | None = None,
         data_dir: Path | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self.plugin_id = plugin_id
+        # What the user granted; the helpers below enforce it (nothing else can, in-process).
+        self.permissions = permissions or Permissions()
         self.folder = folder
         self.config: dict[str, Any] = dict(config or {})
         self._data_dir = data_dir
@@ -72,10 +82,86 @@ class BasePlugin:
         """Legacy entry point for plugins without capabilities."""
         raise PluginError(f"plugin {self.plugin_id} does not implement run()")
 
+    # --- permission-checked helpers (seed 003 host functions) ---------------------------
+
+    @property
+    def _what(self) -> str:
+        return f"plugin {self.plugin_id}"
+
+    def _path(self, path: str | Path, *, write: bool) -> Path:
+        target = Path(path).expanduser()
+        if not target.is_absolute():
+            target = self.data_dir / target
+        roots = [self.data_dir] if write else [self.data_dir, self.folder]
+        return _perm.check_path(self.permissions, target, also=roots, what=self._what)
+
+    def read_text(self, path: str | Path, encoding: str = "utf-8") -> str:
+        """Read a file in a granted folder, the plugin's folder or its data dir."""
+        return self._path(path, write=False).read_text(encoding=encoding)
+
+    def write_text(self, path: str | Path, text: str, encoding: str = "utf-8") -> Path:
+        """Write a file in a granted folder or the data dir (relative paths: the data dir)."""
+        target = self._path(path, write=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding=encoding)
+        return target
+
+    def getenv(self, name: str, default: str | None = None) -> str | None:
+        """An environment variable the user granted (permissions.env_vars)."""
+        value = _perm.allowed_getenv(self.permissions, name)
+        return default if value is None else value
+
+    def _check_request(self, request: httpx.Request) -> None:
+        _perm.check_url(self.permissions, str(request.url), what=self._what)
+
+    async def _acheck_request(self, request: httpx.Request) -> None:
+        self._check_request(request)
+
+    def fetch(
+        self, url: str, *, method: str = "GET", timeout: float = 30.0, **kwargs: Any
+    ) -> httpx.Response:
+        """An HTTP request to a granted host; every redirect hop is checked too."""
+        import httpx
+
+        _perm.check_url(self.permissions, url, what=self._what)
+        hooks = {"request": [self._check_request]}
+        with httpx.Client(timeout=timeout, follow_redirects=True, event_hooks=hooks) as client:
+            return client.request(method, url, **kwargs)
+
+    async def afetch(
+        self, url: str, *, method: str = "GET", timeout: float = 30.0, **kwargs: Any
+    ) -> httpx.Response:
+        """fetch() for async capability methods."""
+        import httpx
+
+        _perm.check_url(self.permissions, url, what=self._what)
+        hooks = {"request": [self._acheck_request]}
+        async with httpx.AsyncClient(
+            timeout=timeout, follow_redirects=True, event_hooks=hooks
+        ) as client:
+            return await client.request(method, url, **kwargs)
+
+    def run_command(
+        self, args: list[str], *, timeout: float = 60.0
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a command (needs `shell: true`) with only the granted environment variables."""
+        _perm.check_shell(self.permissions, what=self._what)
+        return subprocess.run(
+            args,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=_perm.allowed_env(self.permissions),
+            cwd=self.data_dir,
+            check=False,
+        )
+
     async def use_tool(self, name: str, **arguments: Any) -> str:
         """Call a built-in tool allowlisted for plugins (`tools.plugin_allowed`, seed 002 §5),
         e.g. `await self.use_tool("fetch_url", url=...)`. Raises PluginError when refused."""
         executor = _executor.get("tools")
         if executor is None:
             raise PluginError("built-in tools are only available inside `homeclaw chat`")
+        if name == "fetch_url" and "url" in arguments:  # the plugin's granted hosts apply
+            _perm.check_url(self.permissions, str(arguments["url"]), what=self._what)
         return await executor(self.plugin_id, name, arguments)

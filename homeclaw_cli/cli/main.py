@@ -11,7 +11,16 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.cli import chat_cmd, config_cmd, eval_cmd, plugin, plugin_index, skill
+from homeclaw_cli.cli import (
+    audit,
+    chat_cmd,
+    config_cmd,
+    eval_cmd,
+    plugin,
+    plugin_index,
+    plugin_install,
+    skill,
+)
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
@@ -51,6 +60,8 @@ plugin_index.register(plugin.app)
 app.add_typer(skill.app, name="skill")
 app.command("sync")(sync_cli.sync_command)
 app.add_typer(eval_cmd.app, name="eval")
+app.command("audit")(audit.audit)
+_ = plugin_install  # registers install/update/remove/enable/disable/new on `plugin`
 app.command("chat")(chat_cmd.chat)
 app.command("logs")(chat_cmd.logs)
 app.command("doctor")(chat_cmd.doctor)

@@ -115,6 +115,10 @@ def show(
     if manifest.keywords:
         out.text("keywords: " + ", ".join(manifest.keywords))
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
+    if not manifest.permissions.empty:
+        from homeclaw_cli.domain.permissions import describe
+
+        out.text("permissions: " + "; ".join(describe(manifest.permissions)))
     for cap in manifest.callable_capabilities():
         flags = " (post-processed)" if cap.post_process else ""
         route = f" [{cap.method} {cap.path}]" if cap.method or cap.path else ""

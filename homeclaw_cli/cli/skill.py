@@ -368,7 +368,9 @@ def _print_query_check(out: Output, check: QueryCheck) -> None:
 def install(  # noqa: PLR0917 - Typer maps parameters to options
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="Skill folder, .zip/.tar.gz archive, or git URL.")],
-    force: Annotated[bool, typer.Option("--force", help="Replace an installed skill.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", "--upgrade", "-U", help="Replace an installed skill.")
+    ] = False,
     skill_id: Annotated[
         str | None, typer.Option("--id", help="Install under this id (folder name).")
     ] = None,
@@ -376,18 +378,29 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         str | None, typer.Option("--subdir", help="The skill's folder inside the source.")
     ] = None,
     as_json: JsonFlag = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve its permissions without asking.")
+    ] = False,
 ) -> None:
     """Validate a skill, then copy it atomically into the user skills folder."""
+    from homeclaw_cli.cli.plugin_install import approver
     from homeclaw_cli.domain.skill_eligibility import EligibilityContext
     from homeclaw_cli.domain.skills import apply_eligibility, scan_skills
     from homeclaw_cli.services.skill_install import install_skill
 
     settings = get_state(ctx).settings()
-    result = install_skill(settings, source, force=force, skill_id=skill_id, subdir=subdir)
+    out = Output(json_mode=as_json)
+    result = install_skill(
+        settings,
+        source,
+        force=force,
+        skill_id=skill_id,
+        subdir=subdir,
+        approve=approver(out, yes),
+    )
     apply_eligibility(result.skill, EligibilityContext.from_settings(settings))
     registry = scan_skills(settings)
     winner = registry.skills.get(result.skill.id)
-    out = Output(json_mode=as_json)
     data = result.to_json()
     data["active"] = winner is not None and winner.folder == result.destination
     if as_json:
@@ -406,3 +419,8 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
 from homeclaw_cli.cli import skill_index  # noqa: E402  (search/sync live with the index)
 
 skill_index.register(app)
+
+
+from homeclaw_cli.cli import skill_lifecycle  # noqa: E402  (update/remove, issue 8)
+
+skill_lifecycle.register(app)

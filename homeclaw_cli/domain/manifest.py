@@ -214,6 +214,81 @@ class McpConfig(_Model):
         return self
 
 
+ENV_VAR_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HOST_RE = re.compile(r"^(\*|(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?)$")
+
+
+def normalize_host(entry: str) -> str:
+    """`https://API.example.com/x` -> `api.example.com`; `host:8080` and `*.host` stay."""
+    text = entry.strip().lower()
+    if "://" in text:
+        text = urlparse(text).netloc
+    return text.rstrip("/")
+
+
+class Permissions(_Model):
+    """What a plugin or skill may reach (seed 003 PluginPermissions); empty means nothing.
+
+    network: hosts (`api.example.com`, `*.example.com`, `host:8080`, or `*` for any host);
+    filesystem: absolute or `~` paths (a folder grants everything below it);
+    env_vars: environment variable names; shell: may run shell commands.
+    """
+
+    network: list[str] = Field(default_factory=list)
+    filesystem: list[str] = Field(default_factory=list)
+    env_vars: list[str] = Field(default_factory=list)
+    shell: bool = False
+
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network(cls, value: Any) -> Any:
+        # Seed 003 writes `network: false|true`; true means any host.
+        if isinstance(value, bool):
+            return ["*"] if value else []
+        if isinstance(value, list):
+            out = []
+            for index, item in enumerate(value):
+                if not isinstance(item, str) or not HOST_RE.match(normalize_host(item)):
+                    raise rule_error(
+                        f"network entry {item!r} is not a host (e.g. api.example.com, "
+                        "*.example.com, localhost:8080, or * for any host)",
+                        index,
+                    )
+                out.append(normalize_host(item))
+            return out
+        return value
+
+    @field_validator("filesystem", mode="before")
+    @classmethod
+    def _filesystem(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            if value:
+                raise rule_error("filesystem: true is too broad; list the folders, e.g. [~/notes]")
+            return []
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if not isinstance(item, str) or not item.startswith(("/", "~")):
+                    raise rule_error(
+                        f"filesystem entry {item!r} must be an absolute path or start with ~",
+                        index,
+                    )
+        return value
+
+    @field_validator("env_vars")
+    @classmethod
+    def _env_vars(cls, value: list[str]) -> list[str]:
+        for index, name in enumerate(value):
+            if not ENV_VAR_RE.match(name):
+                raise rule_error(
+                    f"env var name {name!r} is not valid (e.g. WEATHER_API_KEY)", index
+                )
+        return value
+
+    @property
+    def empty(self) -> bool:
+        return not (self.network or self.filesystem or self.env_vars or self.shell)
+
+
 PluginConfig = Annotated[
     InlineConfig | SubprocessConfig | HttpConfig | McpConfig, Field(discriminator="type")
 ]
@@ -230,6 +305,7 @@ class PluginManifest(_Model):
     config: PluginConfig = Field(default_factory=InlineConfig)
     capabilities: list[Capability] = Field(default_factory=list)
     health_check_url: str | None = None
+    permissions: Permissions = Field(default_factory=Permissions)
 
     @model_validator(mode="before")
     @classmethod

@@ -23,6 +23,7 @@ from homeclaw_cli.domain.manifest import (
     InlineConfig,
     McpConfig,
     Parameter,
+    Permissions,
     PluginManifest,
     SubprocessConfig,
 )
@@ -258,6 +259,8 @@ def _known_fields(parent: FieldPath, data: dict[str, Any]) -> list[str]:
     model: type[BaseModel] = PluginManifest
     if parent[:1] == ("config",):
         model = _CONFIG_MODELS.get(str(data.get("type", "inline")), InlineConfig)
+    elif parent[:1] == ("permissions",):
+        model = Permissions
     elif len(parent) >= 4 and parent[2] == "parameters":
         model = Parameter
     elif len(parent) >= 2 and parent[0] == "capabilities":

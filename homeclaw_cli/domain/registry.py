@@ -26,6 +26,7 @@ from homeclaw_cli.domain.diagnostics import Diagnostic
 from homeclaw_cli.domain.external import read_external_plugins
 from homeclaw_cli.domain.manifest import PluginManifest
 from homeclaw_cli.domain.plugin_loader import is_plugin_folder, load_plugin
+from homeclaw_cli.domain.plugin_state import read_disabled
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, Settings
 from homeclaw_cli.suggest import did_you_mean
@@ -97,11 +98,17 @@ class Registry:
     shadowed: list[ShadowedPlugin] = field(default_factory=list)
     broken: list[BrokenPlugin] = field(default_factory=list)
     roots: list[PluginRoot] = field(default_factory=list)
+    disabled: dict[str, PluginEntry] = field(default_factory=dict)
 
     def get(self, plugin_id: str) -> PluginEntry:
         try:
             return self.plugins[plugin_id]
         except KeyError:
+            if plugin_id in self.disabled:
+                raise NotFoundError(
+                    f"plugin {plugin_id!r} is disabled",
+                    hint=f"`homeclaw plugin enable {plugin_id}` turns it back on",
+                ) from None
             broken = next((b for b in self.broken if b.folder.name == plugin_id), None)
             if broken is not None:
                 raise NotFoundError(
@@ -163,6 +170,7 @@ def plugin_folders(root: Path) -> list[Path]:
 def scan(settings: Settings) -> Registry:
     """Build the registry from every plugin root and external registration."""
     registry = Registry(roots=plugin_roots(settings))
+    disabled = read_disabled(settings.state_dir)
     for root in registry.roots:
         for folder in plugin_folders(root.path):
             result = load_plugin(folder)
@@ -177,16 +185,23 @@ def scan(settings: Settings) -> Registry:
                 legacy=result.legacy,
                 warnings=result.diagnostics,
             )
-            _add(registry, entry)
+            _add(registry, entry, disabled)
     external, problems = read_external_plugins(settings.external_plugins_file)
     for manifest in external:
-        _add(registry, PluginEntry(manifest, "external", None, settings.external_plugins_file))
+        _add(
+            registry,
+            PluginEntry(manifest, "external", None, settings.external_plugins_file),
+            disabled,
+        )
     if problems:
         registry.broken.append(BrokenPlugin("external", settings.external_plugins_file, problems))
     return registry
 
 
-def _add(registry: Registry, entry: PluginEntry) -> None:
+def _add(registry: Registry, entry: PluginEntry, disabled: set[str]) -> None:
+    if entry.id in disabled:
+        registry.disabled.setdefault(entry.id, entry)
+        return
     winner = registry.plugins.get(entry.id)
     if winner is None:
         registry.plugins[entry.id] = entry

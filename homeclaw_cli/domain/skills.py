@@ -394,7 +394,12 @@ def skill_folders(root: Path) -> list[Path]:
         return []
     if (root / SKILL_FILE).is_file():
         return [root]
-    return sorted(c for c in root.iterdir() if c.is_dir() and (c / SKILL_FILE).is_file())
+    return sorted(
+        c
+        for c in root.iterdir()
+        # dot folders are install staging/backups, never skills
+        if c.is_dir() and not c.name.startswith(".") and (c / SKILL_FILE).is_file()
+    )
 
 
 def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> SkillRegistry:

@@ -15,6 +15,7 @@ from typing import Any
 from homeclaw_cli.domain.health import HealthStore
 from homeclaw_cli.domain.manifest import Capability
 from homeclaw_cli.domain.params import ParameterError, validate_parameters
+from homeclaw_cli.domain.permissions import granted_permissions
 from homeclaw_cli.domain.plugin_loader import method_name
 from homeclaw_cli.domain.registry import PluginEntry, Registry, scan
 from homeclaw_cli.domain.runners.base import (
@@ -128,6 +129,7 @@ class PluginCaller:
             folder=entry.folder,
             data_dir=self.settings.data_dir,
             declared=declared,
+            permissions=granted_permissions(self.settings, entry.manifest),
         )
         try:
             run = await self._runner(entry.manifest.type).run(target, request)

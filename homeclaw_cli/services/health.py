@@ -21,6 +21,7 @@ from homeclaw_cli.domain.diagnostics import Diagnostic, has_errors
 from homeclaw_cli.domain.document import DocumentError, read_document
 from homeclaw_cli.domain.health import HealthStatus, HealthStore
 from homeclaw_cli.domain.manifest import HttpConfig, InlineConfig, McpConfig, SubprocessConfig
+from homeclaw_cli.domain.permissions import granted_permissions
 from homeclaw_cli.domain.plugin_loader import LoadResult, format_loc, inline_module_path
 from homeclaw_cli.domain.registry import PluginEntry
 from homeclaw_cli.domain.runners.base import RunTarget
@@ -132,7 +133,11 @@ async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
     assert isinstance(runner, McpRunner)
     manifest = entry.manifest
     target = RunTarget(
-        manifest, manifest.callable_capabilities()[0], entry.folder, caller.settings.data_dir
+        manifest,
+        manifest.callable_capabilities()[0],
+        entry.folder,
+        caller.settings.data_dir,
+        permissions=granted_permissions(caller.settings, manifest),
     )
     try:
         session = await runner.session(target)

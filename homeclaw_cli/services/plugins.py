@@ -35,6 +35,7 @@ def plugin_rows(settings: Settings, *, include_shadowed: bool = False) -> list[d
             rows.append(_row(entry, "unhealthy", problem=status.detail))
         else:
             rows.append(_row(entry, "ok"))
+    rows += [_row(entry, "disabled") for entry in registry.disabled.values()]
     if include_shadowed:
         rows += [
             _row(s.entry, "shadowed", shadowed_by=f"{s.shadowed_by.source}:{s.shadowed_by.folder}")

@@ -1,49 +1,28 @@
 """`homeclaw skill install SRC`: a folder, an archive (.zip/.tar.gz/.tgz/.tar) or a git URL.
 
-The source is staged in a temporary folder next to the user skills dir (same filesystem),
-checked (safe extraction: no absolute paths, no `..`, no links or devices leading out, size
-and file-count limits), validated as a skill, and only then renamed into place, so a failed
-install leaves nothing behind and a reader never sees half a skill.
-
-Issue 8's reusable staging (services/install.py) was not on main when this was written; this
-module keeps its own small version and can switch to it when both are merged.
+The skill-specific parts (what counts as a source, where the skill sits inside it, its id)
+live here; fetching, safe extraction, validation, the permission prompt, the atomic swap,
+the lockfile and the audit log are the shared install machinery (services/install.py,
+services/plugin_install.py via services/skill_lifecycle.py), so a failed install leaves
+nothing behind and the previous version intact.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import tarfile
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from homeclaw_cli.domain.skills import (
-    SKILL_FILE,
-    TEST_PREFIX,
-    Skill,
-    SkillParseError,
-    load_skill,
-    skill_folders,
-)
-from homeclaw_cli.errors import (
-    HomeclawError,
-    ManifestError,
-    NotFoundError,
-    UnavailableError,
-    UsageError,
-)
-from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.domain.skills import SKILL_FILE, Skill, load_skill, skill_folders
+from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
 from homeclaw_cli.settings import Settings
 
-MAX_FILES = 5000
-MAX_TOTAL_BYTES = 200 * 1024 * 1024
-GIT_TIMEOUT_SEC = 180
+if TYPE_CHECKING:
+    from homeclaw_cli.services.plugin_install import Approver, PermissionRequest
+    from homeclaw_cli.services.plugin_install import InstallResult as ItemResult
+
 _ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
-_SKILL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _GIT_URL = re.compile(r"^(https?://|ssh://|git://|file://|git@[^:]+:)")
 _IGNORED = {".git", "__pycache__", "node_modules", ".DS_Store"}
 
@@ -54,6 +33,7 @@ class InstallResult:
     destination: Path
     source_kind: str
     replaced: bool
+    details: ItemResult | None = None  # commit, digest, permissions, file changes
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -65,6 +45,15 @@ class InstallResult:
             "eligible": self.skill.eligible,
             "ineligible_reason": self.skill.ineligible_reason,
             "warnings": self.skill.warnings,
+            **(
+                {
+                    "commit": self.details.commit,
+                    "digest": self.details.digest,
+                    "permissions": self.details.permissions.model_dump(mode="json"),
+                }
+                if self.details
+                else {}
+            ),
         }
 
 
@@ -97,66 +86,36 @@ def install_skill(
     force: bool = False,
     skill_id: str | None = None,
     subdir: str | None = None,
+    approve: Approver | None = None,
 ) -> InstallResult:
-    """Validate the skill at `source` and copy it atomically into the user skills dir."""
-    kind = source_kind(source)
-    target_root = settings.user_skills_dir
-    target_root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".install-", dir=target_root))
-    try:
-        staged = staging / "src"
-        if kind == "folder":
-            src = Path(source).expanduser().resolve()
-            if src.is_file():
-                src = src.parent
-            _copy_folder(src, staged)
-            default_id = src.name
-        elif kind == "archive":
-            _extract(Path(source).expanduser(), staged)
-            default_id = _strip_suffix(Path(source).name)
-        else:
-            _clone(source, staged)
-            default_id = _strip_suffix(source.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1])
-        root = _skill_root(staged, subdir)
-        if root != staged:
-            default_id = root.name
-        new_id = skill_id or default_id
-        if not _SKILL_ID.match(new_id) or new_id.startswith(TEST_PREFIX):
-            raise UsageError(
-                f"{new_id!r} is not a usable skill id (letters, digits, `.`, `_`, `-`; at "
-                f"most 64; not starting with {TEST_PREFIX})",
-                hint="choose one with --id",
-            )
-        try:
-            load_skill(root, "user", new_id)
-        except SkillParseError as exc:
-            raise ManifestError(
-                f"not installed: {exc}", hint="`homeclaw skill validate` on the source shows it"
-            ) from None
-        destination = target_root / new_id
-        with file_lock(settings.state_dir / "skills-install.lock", what="the skills folder"):
-            replaced = destination.exists() or destination.is_symlink()
-            if replaced and not force:
-                raise UsageError(
-                    f"skill {new_id!r} is already installed at {destination}",
-                    hint="add --force to replace it, or --id NAME to install it under another id",
-                )
-            previous = staging / "previous"
-            if replaced:
-                if destination.is_dir() and not destination.is_symlink():
-                    destination.replace(previous)
-                else:
-                    destination.unlink()
-            try:
-                root.replace(destination)
-            except OSError:
-                if previous.exists():
-                    previous.replace(destination)
-                raise
-        installed = load_skill(destination, "user", new_id)
-        return InstallResult(installed, destination, kind, replaced)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    """Validate the skill at `source` and swap it atomically into the user skills dir.
+
+    Runs on the shared install machinery (services/skill_lifecycle.py): git `@ref`s, the
+    lockfile, permission approval (`approve`; None refuses any permission request), the
+    audit log, and a rollback of the previous version on any failure.
+    """
+    from homeclaw_cli.services.skill_lifecycle import install_skill_item
+
+    path = Path(source).expanduser()
+    if path.is_file() and path.name == SKILL_FILE:
+        source = str(path.resolve().parent)
+    elif "@" not in source:
+        source_kind(source)  # clear errors for what is not a source at all
+    result = install_skill_item(
+        settings,
+        source,
+        approve=approve or _refuse,
+        upgrade=force,
+        skill_id=skill_id,
+        subdir=subdir,
+    )
+    installed = load_skill(result.folder, "user", result.plugin_id)
+    kind = "archive" if result.source_kind in ("zip", "tar") else result.source_kind
+    return InstallResult(installed, result.folder, kind, result.action == "upgraded", result)
+
+
+def _refuse(request: PermissionRequest) -> bool:
+    return False
 
 
 def _strip_suffix(name: str) -> str:
@@ -166,7 +125,8 @@ def _strip_suffix(name: str) -> str:
     return name
 
 
-def _skill_root(staged: Path, subdir: str | None) -> Path:
+def skill_root(staged: Path, subdir: str | None) -> Path:
+    """The skill's folder in a fetched source: --subdir, the top, one wrapper, or skills/."""
     if subdir:
         parts = PurePosixPath(subdir).parts
         if PurePosixPath(subdir).is_absolute() or ".." in parts:
@@ -182,7 +142,7 @@ def _skill_root(staged: Path, subdir: str | None) -> Path:
         entries = [p for p in staged.iterdir() if p.name not in _IGNORED]
         if len(entries) == 1 and entries[0].is_dir():
             # Archives and repositories often wrap everything in one top folder.
-            return _skill_root(entries[0], None)
+            return skill_root(entries[0], None)
         found = skill_folders(staged / "skills")
     if len(found) == 1:
         return found[0]
@@ -193,119 +153,3 @@ def _skill_root(staged: Path, subdir: str | None) -> Path:
         f"the source holds {len(found)} skills ({names}); install one at a time",
         hint="pick one with --subdir PATH",
     )
-
-
-def _copy_folder(src: Path, dst: Path) -> None:
-    count = total = 0
-    for current, dirs, files in os.walk(src):
-        dirs[:] = [d for d in dirs if d not in _IGNORED]
-        for name in [*dirs, *files]:
-            path = Path(current) / name
-            if path.is_symlink():
-                target = path.resolve()
-                if not target.is_relative_to(src):
-                    raise UsageError(
-                        f"{path} is a symlink leading out of the skill (to {target}); refused",
-                        hint="replace the link with a copy of the file",
-                    )
-        for name in files:
-            if name in _IGNORED:
-                continue
-            count += 1
-            total += (Path(current) / name).lstat().st_size
-            _check_limits(count, total, src)
-    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(*_IGNORED))
-
-
-def _check_limits(count: int, total: int, source: Path | str) -> None:
-    if count > MAX_FILES:
-        raise UsageError(f"{source}: more than {MAX_FILES} files; a skill should be small")
-    if total > MAX_TOTAL_BYTES:
-        raise UsageError(
-            f"{source}: more than {MAX_TOTAL_BYTES >> 20} MiB; a skill should be small"
-        )
-
-
-def _extract(archive: Path, dst: Path) -> None:
-    dst.mkdir()
-    try:
-        if archive.name.lower().endswith(".zip"):
-            _extract_zip(archive, dst)
-        else:
-            _extract_tar(archive, dst)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
-        if isinstance(exc, HomeclawError):
-            raise
-        raise UsageError(f"{archive}: cannot read the archive ({exc})") from None
-
-
-def _extract_zip(archive: Path, dst: Path) -> None:
-    with zipfile.ZipFile(archive) as zf:
-        infos = zf.infolist()
-        total = 0
-        for count, info in enumerate(infos, 1):
-            _check_member_name(archive, info.filename)
-            mode = (info.external_attr >> 16) & 0o170000
-            if mode == 0o120000:
-                raise UsageError(f"{archive}: member {info.filename!r} is a symlink; refused")
-            total += info.file_size
-            _check_limits(count, total, archive)
-        for info in infos:
-            target = dst / info.filename
-            if not target.resolve().is_relative_to(dst.resolve()):
-                raise UsageError(f"{archive}: member {info.filename!r} leads out; refused")
-            zf.extract(info, dst)
-            mode = (info.external_attr >> 16) & 0o777
-            if mode and not info.is_dir():
-                target.chmod(mode & 0o755)
-
-
-def _extract_tar(archive: Path, dst: Path) -> None:
-    with tarfile.open(archive) as tf:
-        total = 0
-        members = tf.getmembers()
-        for count, member in enumerate(members, 1):
-            _check_member_name(archive, member.name)
-            total += member.size
-            _check_limits(count, total, archive)
-        try:
-            # "data" refuses absolute names, `..`, links that lead out and device files.
-            tf.extractall(dst, filter="data")
-        except tarfile.FilterError as exc:
-            raise UsageError(f"{archive}: refused unsafe member: {exc}") from None
-
-
-def _check_member_name(archive: Path, name: str) -> None:
-    pure = PurePosixPath(name.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or re.match(r"^[A-Za-z]:", name):
-        raise UsageError(f"{archive}: member {name!r} has an unsafe path; refused")
-
-
-def _clone(url: str, dst: Path) -> None:
-    git = shutil.which("git")
-    if git is None:
-        raise UnavailableError("installing from a git URL needs `git` on PATH")
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
-    try:
-        proc = subprocess.run(
-            [git, "clone", "--depth", "1", "--quiet", "--", url, str(dst)],
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_SEC,
-            env=env,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise UnavailableError(f"git clone {url} took longer than {GIT_TIMEOUT_SEC} s") from None
-    if proc.returncode != 0:
-        raise UnavailableError(f"git clone {url} failed: {proc.stderr.strip()[-500:]}")
-    shutil.rmtree(dst / ".git", ignore_errors=True)
-    count = total = 0
-    for current, _dirs, files in os.walk(dst):
-        for name in files:
-            path = Path(current) / name
-            if path.is_symlink() and not path.resolve().is_relative_to(dst.resolve()):
-                raise UsageError(f"{url}: {path.relative_to(dst)} is a symlink leading out")
-            count += 1
-            total += path.lstat().st_size
-            _check_limits(count, total, url)

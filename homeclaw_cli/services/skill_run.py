@@ -222,13 +222,29 @@ def script_environment(
     }
     if "TZ" in source:
         run_env["TZ"] = source["TZ"]
-    for name in skill.requirements.env:
+    for name in granted_env_names(settings, skill):
         value = (supplied.env.get(name) if supplied else None) or source.get(name)
         if value:
             run_env[name] = value
     if supplied:
         run_env.update({k: v for k, v in supplied.env.items() if k not in ("PATH",)})
     return run_env
+
+
+def granted_env_names(settings: Settings, skill: Skill) -> list[str]:
+    """The env vars a skill may receive: what it declares (requires.env and
+    `permissions.env_vars`), limited to what was approved when `homeclaw skill install`
+    installed it (skills placed by hand have no approval record and get what they declare).
+    """
+    from homeclaw_cli.domain.manifest import Permissions
+    from homeclaw_cli.domain.permissions import permissions_for, skill_permissions
+    from homeclaw_cli.errors import ConfigError
+
+    declared = list(skill.requirements.env)
+    with contextlib.suppress(ConfigError):  # a malformed block adds nothing; validate says why
+        declared += [n for n in skill_permissions(skill.frontmatter).env_vars if n not in declared]
+    wanted = Permissions(env_vars=declared)
+    return permissions_for(settings.state_dir, skill.id, wanted, "skill").env_vars
 
 
 def interpreter_for(path: Path, search_path: str) -> list[str]:

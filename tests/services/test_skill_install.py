@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
+from homeclaw_cli.services.install import UnsafeArchiveError
 from homeclaw_cli.services.skill_install import install_skill
 from tests.skill_helpers import make_skill, settings_for
 
@@ -52,7 +53,7 @@ def test_invalid_skill_is_not_installed(tmp_path: Path) -> None:
 def test_symlink_out_of_the_folder_is_refused(tmp_path: Path, src: Path) -> None:
     (tmp_path / "secret").write_text("s")
     (src / "scripts" / "leak").symlink_to(tmp_path / "secret")
-    with pytest.raises(UsageError, match="symlink leading out"):
+    with pytest.raises(UnsafeArchiveError, match="symlink points outside"):
         install_skill(settings_for(tmp_path), str(src))
 
 
@@ -76,7 +77,7 @@ def test_zip_slip_and_tar_traversal_are_refused(tmp_path: Path) -> None:
     with zipfile.ZipFile(evil_zip, "w") as zf:
         zf.writestr("SKILL.md", "---\nname: e\ndescription: d\n---\n")
         zf.writestr("../../escaped.txt", "x")
-    with pytest.raises(UsageError, match="unsafe path"):
+    with pytest.raises(UnsafeArchiveError, match=r"escapes with '\.\.'"):
         install_skill(settings_for(tmp_path), str(evil_zip))
     evil_tar = tmp_path / "evil.tar"
     with tarfile.open(evil_tar, "w") as tf:
@@ -88,7 +89,7 @@ def test_zip_slip_and_tar_traversal_are_refused(tmp_path: Path) -> None:
         link.type = tarfile.SYMTYPE
         link.linkname = "/etc/passwd"
         tf.addfile(link)
-    with pytest.raises(UsageError, match="unsafe member"):
+    with pytest.raises(UnsafeArchiveError, match="absolute path"):
         install_skill(settings_for(tmp_path), str(evil_tar))
     assert not (tmp_path / "escaped.txt").exists()
     assert [p.name for p in installed(tmp_path).iterdir()] == []
@@ -129,7 +130,7 @@ def test_bad_sources(tmp_path: Path) -> None:
         install_skill(s, str(other))
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"not a zip")
-    with pytest.raises(UsageError, match="cannot read the archive"):
+    with pytest.raises(UsageError, match="not a readable zip archive"):
         install_skill(s, str(broken))
     with pytest.raises(UsageError, match="not a usable skill id"):
         install_skill(s, str(make_skill(tmp_path / "x", "ok")), skill_id="test__x")

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from homeclaw_cli.domain.manifest import Capability, PluginManifest
+from homeclaw_cli.domain.manifest import Capability, Permissions, PluginManifest
 from homeclaw_cli.domain.params import ParameterError
 
 #: Why a call failed: "unavailable" (server down, command missing), "timeout", "crash"
@@ -72,10 +72,21 @@ class RunTarget:
     folder: Path | None
     data_dir: Path
     declared: bool = True  # False for the implicit `run` capability of a plugin without any
+    # What the user granted (domain/permissions.permissions_for); None: what it requests.
+    permissions: Permissions | None = None
 
     @property
     def plugin_id(self) -> str:
         return self.manifest.id
+
+    @property
+    def granted(self) -> Permissions:
+        """The permissions this run may use (env vars, SDK paths and hosts)."""
+        if self.permissions is not None:
+            return self.permissions
+        from homeclaw_cli.domain.permissions import requested_permissions
+
+        return requested_permissions(self.manifest)
 
 
 class Runner(Protocol):

@@ -9,7 +9,9 @@ Resolution order:
   5. The bin folder of homeclaw's Python environment (console scripts installed with
      homeclaw, e.g. mcp-server-time, work without activating the venv).
 Arguments may use `{plugin_dir}`, `{data_dir}` and `{plugin_data}` (the plugin's own data
-folder, created when used); `~` and $VARS are expanded.
+folder, created when used); `~` and $VARS are expanded, $VARS only from the environment the
+plugin may see (base variables and the env vars granted to it), so a manifest cannot pull a
+secret it was not granted into its arguments or `env`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Collection, Mapping
 from pathlib import Path
+
+from homeclaw_cli.domain.manifest import Permissions
+from homeclaw_cli.domain.permissions import BASE_ENV_VARS, allowed_env, expand_vars
+from homeclaw_cli.domain.plugin_deps import with_deps_env
 
 PYTHON_ALIASES = frozenset({"python", "python3"})
 
@@ -46,10 +53,18 @@ def plugin_data_dir(data_dir: Path, plugin_id: str) -> Path:
 
 
 def expand_args(
-    args: list[str], folder: Path | None, data_dir: Path, plugin_id: str = ""
+    args: list[str],
+    folder: Path | None,
+    data_dir: Path,
+    plugin_id: str = "",
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Fill `{plugin_dir}`, `{data_dir}` and `{plugin_data}` (created when used) and expand
-    `~` and $VARS in manifest arguments."""
+    `~` and $VARS in manifest arguments.
+
+    $VARS come from `env` (the plugin's allowed environment); by default only base variables.
+    """
+    source = allowed_env(Permissions()) if env is None else env
     out = []
     own = plugin_data_dir(data_dir, plugin_id)
     for arg in args:
@@ -60,36 +75,36 @@ def expand_args(
         value = value.replace("{plugin_dir}", str(folder or ".")).replace(
             "{data_dir}", str(data_dir)
         )
-        value = os.path.expandvars(value)
+        value = expand_vars(value, source)
         out.append(str(Path(value).expanduser()) if value.startswith("~") else value)
     return out
 
 
-#: Inherited by every plugin process; anything else (API keys...) only when the manifest's
-#: `env` asks for it, e.g. `env: {NEWSAPI_KEY: "${NEWSAPI_KEY}"}`.
-BASE_ENV = (
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "TERM",
-    "TZ",
-    "TMPDIR",
-    "SYSTEMROOT",
-    "NODE_EXTRA_CA_CERTS",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-)
+#: Inherited by every plugin process; anything else (API keys...) only when granted: declared
+#: under `permissions.env_vars` or referenced by the manifest's `env`, e.g.
+#: `env: {NEWSAPI_KEY: "${NEWSAPI_KEY}"}`, and approved at `homeclaw plugin install`.
+BASE_ENV = BASE_ENV_VARS
 
 
-def plugin_env(extra: dict[str, str], plugin_id: str, data_dir: Path) -> dict[str, str]:
-    """The environment of a plugin process: a minimal base (BASE_ENV and LC_*), the
-    manifest's `env` with $VARS expanded from homeclaw's environment, and two markers."""
-    env = {k: v for k, v in os.environ.items() if k in BASE_ENV or k.startswith("LC_")}
-    env.update({key: os.path.expandvars(value) for key, value in extra.items()})
+def plugin_env(
+    extra: dict[str, str],
+    plugin_id: str,
+    data_dir: Path,
+    *,
+    permissions: Permissions | None = None,
+    folder: Path | None = None,
+    pass_through: Collection[str] | None = None,
+) -> dict[str, str]:
+    """The environment of a plugin process: a minimal base (BASE_ENV and LC_*), the granted
+    env vars named in `pass_through` (default: all granted), the manifest's `env` with $VARS
+    expanded from the granted environment, two markers, and its `--with-deps` folder first
+    on PYTHONPATH. A var the manifest only references (`API_KEY: ${WEATHER_KEY}`) reaches the
+    process under the manifest's name only."""
+    perms = permissions or Permissions()
+    source = allowed_env(perms)
+    names = [n for n in perms.env_vars if pass_through is None or n in pass_through]
+    env = allowed_env(perms.model_copy(update={"env_vars": names}))
+    env.update({key: expand_vars(value, source) for key, value in extra.items()})
     env["HOMECLAW_PLUGIN_ID"] = plugin_id
     env["HOMECLAW_PLUGIN_DATA"] = str(plugin_data_dir(data_dir, plugin_id))
-    return env
+    return with_deps_env(folder, env)

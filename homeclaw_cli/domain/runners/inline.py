@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from homeclaw_cli.domain.manifest import InlineConfig
+from homeclaw_cli.domain.plugin_deps import deps_dir
 from homeclaw_cli.domain.plugin_loader import inline_module_path, method_name
 from homeclaw_cli.domain.runners.base import (
     PluginRequest,
@@ -125,6 +126,9 @@ class InlineRunner:
         async with lock:
             loaded = self._plugins.get(target.plugin_id)
             if loaded is None or loaded.key != key:
+                deps = deps_dir(target.folder)  # `plugin install --with-deps`
+                if deps is not None and str(deps) not in sys.path:
+                    sys.path.insert(0, str(deps))
                 # Importing may be slow (a plugin's own dependencies): keep the loop free.
                 cls = await asyncio.to_thread(_load_class, target.folder, module_path)
                 settings = _read_config(target.folder / config.config_file)
@@ -133,6 +137,7 @@ class InlineRunner:
                     folder=target.folder,
                     config=settings,
                     data_dir=target.data_dir,
+                    permissions=target.granted,
                 )
                 loaded = _Loaded(key, instance)
                 self._plugins[target.plugin_id] = loaded

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.domain.manifest import DEFAULT_CAPABILITY_ID as DEFAULT_RUN
 from homeclaw_cli.domain.manifest import McpConfig
+from homeclaw_cli.domain.permissions import allowed_env
 from homeclaw_cli.domain.plugin_loader import method_name
 from homeclaw_cli.domain.runners.base import (
     MAX_BODY_BYTES,
@@ -72,8 +73,21 @@ class McpRunner:
         command = resolve_command(config.command, target.folder)
         if command is None:
             return None
-        env = plugin_env(config.env, target.plugin_id, target.data_dir)
-        args = expand_args(config.args, target.folder, target.data_dir, target.plugin_id)
+        env = plugin_env(
+            config.env,
+            target.plugin_id,
+            target.data_dir,
+            permissions=target.granted,
+            folder=target.folder,
+            pass_through=target.manifest.permissions.env_vars,
+        )
+        args = expand_args(
+            config.args,
+            target.folder,
+            target.data_dir,
+            target.plugin_id,
+            allowed_env(target.granted),
+        )
         return McpLaunch.from_config(config, command=command, args=args, env=env, cwd=target.folder)
 
     def _missing_command(self, target: RunTarget) -> str:

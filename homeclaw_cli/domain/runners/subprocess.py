@@ -16,6 +16,7 @@ import time
 from collections import deque
 
 from homeclaw_cli.domain.manifest import SubprocessConfig
+from homeclaw_cli.domain.permissions import allowed_env
 from homeclaw_cli.domain.runners.base import (
     MAX_BODY_BYTES,
     OutputCap,
@@ -49,7 +50,21 @@ class SubprocessRunner:
                 f"{who}: command {config.command!r} was not found (not on PATH, not in the "
                 "plugin folder)",
             )
-        args = expand_args(config.args, target.folder, target.data_dir, target.plugin_id)
+        env = plugin_env(
+            config.env,
+            target.plugin_id,
+            target.data_dir,
+            permissions=target.granted,
+            folder=target.folder,
+            pass_through=target.manifest.permissions.env_vars,
+        )
+        args = expand_args(
+            config.args,
+            target.folder,
+            target.data_dir,
+            target.plugin_id,
+            allowed_env(target.granted),
+        )
         try:
             process = await asyncio.create_subprocess_exec(
                 executable,
@@ -58,7 +73,7 @@ class SubprocessRunner:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=target.folder,
-                env=plugin_env(config.env, target.plugin_id, target.data_dir),
+                env=env,
                 start_new_session=True,
             )
         except OSError as exc:

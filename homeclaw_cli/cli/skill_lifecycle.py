@@ -1,0 +1,75 @@
+"""`homeclaw skill update/remove`: lifecycle commands for skills installed by `skill install`.
+
+The skill command group lives with the skills engine (cli/skill.py); it calls `register(app)`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from homeclaw_cli.cli.plugin_install import DryRunFlag, YesFlag, approver, show_result
+from homeclaw_cli.cli.render import Output
+from homeclaw_cli.cli.state import get_state
+from homeclaw_cli.errors import ExitCode
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
+
+
+def update(
+    ctx: typer.Context,
+    *,
+    skill_id: Annotated[str | None, typer.Argument(help="Installed skill id (or --all).")] = None,
+    update_all: Annotated[
+        bool, typer.Option("--all", help="Update every installed skill.")
+    ] = False,
+    dry_run: DryRunFlag = False,
+    yes: YesFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Re-resolve installed skills' sources; show the diff and upgrade what changed."""
+    from homeclaw_cli.errors import UsageError
+    from homeclaw_cli.services.skill_lifecycle import update_skills
+
+    if (skill_id is None) == (not update_all):
+        raise UsageError("give one skill id, or --all", hint="homeclaw skill update --all")
+    out = Output(json_mode=as_json)
+    results = update_skills(
+        get_state(ctx).settings(),
+        [skill_id] if skill_id else [],
+        approve=approver(out, yes),
+        dry_run=dry_run,
+    )
+    failed = any(r.error for r in results)
+    if as_json:
+        out.json([r.to_json() for r in results])
+        if failed:
+            raise typer.Exit(int(ExitCode.FAILURE))
+        return
+    for result in results:
+        if result.error:
+            out.error(f"{result.plugin_id}: {result.error}")
+        elif result.action == "unchanged":
+            out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
+        else:
+            show_result(out, result)
+    if failed:
+        raise typer.Exit(int(ExitCode.FAILURE))
+
+
+def remove(
+    ctx: typer.Context,
+    skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
+) -> None:
+    """Delete an installed skill, its lockfile entry and its approvals."""
+    from homeclaw_cli.services.skill_lifecycle import remove_skill
+
+    result = remove_skill(get_state(ctx).settings(), skill_id)
+    Output().text(f"removed {result.plugin_id} ({result.folder})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add update/remove to the `homeclaw skill` app."""
+    app.command("update")(update)
+    app.command("remove")(remove)

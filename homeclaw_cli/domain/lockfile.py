@@ -1,0 +1,67 @@
+"""The lockfile: what `homeclaw plugin install` / `skill install` put in place, exactly.
+
+`<data_dir>/homeclaw-lock.json` records, per installed plugin or skill, the source as typed,
+what it resolved to (the git commit, or the sha256 digest of the files), the version and the
+permissions granted. `plugin update` re-resolves each source and compares against it.
+Written atomically; callers hold the install lock while they read-modify-write it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.fsutil import atomic_write_text
+from homeclaw_cli.settings import Settings
+
+LOCKFILE_NAME = "homeclaw-lock.json"
+
+
+class LockEntry(BaseModel):
+    id: str
+    kind: Literal["plugin", "skill"] = "plugin"
+    source: str  # as the user typed it
+    source_kind: Literal["folder", "zip", "tar", "git"]
+    location: str  # absolute path or URL
+    ref: str | None = None  # the requested git ref (tag/branch/commit), if any
+    commit: str | None = None  # the exact git commit installed
+    digest: str  # sha256 of the installed files
+    version: str | None = None
+    permissions: dict[str, Any] = Field(default_factory=dict)
+    deps_dir: str | None = None  # relative to the item folder, when --with-deps was used
+    installed_at: str
+    folder: str
+    subdir: str | None = None  # the item's folder inside the source, when chosen explicitly
+
+
+class Lockfile(BaseModel):
+    version: int = 1
+    plugins: dict[str, LockEntry] = Field(default_factory=dict)
+    skills: dict[str, LockEntry] = Field(default_factory=dict)
+
+    def section(self, kind: str) -> dict[str, LockEntry]:
+        return self.plugins if kind == "plugin" else self.skills
+
+
+def lockfile_path(settings: Settings) -> Path:
+    return settings.data_dir / LOCKFILE_NAME
+
+
+def read_lockfile(path: Path) -> Lockfile:
+    if not path.is_file():
+        return Lockfile()
+    try:
+        return Lockfile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError) as exc:
+        raise ConfigError(
+            f"{path}: the lockfile is damaged ({str(exc).splitlines()[0]})",
+            hint="restore it from a backup, or delete it and reinstall the plugins",
+        ) from None
+
+
+def write_lockfile(path: Path, lock: Lockfile) -> None:
+    atomic_write_text(path, lock.model_dump_json(indent=2) + "\n")
