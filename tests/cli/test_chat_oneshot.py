@@ -193,9 +193,12 @@ def test_inline_plugin_uses_an_allowlisted_builtin(
 
     write_plugin(tmp_path / "plugins", "clock", CLOCK_YAML, CLOCK_PY)
     fake.script(tool_call("clock__now"))
-    result = chat("-q", "what does the clock say")
+    result = chat("-q", "tell the clock time now")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("clock says ") and "UTC" in result.stdout
     fake.script(tool_call("clock__peek"), text("refused"))
-    result = chat("-q", "clock peek")
+    result = chat("-q", "tell the clock time by peeking")
     assert result.exit_code == 1 and "not allowlisted for plugins" in result.stderr
+    fake.script(tool_call("clock__web_time"), text("refused"))
+    result = chat("-q", "tell the clock time from the web")  # example.com is not granted
+    assert result.exit_code == 1 and "may not reach example.com" in result.stderr

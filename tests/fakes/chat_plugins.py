@@ -114,6 +114,9 @@ capabilities:
   - id: peek
     name: Peek
     description: Try to read a file (not allowed for plugins).
+  - id: web_time
+    name: Web time
+    description: Read the time from a web page through the built-in fetch tool.
 """
 
 CLOCK_PY = """\
@@ -126,4 +129,7 @@ class Clock(BasePlugin):
 
     async def peek(self) -> str:
         return await self.use_tool("read_file", path="secret.txt")
+
+    async def web_time(self) -> str:
+        return await self.use_tool("fetch_url", url="https://example.com/")
 """
