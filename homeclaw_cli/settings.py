@@ -97,6 +97,28 @@ class LLMSettings(_Section):
     model: str = "llama3.2"
     max_rounds: int = Field(default=6, ge=1, le=50)
     timeout_sec: float = Field(default=120.0, gt=0)
+    api_key: str | None = Field(default=None, description="provider openai: bearer token")
+    num_ctx: int | None = Field(
+        default=None, ge=512, description="context window to request (Ollama num_ctx)"
+    )
+    tool_mode: Literal["auto", "native", "json"] = Field(
+        default="auto", description="auto: native tool calls when /api/show lists `tools`"
+    )
+
+
+class ToolSettings(_Section):
+    """The chat's built-in tools (seed 002 §5)."""
+
+    allowed_dirs: list[Path] = Field(
+        default_factory=list, description="read_file/list_dir roots; default: the cwd"
+    )
+    fetch_max_bytes: int = Field(default=512 * 1024, ge=1024)
+    fetch_timeout_sec: float = Field(default=15.0, gt=0, le=300)
+    fetch_allow_private: bool = Field(default=False, description="allow 127.0.0.1/LAN URLs")
+    plugin_allowed: list[str] = Field(
+        default_factory=lambda: ["current_time", "fetch_url"],
+        description="built-in tools plugins may call",
+    )
 
 
 class EmbeddingSettings(_Section):
@@ -137,6 +159,7 @@ class Settings(_Section):
     index: IndexSettings = Field(default_factory=IndexSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
     skills: SkillSettings = Field(default_factory=SkillSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
 
     # Not configurable keys: where this Settings came from.
@@ -174,6 +197,7 @@ CONFIGURABLE_SECTIONS: dict[str, type[_Section]] = {
     "index": IndexSettings,
     "plugins": PluginSettings,
     "skills": SkillSettings,
+    "tools": ToolSettings,
     "serve": ServeSettings,
 }
 TOP_LEVEL_KEYS = ("data_dir", "bundled")
