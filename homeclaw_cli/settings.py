@@ -130,6 +130,25 @@ class IndexSettings(_Section):
     uri: str | None = Field(default=None, description="default: <data_dir>/index")
 
 
+class ServeSettings(_Section):
+    """`homeclaw serve` (registration API) and the health checks of external plugins."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=9750, ge=0, le=65535)
+    require_token: bool = Field(default=True, description="bearer token for register/unregister")
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    check_on_register: bool = Field(default=True, description="GET health_check_url first")
+    health_interval_sec: float = Field(default=30.0, ge=0, description="0 = no interval checks")
+    health_timeout_sec: float = Field(default=5.0, gt=0)
+    unhealthy_after: int = Field(default=3, ge=1, description="failed checks before unhealthy")
+    allow_command_plugins: bool = Field(
+        default=False, description="accept subprocess / stdio-MCP registrations over HTTP"
+    )
+    sync_on_register: bool = Field(
+        default=True, description="update the plugin index after each registration change"
+    )
+
+
 class Settings(_Section):
     """Everything a command needs to know about its environment, passed down explicitly."""
 
@@ -141,6 +160,7 @@ class Settings(_Section):
     plugins: PluginSettings = Field(default_factory=PluginSettings)
     skills: SkillSettings = Field(default_factory=SkillSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
 
     # Not configurable keys: where this Settings came from.
     config_path: Path = Field(exclude=True)
@@ -178,6 +198,7 @@ CONFIGURABLE_SECTIONS: dict[str, type[_Section]] = {
     "plugins": PluginSettings,
     "skills": SkillSettings,
     "tools": ToolSettings,
+    "serve": ServeSettings,
 }
 TOP_LEVEL_KEYS = ("data_dir", "bundled")
 

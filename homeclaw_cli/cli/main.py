@@ -16,9 +16,11 @@ from homeclaw_cli.cli import (
     chat_cmd,
     config_cmd,
     eval_cmd,
+    mcp_cmd,
     plugin,
     plugin_index,
     plugin_install,
+    serve,
     skill,
 )
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
@@ -65,6 +67,8 @@ _ = plugin_install  # registers install/update/remove/enable/disable/new on `plu
 app.command("chat")(chat_cmd.chat)
 app.command("logs")(chat_cmd.logs)
 app.command("doctor")(chat_cmd.doctor)
+app.add_typer(mcp_cmd.app, name="mcp")
+app.command("serve")(serve.serve)
 
 
 def _version(value: bool) -> None:

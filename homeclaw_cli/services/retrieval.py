@@ -236,6 +236,6 @@ def _health_store(settings: Settings) -> Any:
 
     try:
         module = importlib.import_module("homeclaw_cli.domain.health")
-        return module.HealthStore(settings.state_dir / "health.json")
+        return module.HealthStore(settings.state_dir)  # issue 4: the dir, not the file
     except Exception:
         return None
