@@ -7,6 +7,7 @@
      ├── ManifestError            a descriptor failed validation           -> FAILURE (1)
      ├── UnavailableError         Ollama, a plugin server, MCP unreachable -> UNAVAILABLE (5)
      ├── LockedError              another process holds the index lock    -> LOCKED (6)
+     ├── ConflictError            an id is taken (registration)            -> FAILURE (1)
      └── PluginCallError          a plugin ran and failed                  -> FAILURE (1)
 
 Lower layers raise these with sentences a user can act on; only the CLI entry point turns
@@ -67,6 +68,10 @@ class UnavailableError(HomeclawError):
 
 class LockedError(HomeclawError):
     exit_code = ExitCode.LOCKED
+
+
+class ConflictError(HomeclawError):
+    exit_code = ExitCode.FAILURE
 
 
 class PluginCallError(HomeclawError):

@@ -20,6 +20,7 @@ Legacy plugins (seed 001 §5.2) implement `run()` and read `self.user_input`.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,17 @@ from homeclaw_cli.domain.manifest import Permissions
 
 if TYPE_CHECKING:
     import httpx
+
+# Set by the chat session (services/chat.py): runs an allowlisted built-in tool for a plugin.
+ToolExecutor = Callable[[str, str, dict[str, Any]], Awaitable[str]]
+_executor: dict[str, ToolExecutor] = {}
+
+
+def set_tool_executor(executor: ToolExecutor | None) -> None:
+    """Install (or remove) what BasePlugin.use_tool calls; one per process."""
+    _executor.clear()
+    if executor is not None:
+        _executor["tools"] = executor
 
 
 class PluginError(Exception):
@@ -143,3 +155,13 @@ class BasePlugin:
             cwd=self.data_dir,
             check=False,
         )
+
+    async def use_tool(self, name: str, **arguments: Any) -> str:
+        """Call a built-in tool allowlisted for plugins (`tools.plugin_allowed`, seed 002 §5),
+        e.g. `await self.use_tool("fetch_url", url=...)`. Raises PluginError when refused."""
+        executor = _executor.get("tools")
+        if executor is None:
+            raise PluginError("built-in tools are only available inside `homeclaw chat`")
+        if name == "fetch_url" and "url" in arguments:  # the plugin's granted hosts apply
+            _perm.check_url(self.permissions, str(arguments["url"]), what=self._what)
+        return await executor(self.plugin_id, name, arguments)

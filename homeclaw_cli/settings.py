@@ -97,6 +97,28 @@ class LLMSettings(_Section):
     model: str = "llama3.2"
     max_rounds: int = Field(default=6, ge=1, le=50)
     timeout_sec: float = Field(default=120.0, gt=0)
+    api_key: str | None = Field(default=None, description="provider openai: bearer token")
+    num_ctx: int | None = Field(
+        default=None, ge=512, description="context window to request (Ollama num_ctx)"
+    )
+    tool_mode: Literal["auto", "native", "json"] = Field(
+        default="auto", description="auto: native tool calls when /api/show lists `tools`"
+    )
+
+
+class ToolSettings(_Section):
+    """The chat's built-in tools (seed 002 §5)."""
+
+    allowed_dirs: list[Path] = Field(
+        default_factory=list, description="read_file/list_dir roots; default: the cwd"
+    )
+    fetch_max_bytes: int = Field(default=512 * 1024, ge=1024)
+    fetch_timeout_sec: float = Field(default=15.0, gt=0, le=300)
+    fetch_allow_private: bool = Field(default=False, description="allow 127.0.0.1/LAN URLs")
+    plugin_allowed: list[str] = Field(
+        default_factory=lambda: ["current_time", "fetch_url"],
+        description="built-in tools plugins may call",
+    )
 
 
 class EmbeddingSettings(_Section):
@@ -111,6 +133,25 @@ class IndexSettings(_Section):
     )
 
 
+class ServeSettings(_Section):
+    """`homeclaw serve` (registration API) and the health checks of external plugins."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=9750, ge=0, le=65535)
+    require_token: bool = Field(default=True, description="bearer token for register/unregister")
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    check_on_register: bool = Field(default=True, description="GET health_check_url first")
+    health_interval_sec: float = Field(default=30.0, ge=0, description="0 = no interval checks")
+    health_timeout_sec: float = Field(default=5.0, gt=0)
+    unhealthy_after: int = Field(default=3, ge=1, description="failed checks before unhealthy")
+    allow_command_plugins: bool = Field(
+        default=False, description="accept subprocess / stdio-MCP registrations over HTTP"
+    )
+    sync_on_register: bool = Field(
+        default=True, description="update the plugin index after each registration change"
+    )
+
+
 class Settings(_Section):
     """Everything a command needs to know about its environment, passed down explicitly."""
 
@@ -121,6 +162,8 @@ class Settings(_Section):
     index: IndexSettings = Field(default_factory=IndexSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
     skills: SkillSettings = Field(default_factory=SkillSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
 
     # Not configurable keys: where this Settings came from.
     config_path: Path = Field(exclude=True)
@@ -157,6 +200,8 @@ CONFIGURABLE_SECTIONS: dict[str, type[_Section]] = {
     "index": IndexSettings,
     "plugins": PluginSettings,
     "skills": SkillSettings,
+    "tools": ToolSettings,
+    "serve": ServeSettings,
 }
 TOP_LEVEL_KEYS = ("data_dir", "bundled")
 

@@ -11,7 +11,18 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-HEAVY = ["torch", "sentence_transformers", "lancedb", "pyarrow", "transformers", "mcp", "ollama"]
+HEAVY = [
+    "torch",
+    "sentence_transformers",
+    "lancedb",
+    "pyarrow",
+    "transformers",
+    "mcp",
+    "ollama",
+    "fastapi",
+    "uvicorn",
+    "starlette",
+]
 
 PROBE = """
 import json, sys

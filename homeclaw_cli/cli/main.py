@@ -13,11 +13,14 @@ from typer.core import TyperGroup
 from homeclaw_cli import __version__
 from homeclaw_cli.cli import (
     audit,
+    chat_cmd,
     config_cmd,
     eval_cmd,
+    mcp_cmd,
     plugin,
     plugin_index,
     plugin_install,
+    serve,
     skill,
 )
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
@@ -61,6 +64,11 @@ app.command("sync")(sync_cli.sync_command)
 app.add_typer(eval_cmd.app, name="eval")
 app.command("audit")(audit.audit)
 _ = plugin_install  # registers install/update/remove/enable/disable/new on `plugin`
+app.command("chat")(chat_cmd.chat)
+app.command("logs")(chat_cmd.logs)
+app.command("doctor")(chat_cmd.doctor)
+app.add_typer(mcp_cmd.app, name="mcp")
+app.command("serve")(serve.serve)
 
 
 def _version(value: bool) -> None:

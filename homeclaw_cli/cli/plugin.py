@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
+
+if TYPE_CHECKING:
+    from homeclaw_cli.settings import Settings
 
 app = typer.Typer(help="Write, inspect and run plugins.", no_args_is_help=True)
 
@@ -130,3 +133,110 @@ def show(
             out.text(f"  returns: {cap.output_description}")
     for warning in entry.warnings:
         out.warning(str(warning))
+
+
+@app.command("register")
+def register(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Registration JSON (seed 000 §7), or - for stdin.")],
+    *,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Update a registration that already has this id.")
+    ] = False,
+    check: Annotated[
+        bool | None,
+        typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
+    ] = None,
+    sync: Annotated[
+        bool | None,
+        typer.Option(
+            "--sync/--no-sync",
+            help="Update the search index now (default: serve.sync_on_register).",
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
+    import json
+    import sys
+
+    from homeclaw_cli.domain.document import Document, DocumentError, read_document
+    from homeclaw_cli.errors import ManifestError, NotFoundError
+    from homeclaw_cli.services.registration import register_plugin
+
+    try:
+        if str(file) == "-":
+            where = "<stdin>"
+            document = Document(Path(where), json.loads(sys.stdin.read()))
+        elif not file.is_file():
+            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
+        else:
+            where, document = str(file), read_document(file)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(
+            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
+            hint="fix the syntax at that position",
+        ) from None
+    except DocumentError as exc:
+        position = f":{exc.line}:{exc.column}" if exc.line else ""
+        raise ManifestError(
+            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
+        ) from None
+    payload = document.data
+    settings = get_state(ctx).settings()
+    result = register_plugin(
+        settings, payload, replace=replace, check=check, where=where, document=document
+    )
+    out = Output(json_mode=as_json)
+    for warning in result.warnings:
+        out.warning(warning)
+    if result.change != "unchanged":
+        _sync_index(settings, out, sync)
+    if as_json:
+        out.json(result.to_json())
+    else:
+        verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
+        out.text(f"{verb[result.change]} {result.plugin_id}")
+
+
+@app.command("unregister")
+def unregister(
+    ctx: typer.Context,
+    plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    sync: Annotated[
+        bool | None,
+        typer.Option(
+            "--sync/--no-sync",
+            help="Update the search index now (default: serve.sync_on_register).",
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Remove an external plugin registration."""
+    from homeclaw_cli.services.registration import unregister_plugin
+
+    settings = get_state(ctx).settings()
+    unregister_plugin(settings, plugin_id)
+    out = Output(json_mode=as_json)
+    _sync_index(settings, out, sync)
+    if as_json:
+        out.json({"plugin_id": plugin_id, "unregistered": True})
+    else:
+        out.text(f"unregistered {plugin_id}")
+
+
+def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
+    """Sync the plugin index after a registration change; the change itself is already saved."""
+    from homeclaw_cli.errors import HomeclawError
+    from homeclaw_cli.services.registration import index_sync_function
+
+    if not (settings.serve.sync_on_register if wanted is None else wanted):
+        return
+    sync = index_sync_function()
+    if sync is None:
+        return
+    try:
+        with out.status("updating the plugin index"):
+            sync(settings)
+    except HomeclawError as exc:
+        out.warning(f"saved, but the index was not updated ({exc.message}); run `homeclaw sync`")

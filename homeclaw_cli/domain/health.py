@@ -25,6 +25,9 @@ class HealthStatus:
     detail: str
     failures: int = 0  # consecutive failed checks or calls
 
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
 
 class HealthStore:
     def __init__(self, state_dir: Path) -> None:
@@ -68,8 +71,40 @@ class HealthStore:
     def forget(self, plugin_ids: list[str]) -> None:
         with file_lock(self._lock_path, timeout=10, what="plugin health"):
             statuses = self.all()
-            if any(statuses.pop(pid, None) for pid in plugin_ids):
+            # A list, not any(): any() would stop after the first id it removes.
+            removed = [statuses.pop(pid) for pid in plugin_ids if pid in statuses]
+            if removed:
                 self._write(statuses)
+
+    def record(
+        self, plugin_id: str, ok: bool, detail: str = "", *, unhealthy_after: int = 1
+    ) -> HealthStatus:
+        """Like set(), but a failing plugin stays ok until `unhealthy_after` failures in a row.
+
+        `homeclaw serve` checks on an interval: one slow answer must not hide a plugin.
+        """
+        return self.record_many({plugin_id: (ok, detail)}, unhealthy_after=unhealthy_after)[
+            plugin_id
+        ]
+
+    def record_many(
+        self, results: dict[str, tuple[bool, str]], *, unhealthy_after: int = 1
+    ) -> dict[str, HealthStatus]:
+        """record() for a round of checks (id -> (ok, detail)) in one locked write."""
+        checked_at = _now()
+        with file_lock(self._lock_path, timeout=10, what="plugin health"):
+            statuses = self.all()
+            updated: dict[str, HealthStatus] = {}
+            for plugin_id, (ok, detail) in results.items():
+                previous = statuses.get(plugin_id)
+                failures = 0 if ok else (previous.failures if previous else 0) + 1
+                # Only a good check heals: a plugin already marked unhealthy (by a failed
+                # call, say) stays so while its checks fail.
+                stays_ok = failures < unhealthy_after and (previous is None or previous.ok)
+                status = HealthStatus(ok or stays_ok, checked_at, detail, failures)
+                statuses[plugin_id] = updated[plugin_id] = status
+            self._write(statuses)
+        return updated
 
     def unhealthy(self) -> frozenset[str]:
         return frozenset(pid for pid, status in self.all().items() if not status.ok)

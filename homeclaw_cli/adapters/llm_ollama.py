@@ -1,0 +1,170 @@
+"""The agent's LLM over Ollama's native /api/chat, through the official `ollama` client.
+
+Every failure of the client is translated here, once, into a HomeclawError with the command
+that fixes it: nothing listening -> `ollama serve`; unknown model -> `ollama pull MODEL`.
+(With nothing listening, non-streaming calls raise the built-in ConnectionError while
+streaming ones raise httpx.ConnectError when iterated; both land in `_translate`.)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from homeclaw_cli.domain.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
+
+
+class ContextTooLongError(HomeclawError):
+    """The prompt does not fit the model's context window."""
+
+
+class OllamaLLM:
+    """`LLM` protocol implementation for Ollama."""
+
+    def __init__(
+        self, host: str, model: str, *, timeout: float = 120.0, num_ctx: int | None = None
+    ) -> None:
+        import ollama
+
+        self.host = host
+        self.num_ctx = num_ctx
+        self._model = model
+        self.timeout = timeout
+        self._client = ollama.AsyncClient(host=host, timeout=timeout)
+        self._show: dict[str, Any] | None = None
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def provider(self) -> str:
+        return "ollama"
+
+    async def version(self) -> str:
+        """The server's version (checks that Ollama is running)."""
+        async with self._errors(), httpx.AsyncClient(timeout=self.timeout) as client:
+            response = await client.get(self.host.rstrip("/") + "/api/version")
+            response.raise_for_status()
+            return str(response.json().get("version", "?"))
+
+    async def list_models(self) -> list[str]:
+        async with self._errors():
+            listed = await self._client.list()
+        return [str(m.model) for m in listed.models]
+
+    async def show(self) -> dict[str, Any]:
+        """/api/show for the model (capabilities, details, context length); cached."""
+        if self._show is None:
+            async with self._errors():
+                response = await self._client.show(self._model)
+            self._show = response.model_dump(mode="json", exclude_none=True)
+        return self._show
+
+    async def supports_tools(self) -> bool:
+        """True when /api/show lists the `tools` capability (or the template uses .Tools)."""
+        info = await self.show()
+        capabilities = info.get("capabilities")
+        if capabilities is not None:
+            return "tools" in capabilities
+        return ".Tools" in str(info.get("template", ""))
+
+    async def context_length(self) -> int | None:
+        info = (await self.show()).get("modelinfo") or {}
+        for key, value in info.items():
+            if key.endswith(".context_length") and isinstance(value, int):
+                return value
+        return None
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        format: dict[str, Any] | None = None,
+        on_text: TextSink | None = None,
+    ) -> LLMReply:
+        """Stream one /api/chat reply, feeding content pieces to `on_text` as they arrive."""
+        started = time.perf_counter()
+        content: list[str] = []
+        calls: list[LLMToolCall] = []
+        prompt_tokens: int | None = None
+        eval_tokens: int | None = None
+        async with self._errors():
+            stream = await self._client.chat(
+                model=self._model,
+                messages=messages,
+                tools=tools or None,
+                format=format,
+                stream=True,
+                options={"num_ctx": self.num_ctx} if self.num_ctx else None,
+            )
+            async for chunk in stream:
+                message = chunk.message
+                if message.content:
+                    content.append(message.content)
+                    if on_text is not None:
+                        on_text(message.content)
+                for call in message.tool_calls or []:
+                    calls.append(LLMToolCall(call.function.name, dict(call.function.arguments)))
+                if chunk.done:
+                    prompt_tokens = chunk.prompt_eval_count
+                    eval_tokens = chunk.eval_count
+        return LLMReply(
+            "".join(content),
+            calls,
+            prompt_tokens=prompt_tokens,
+            eval_tokens=eval_tokens,
+            seconds=time.perf_counter() - started,
+        )
+
+    async def aclose(self) -> None:
+        client = getattr(self._client, "_client", None)
+        if isinstance(client, httpx.AsyncClient):
+            await client.aclose()
+
+    @asynccontextmanager
+    async def _errors(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except HomeclawError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc) from exc
+
+    def _translate(self, exc: Exception) -> HomeclawError:
+        import ollama
+
+        if isinstance(exc, httpx.TimeoutException):
+            return UnavailableError(
+                f"Ollama at {self.host} did not answer within {self.timeout:g}s",
+                hint="a first call loads the model and can be slow; raise llm.timeout_sec",
+            )
+        if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.NetworkError):
+            return UnavailableError(
+                f"Ollama is not running at {self.host}", hint="start it with `ollama serve`"
+            )
+        if isinstance(exc, ollama.ResponseError):
+            text = str(exc.error)
+            lowered = text.lower()
+            if exc.status_code == 404 or "not found" in lowered:
+                return NotFoundError(
+                    f"model {self._model} is not pulled", hint=f"run `ollama pull {self._model}`"
+                )
+            if "does not support tools" in lowered:
+                return UnavailableError(
+                    f"model {self._model} does not support tool calls",
+                    hint="set llm.tool_mode: json, or pick a model with tools (e.g. qwen2.5)",
+                )
+            if "context" in lowered and ("length" in lowered or "exceed" in lowered):
+                return ContextTooLongError(
+                    f"the conversation no longer fits model {self._model}'s context window",
+                    hint="/clear the conversation, or lower plugins.max_in_prompt",
+                )
+            return UnavailableError(f"Ollama error: {text} (HTTP {exc.status_code})")
+        return UnavailableError(f"Ollama call failed: {exc}")

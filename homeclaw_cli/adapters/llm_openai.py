@@ -1,0 +1,215 @@
+"""The agent's LLM over an OpenAI-compatible /v1/chat/completions server.
+
+For people who run llama.cpp's llama-server, LM Studio or vLLM instead of Ollama
+(`llm.provider: openai`, `llm.host: http://127.0.0.1:8080`). Plain httpx with SSE streaming:
+the wire format is small and stable, and no extra SDK is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from homeclaw_cli.domain.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
+
+
+def api_base(host: str) -> str:
+    base = host.rstrip("/")
+    return base if base.endswith("/v1") else base + "/v1"
+
+
+def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ollama-style messages -> OpenAI ones (call ids, JSON-string arguments)."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []
+    counter = 0
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            calls = []
+            pending = []
+            for call in message["tool_calls"]:
+                counter += 1
+                call_id = f"call_{counter}"
+                pending.append(call_id)
+                function = call.get("function", {})
+                calls.append(
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": function.get("name", ""),
+                            "arguments": json.dumps(function.get("arguments") or {}),
+                        },
+                    }
+                )
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": message.get("content") or None,
+                    "tool_calls": calls,
+                }
+            )
+        elif role == "tool":
+            call_id = pending.pop(0) if pending else f"call_{counter}"
+            out.append({"role": "tool", "tool_call_id": call_id, "content": message["content"]})
+        else:
+            out.append({"role": role, "content": message.get("content", "")})
+    return out
+
+
+class OpenAICompatLLM:
+    """`LLM` protocol implementation for OpenAI-compatible servers."""
+
+    def __init__(
+        self, host: str, model: str, *, api_key: str | None = None, timeout: float = 120.0
+    ) -> None:
+        self.host = host
+        self.base = api_base(host)
+        self._model = model
+        self.timeout = timeout
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.AsyncClient(timeout=timeout, headers=headers)
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def version(self) -> str:
+        models = await self.list_models()
+        return f"(OpenAI-compatible, {len(models)} models)"
+
+    async def list_models(self) -> list[str]:
+        async with self._errors():
+            response = await self._client.get(f"{self.base}/models")
+            self._raise_for(response)
+            return [str(m.get("id")) for m in response.json().get("data", [])]
+
+    async def supports_tools(self) -> bool:
+        """These servers do not report it; check the model exists and assume tools.
+
+        A server with a single model (llama-server) answers whatever name is asked for.
+        """
+        models = await self.list_models()
+        if len(models) > 1 and self._model not in models:
+            raise NotFoundError(
+                f"the server at {self.host} has no model {self._model}",
+                hint=f"models there: {', '.join(models[:10])}; set llm.model",
+            )
+        return True
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        format: dict[str, Any] | None = None,
+        on_text: TextSink | None = None,
+    ) -> LLMReply:
+        started = time.perf_counter()
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": to_openai_messages(messages),
+            "stream": True,
+        }
+        if tools:
+            body["tools"] = tools
+        if format:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": format},
+            }
+        content: list[str] = []
+        partial: dict[int, dict[str, str]] = {}
+        usage: dict[str, Any] = {}
+        async with (
+            self._errors(),
+            self._client.stream("POST", f"{self.base}/chat/completions", json=body) as response,
+        ):
+            if response.status_code >= 400:
+                await response.aread()
+                self._raise_for(response)
+            async for line in response.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    break
+                chunk = json.loads(data)
+                usage = chunk.get("usage") or usage
+                for choice in chunk.get("choices", []):
+                    delta = choice.get("delta") or {}
+                    if delta.get("content"):
+                        content.append(delta["content"])
+                        if on_text is not None:
+                            on_text(delta["content"])
+                    for call in delta.get("tool_calls") or []:
+                        slot = partial.setdefault(call.get("index", 0), {"name": "", "args": ""})
+                        function = call.get("function") or {}
+                        slot["name"] += function.get("name") or ""
+                        slot["args"] += function.get("arguments") or ""
+        calls = [LLMToolCall(s["name"], _arguments(s["args"])) for _, s in sorted(partial.items())]
+        return LLMReply(
+            "".join(content),
+            calls,
+            prompt_tokens=usage.get("prompt_tokens"),
+            eval_tokens=usage.get("completion_tokens"),
+            seconds=time.perf_counter() - started,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def _raise_for(self, response: httpx.Response) -> None:
+        if response.status_code < 400:
+            return
+        try:
+            detail = response.json().get("error", response.text)
+            if isinstance(detail, dict):
+                detail = detail.get("message", detail)
+        except ValueError:
+            detail = response.text
+        if response.status_code in (401, 403):
+            raise ConfigError(
+                f"the server at {self.host} refused the request ({detail})",
+                hint="set llm.api_key in the config",
+            )
+        if response.status_code == 404:
+            raise NotFoundError(
+                f"the server at {self.host} has no model {self._model} ({detail})",
+                hint="check llm.model against the server's /v1/models",
+            )
+        raise UnavailableError(f"LLM server error: {detail} (HTTP {response.status_code})")
+
+    @asynccontextmanager
+    async def _errors(self) -> AsyncIterator[None]:
+        try:
+            yield
+        except HomeclawError:
+            raise
+        except httpx.TimeoutException as exc:
+            raise UnavailableError(
+                f"the LLM server at {self.host} did not answer within {self.timeout:g}s",
+                hint="raise llm.timeout_sec",
+            ) from exc
+        except (httpx.ConnectError, httpx.NetworkError, ConnectionError) as exc:
+            raise UnavailableError(
+                f"no OpenAI-compatible server is running at {self.host}",
+                hint="start it (e.g. `llama-server -m model.gguf --jinja --port 8080`) "
+                "or fix llm.host",
+            ) from exc
+
+
+def _arguments(raw: str) -> Any:
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw  # the loop reports malformed arguments back to the model

@@ -1,0 +1,213 @@
+"""Tool calls small models write as text instead of structured `tool_calls`.
+
+Small Qwen and Llama models often answer `{"name": "weather__now", "arguments": {...}}` in the
+content, sometimes fenced in ```json or wrapped in <tool_call> tags. We accept such a reply as a
+call only when the name is one of the tools offered this turn, so a user asking for JSON output
+never has their answer swallowed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_TAG = re.compile(r"^<tool_call>\s*(.*?)\s*(?:</tool_call>)?$", re.DOTALL)
+NAME_KEYS = ("name", "tool", "function", "tool_name")
+ARG_KEYS = ("arguments", "parameters", "args", "input")
+ANSWER_TOOL = "answer"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+PYTHON_TAG = "<|python_tag|>"  # Llama 3.1 prefixes its tool calls with it
+MAX_EMBEDDED_SCAN = 20_000
+MAX_EMBEDDED_ATTEMPTS = 50
+
+
+@dataclass
+class ParsedCall:
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def strip_wrappers(content: str) -> str:
+    text = content.strip()
+    for pattern in (_FENCE, _TAG):
+        match = pattern.match(text)
+        if match:
+            text = match.group(1).strip()
+    return text
+
+
+def strip_think(content: str) -> str:
+    """The reply without a leading <think>...</think> block (reasoning models like qwen3)."""
+    text = content.lstrip()
+    if text.startswith(THINK_OPEN):
+        end = text.find(THINK_CLOSE)
+        return "" if end < 0 else text[end + len(THINK_CLOSE) :].lstrip()
+    return content
+
+
+def still_thinking(text: str) -> bool:
+    """True while a streamed reply is (or may become) an unfinished <think> block."""
+    stripped = text.lstrip()
+    if len(stripped) < len(THINK_OPEN) and THINK_OPEN.startswith(stripped):
+        return True
+    return stripped.startswith(THINK_OPEN) and THINK_CLOSE not in stripped
+
+
+def looks_like_json_start(text: str) -> bool:
+    """True while a streamed reply could still turn out to be a text tool call."""
+    stripped = text.lstrip()
+    return not stripped or stripped[0] in "{[`<"
+
+
+def parse_content_calls(content: str, known: Collection[str]) -> list[ParsedCall]:
+    """Tool calls written as JSON text; [] when the content is an ordinary answer.
+
+    The whole reply as a call (plain, fenced, <tool_call>, <|python_tag|>, a list of calls),
+    else the first JSON object inside prose that names an offered tool.
+    """
+    calls = _parse_whole(strip_wrappers(content.replace(PYTHON_TAG, "")), known)
+    return calls or _parse_embedded(content, known)
+
+
+def _parse_embedded(content: str, known: Collection[str]) -> list[ParsedCall]:
+    if len(content) > MAX_EMBEDDED_SCAN:
+        return []
+    decoder = json.JSONDecoder()
+    for attempt, match in enumerate(re.finditer(r"\{", content)):
+        if attempt >= MAX_EMBEDDED_ATTEMPTS:
+            break
+        try:
+            item, _ = decoder.raw_decode(content, match.start())
+        except json.JSONDecodeError:
+            continue
+        call = _call_from(item)
+        if call is not None and call.name in known:
+            return [call]
+    return []
+
+
+def _parse_whole(text: str, known: Collection[str]) -> list[ParsedCall]:
+    if not text or text[0] not in "{[":
+        return []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    items = data if isinstance(data, list) else [data]
+    calls: list[ParsedCall] = []
+    for item in items:
+        call = _call_from(item)
+        if call is None or call.name not in known:
+            return []
+        calls.append(call)
+    return calls
+
+
+def _call_from(item: Any) -> ParsedCall | None:
+    if not isinstance(item, dict):
+        return None
+    if isinstance(item.get("function"), dict):  # OpenAI shape {"function": {"name", ...}}
+        item = item["function"]
+    name = next((item[k] for k in NAME_KEYS if isinstance(item.get(k), str)), None)
+    if name is None:
+        return None
+    raw: Any = next((item[k] for k in ARG_KEYS if k in item), {})
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            return None
+    return ParsedCall(name, raw if isinstance(raw, dict) else {})
+
+
+def json_mode_schema(tool_names: list[str]) -> dict[str, Any]:
+    """The `format` schema for models without tool support: pick a tool, or answer."""
+    return {
+        "type": "object",
+        "properties": {
+            "tool": {"type": "string", "enum": [ANSWER_TOOL, *tool_names]},
+            "arguments": {"type": "object"},
+            "answer": {"type": "string"},
+        },
+        "required": ["tool"],
+    }
+
+
+def parse_json_mode_reply(
+    content: str, known: Collection[str]
+) -> tuple[str | None, ParsedCall | None]:
+    """(answer, call) from a `format`-constrained reply; falls back to the text itself."""
+    calls = parse_content_calls(content, known)
+    if calls:
+        return None, calls[0]
+    try:
+        data = json.loads(strip_wrappers(content))
+    except json.JSONDecodeError:
+        return content, None
+    if not isinstance(data, dict):
+        return content, None
+    if data.get("tool") == ANSWER_TOOL or "answer" in data:
+        return str(data.get("answer") or data.get("arguments", {}).get("text", "")), None
+    return content, None
+
+
+_ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+class AnswerStreamer:
+    """Streams the `answer` string of a JSON-mode reply while it is still being generated.
+
+    Models without tool support reply `{"tool": "answer", "answer": "..."}`; without this the
+    user would stare at nothing until the whole JSON object is done.
+    """
+
+    def __init__(self, sink: Callable[[str], None] | None) -> None:
+        self.sink = sink
+        self.buffer = ""
+        self.pos: int | None = None  # index of the next undecoded char of the answer string
+        self.done = False
+        self.emitted = False
+
+    def __call__(self, piece: str) -> None:
+        if self.sink is None or self.done:
+            return
+        self.buffer += piece
+        if self.pos is None:
+            match = _ANSWER_KEY.search(self.buffer)
+            if match is None:
+                return
+            self.pos = match.end()
+        out: list[str] = []
+        i = self.pos
+        while i < len(self.buffer):
+            char = self.buffer[i]
+            if char == '"':
+                self.done = True
+                break
+            if char == "\\":
+                if i + 1 >= len(self.buffer):
+                    break
+                code = self.buffer[i + 1]
+                if code == "u":
+                    if i + 6 > len(self.buffer):
+                        break
+                    try:
+                        out.append(chr(int(self.buffer[i + 2 : i + 6], 16)))
+                    except ValueError:
+                        out.append(self.buffer[i : i + 6])
+                    i += 6
+                    continue
+                out.append(_ESCAPES.get(code, code))
+                i += 2
+                continue
+            out.append(char)
+            i += 1
+        self.pos = i
+        if out:
+            self.emitted = True
+            self.sink("".join(out))

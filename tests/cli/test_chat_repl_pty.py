@@ -1,0 +1,131 @@
+"""`homeclaw chat` (no -q) as a user runs it: a real terminal (pty) and a subprocess."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO_ROOT
+from tests.fakes.chat_plugins import NO_INDEX_ENV
+from tests.fakes.ollama_server import FakeOllama, Reply, fake_ollama, text
+
+__all__ = ["fake_ollama"]
+
+
+class Terminal:
+    """The parent side of a pty: read until a marker appears after what was consumed."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.seen = bytearray()
+        self.offset = 0
+
+    def expect(self, marker: bytes, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while marker not in self.seen[self.offset :]:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"{marker!r} not seen in {bytes(self.seen)!r}"
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:  # the child closed the terminal
+                chunk = b""
+            assert chunk, f"terminal closed before {marker!r}: {bytes(self.seen)!r}"
+            self.seen.extend(chunk)
+        self.offset = self.seen.index(marker, self.offset) + len(marker)
+
+    def send(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+
+def start_repl(host: str) -> tuple[subprocess.Popen[bytes], Terminal]:
+    """`homeclaw chat` with a pty as its controlling terminal (so Ctrl-C sends SIGINT)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_ROOT),
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "HOMECLAW_NO_BUNDLED": "1",
+        "TERM": "xterm",
+        "COLUMNS": "100",
+        **NO_INDEX_ENV,
+    }
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", host, "--no-watch"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        close_fds=True,
+        start_new_session=True,
+        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),  # noqa: PLW1509
+    )
+    os.close(slave)
+    return proc, Terminal(master)
+
+
+def stop(proc: subprocess.Popen[bytes], term: Terminal) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    os.close(term.fd)
+
+
+def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(text("pong"))
+    proc, term = start_repl(fake_ollama.host)
+    try:
+        term.expect(b"you>")
+        term.send(b"ping\r")
+        term.expect(b"pong")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        stop(proc, term)
+    assert fake_ollama.chat_requests[0]["messages"][-1]["content"] == "ping"
+    assert (hc_home / "data" / "state" / "chat_history").read_text().count("ping") == 1
+
+
+def test_ctrl_c_cancels_the_answer_not_the_session(hc_home: Path, fake_ollama: FakeOllama) -> None:
+    seen, release = threading.Event(), threading.Event()
+
+    def slow(body: dict[str, Any]) -> Reply:
+        seen.set()
+        release.wait(20)
+        return text("too late")
+
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(slow, text("second answer"))
+    proc, term = start_repl(fake_ollama.host)
+    try:
+        term.expect(b"you>")
+        term.send(b"first\r")
+        assert seen.wait(20)
+        term.send(b"\x03")
+        term.expect(b"cancelled")
+        release.set()
+        term.expect(b"you>")
+        term.send(b"second\r")
+        term.expect(b"second answer")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        release.set()
+        stop(proc, term)
+    assert b"too late" not in term.seen

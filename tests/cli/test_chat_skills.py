@@ -1,0 +1,62 @@
+"""Skills through `homeclaw chat -q`: the prompt block, read_skill and run_skill for real."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.chat_plugins import fast_retrieval
+from tests.fakes.ollama_server import FakeOllama, fake_ollama, text, tool_call
+
+__all__ = ["fake_ollama", "fast_retrieval"]
+
+SKILL_MD = """---
+name: hello-world
+description: Greet someone warmly by name with the hello script.
+---
+
+# Hello world
+
+Run `run_skill(skill_name="hello-world", script="hello.py", args=[NAME])`.
+"""
+
+
+def test_skill_read_and_run(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    skill = tmp_path / "skills" / "hello-world"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD)
+    (skill / "scripts" / "hello.py").write_text("import sys\nprint('hello', sys.argv[1])\n")
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(
+        tool_call("read_skill", {"skill": "hello-world"}),
+        tool_call(
+            "run_skill", {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
+        ),
+        text("I said hello to Bob."),
+    )
+    env = {
+        "HOMECLAW_NO_BUNDLED": "1",
+        "HOMECLAW_SKILLS_PATH": str(tmp_path / "skills"),
+        "HOMECLAW_SKILLS__SCRIPT_ALLOWLIST": "[hello-world]",
+    }
+    result = cli(
+        "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
+    )
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["answer"] == "I said hello to Bob."
+    assert data["retrieved"]["skills"][0]["id"] == "hello-world"
+    first = fake_ollama.chat_requests[0]
+    assert "<name>hello-world</name>" in first["messages"][0]["content"]
+    assert {"read_skill", "run_skill", "search_skills"} <= {
+        t["function"]["name"] for t in first["tools"]
+    }
+    results = [
+        m["content"] for m in fake_ollama.chat_requests[2]["messages"] if m["role"] == "tool"
+    ]
+    assert "# Hello world" in results[0]
+    assert "hello Bob" in results[1]

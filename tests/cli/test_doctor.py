@@ -1,0 +1,64 @@
+"""`homeclaw doctor` against FakeOllama."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
+from tests.fakes.ollama_server import FakeOllama, fake_ollama, unused_port_host
+
+__all__ = ["fake_ollama", "fast_retrieval"]
+
+
+def by_name(output: str) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in json.loads(output)}
+
+
+def test_all_good(cli: Callable[..., Any], fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("llama3.2")
+    result = cli("doctor", "--host", fake_ollama.host, "--json")
+    checks = by_name(result.stdout)
+    assert checks["llm server"]["status"] == "ok" and "0.12.0" in checks["llm server"]["detail"]
+    assert checks["model"]["status"] == "ok"
+    assert checks["embedding model"]["status"] == "ok"
+    assert checks["index"]["status"] == "warn" and checks["index"]["fix"] == "run `homeclaw sync`"
+    assert result.exit_code == 0
+
+
+def test_model_not_pulled_and_no_tools(cli: Callable[..., Any], fake_ollama: FakeOllama) -> None:
+    fake_ollama.add_model("tiny", tools=False)
+    result = cli("doctor", "--host", fake_ollama.host, "--model", "mistral", "--json")
+    assert result.exit_code == 1
+    model = by_name(result.stdout)["model"]
+    assert model["status"] == "fail" and model["fix"] == "run `ollama pull mistral`"
+    result = cli("doctor", "--host", fake_ollama.host, "--model", "tiny", "--json")
+    assert by_name(result.stdout)["model"]["status"] == "warn"
+
+
+def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) -> None:
+    plugins = write_test_plugins(tmp_path / "plugins")
+    (plugins / "tides" / "plugin.yaml").write_text("id: Bad Id\n")
+    host = unused_port_host()
+    result = cli("--plugins-dir", str(plugins), "doctor", "--host", host)
+    assert result.exit_code == 1
+    assert "Ollama is not running" in result.stdout and "ollama serve" in result.stdout
+    assert "plugin tides" in result.stdout and "homeclaw plugin validate" in result.stdout
+
+
+def test_index_up_to_date_then_stale(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, fast_retrieval: object, tmp_path: Path
+) -> None:
+    plugins = write_test_plugins(tmp_path / "plugins")
+    fake_ollama.add_model("llama3.2")
+    pre = ["--plugins-dir", str(plugins)]
+    env = {"HOMECLAW_NO_BUNDLED": "1"}
+    assert cli(*pre, "sync", env=env).exit_code == 0
+    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
+    assert index["index"]["status"] == "ok" and "up to date" in index["index"]["detail"]
+    manifest = plugins / "tides" / "plugin.yaml"
+    manifest.write_text(manifest.read_text().replace("High and low", "Low and high"))
+    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
+    assert index["index"]["status"] == "warn" and "1 changed" in index["index"]["detail"]

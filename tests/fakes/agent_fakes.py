@@ -1,0 +1,240 @@
+"""In-memory fakes of the agent's Protocols (LLM, Retriever, PluginCaller, SkillRunner)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from homeclaw_cli.domain.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.domain.manifest import PluginManifest
+from homeclaw_cli.errors import NotFoundError, UsageError
+
+
+def manifest(
+    plugin_id: str, description: str, caps: list[dict[str, Any]] | None = None
+) -> PluginManifest:
+    return PluginManifest.model_validate(
+        {
+            "id": plugin_id,
+            "name": plugin_id.title(),
+            "description": description,
+            "capabilities": caps or [],
+        }
+    )
+
+
+WEATHER = manifest(
+    "weather",
+    "Current weather and forecast for a city.",
+    [
+        {
+            "id": "now",
+            "name": "Now",
+            "description": "Current weather in a city.",
+            "parameters": [{"name": "city", "type": "string", "required": True}],
+        },
+        {
+            "id": "summary",
+            "name": "Summary",
+            "description": "A weather summary for a city.",
+            "parameters": [{"name": "city", "type": "string", "required": True}],
+            "post_process": True,
+            "post_process_prompt": "Summarise for a child.",
+        },
+    ],
+)
+NOTES = manifest(
+    "notes",
+    "Write and search personal notes.",
+    [
+        {
+            "id": "add",
+            "name": "Add",
+            "description": "Add a note.",
+            "parameters": [{"name": "text", "type": "string", "required": True}],
+        }
+    ],
+)
+
+
+class FakeLLM:
+    def __init__(self, *replies: LLMReply | str, tools: bool = True) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        self.tools = tools
+        self.model = "fake"
+
+    async def supports_tools(self) -> bool:
+        return self.tools
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        format: dict[str, Any] | None = None,
+        on_text: TextSink | None = None,
+    ) -> LLMReply:
+        self.requests.append(
+            {"messages": [dict(m) for m in messages], "tools": tools, "format": format}
+        )
+        reply = self.replies.pop(0)
+        if isinstance(reply, str):
+            reply = LLMReply(reply)
+        if on_text and reply.content:
+            for word in reply.content.split(" "):
+                on_text(word + " ")
+        return reply
+
+
+def call(name: str, **arguments: Any) -> LLMReply:
+    return LLMReply("", [LLMToolCall(name, arguments)])
+
+
+@dataclass
+class Hit:
+    id: str
+    kind: str = "plugin"
+    score: float = 0.9
+    descriptor: dict[str, Any] = field(default_factory=dict)
+    reason: str = "kept"
+    kept: bool = True
+
+
+@dataclass
+class Result:
+    query: str
+    hits: list[Hit]
+    candidates: list[Hit]
+    fallback: bool = False
+    fallback_names: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class FakeRetriever:
+    def __init__(
+        self, plugins: dict[str, list[str]], skills: dict[str, list[Hit]] | None = None
+    ) -> None:
+        self.plugins = plugins  # query word -> plugin ids
+        self.skills = skills or {}
+        self.queries: list[str] = []
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> Result:
+        self.queries.append(query)
+        ids: list[str] = []
+        for word, found in self.plugins.items():
+            if word in query.lower():
+                ids += [i for i in found if i not in ids]
+        hits = [Hit(i) for i in ids]
+        return Result(
+            query, hits, hits, fallback=not hits, fallback_names=[] if hits else ["notes"]
+        )
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> Result:
+        hits = [h for word, found in self.skills.items() if word in query.lower() for h in found]
+        return Result(query, hits, hits)
+
+
+@dataclass
+class PResult:
+    success: bool
+    text: str = ""
+    error: str | None = None
+
+
+@dataclass
+class Outcome:
+    result: PResult
+    post_process: bool = False
+    post_process_prompt: str | None = None
+    seconds: float = 0.0
+
+
+class FakeCaller:
+    def __init__(
+        self,
+        manifests: dict[str, PluginManifest],
+        behaviour: Callable[[str, str, dict[str, Any]], PResult] | None = None,
+    ) -> None:
+        self.manifests = manifests
+        self.calls: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.behaviour = behaviour or (lambda p, c, a: PResult(True, f"{p}.{c} {a}"))
+
+    async def call(
+        self,
+        plugin_id: str,
+        capability_id: str | None,
+        parameters: dict[str, Any],
+        *,
+        user_input: str = "",
+        chat_context: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> Outcome:
+        manifest = self.manifests.get(plugin_id)
+        if manifest is None:
+            raise NotFoundError(f"unknown plugin {plugin_id}")
+        cap = manifest.capability(capability_id or "")
+        if cap is None:
+            raise NotFoundError(f"unknown capability {capability_id}")
+        for param in cap.parameters:
+            if param.required and param.name not in parameters:
+                raise UsageError(f"missing parameter `{param.name}`")
+        self.calls.append((plugin_id, capability_id, parameters))
+        return Outcome(
+            self.behaviour(plugin_id, capability_id or "", parameters),
+            cap.post_process,
+            cap.post_process_prompt,
+        )
+
+
+class FakeSkills:
+    """SkillRunner: one skill `greet` with scripts/hello.sh."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, str, list[str]]] = []
+
+    def prompt_block(self, hits: Any) -> str:
+        names = [h.id for h in hits if h.kind == "skill"]
+        if not names:
+            return ""
+        items = "".join(f"<skill><name>{n}</name></skill>" for n in names)
+        return f"<available_skills>{items}</available_skills>"
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        skill = {"skill": {"type": "string"}}
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": "read_skill",
+                    "description": "read",
+                    "parameters": {"type": "object", "properties": skill, "required": ["skill"]},
+                },
+            },
+            {
+                "type": "function",
+                "function": {
+                    "name": "run_skill",
+                    "description": "run",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "skill_name": {"type": "string"},
+                            "script": {"type": "string"},
+                            "args": {"type": "array"},
+                        },
+                        "required": ["skill_name", "script"],
+                    },
+                },
+            },
+        ]
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
+        if name == "read_skill":
+            if arguments["skill"] != "greet":
+                return f"error: no skill {arguments['skill']!r}"
+            return "# Greet\nRun scripts/hello.sh NAME."
+        args = [str(a) for a in arguments.get("args") or []]
+        self.runs.append((arguments["skill_name"], arguments["script"], args))
+        return f"exit code: 0\nstdout:\nhello {' '.join(args)}"
