@@ -36,7 +36,9 @@ def hundred_plugins(target: Path) -> Path:
         dst = target / f"{src.name}-{i}"
         shutil.copytree(src, dst)
         manifest = dst / "plugin.yaml"
-        manifest.write_text(manifest.read_text().replace(f"id: {src.name}", f"id: {src.name}-{i}", 1))
+        manifest.write_text(
+            manifest.read_text().replace(f"id: {src.name}", f"id: {src.name}-{i}", 1)
+        )
     return target
 
 
@@ -51,13 +53,20 @@ def main() -> None:
         cases = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "homeclaw --help": [*hc, "--help"],
-            "homeclaw plugin validate plugins/ (6)": [*hc, "plugin", "validate", str(REPO / "plugins")],
+            "homeclaw plugin validate plugins/ (6)": [
+                *hc,
+                "plugin",
+                "validate",
+                str(REPO / "plugins"),
+            ],
             "homeclaw plugin validate (100 plugins)": [*hc, "plugin", "validate", str(many)],
             "homeclaw plugin list": [*hc, "plugin", "list"],
         }
         results = {name: timed(argv, env, runs) for name, argv in cases.items()}
     base = statistics.median(results["python -c pass"])
-    print(f"{'command':42} {'median':>9} {'p90':>9} {'x python':>9}   ({runs} runs, {os.cpu_count()} cpus)")
+    print(
+        f"{'command':42} {'median':>9} {'p90':>9} {'x python':>9}   ({runs} runs, {os.cpu_count()} cpus)"
+    )
     for name, samples in results.items():
         median = statistics.median(samples)
         p90 = sorted(samples)[int(0.9 * (len(samples) - 1))]

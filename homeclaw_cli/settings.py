@@ -128,6 +128,9 @@ class EmbeddingSettings(_Section):
 
 class IndexSettings(_Section):
     uri: str | None = Field(default=None, description="default: <data_dir>/index")
+    snapshots: bool = Field(
+        default=True, description="fast read-only snapshots for queries (local index only)"
+    )
 
 
 class ServeSettings(_Section):

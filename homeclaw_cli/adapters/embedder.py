@@ -125,9 +125,11 @@ class SentenceTransformerEmbedder:
     ) -> Vectors:
         import numpy as np
 
+        # Batches of similar length waste less work on padding; results go back in order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         chunks = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start : start + self.batch_size])
+        for start in range(0, len(order), self.batch_size):
+            batch = [texts[i] for i in order[start : start + self.batch_size]]
             chunks.append(
                 self.model.encode(
                     batch,
@@ -141,7 +143,9 @@ class SentenceTransformerEmbedder:
                 progress(len(batch))
         if not chunks:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.concatenate(chunks)
+        out = np.empty((len(texts), chunks[0].shape[1]), dtype=np.float32)
+        out[order] = np.concatenate(chunks)
+        return out
 
 
 @dataclass

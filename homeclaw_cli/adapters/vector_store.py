@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.adapters import query_cache
 from homeclaw_cli.errors import ConfigError, HomeclawError
 
 if TYPE_CHECKING:
@@ -85,12 +86,99 @@ def _schema(dim: int) -> Any:
     )
 
 
+def open_store(settings: Any) -> VectorStore:
+    """The index of `settings` (index.uri, with snapshots unless index.snapshots is off)."""
+    return VectorStore(settings.index_uri, snapshots=settings.index.snapshots)
+
+
+class SnapshotReader:
+    """The read side of VectorStore answered from a snapshot: same Match results, no lancedb."""
+
+    def __init__(self, snapshot: query_cache.Snapshot) -> None:
+        self.snapshot = snapshot
+        self.model = snapshot.model
+        self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
+
+    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
+        return [
+            Match(self.snapshot.ids[h.index], h.score, self.snapshot.row(h.index))
+            for h in self.snapshot.dense(vector, limit)
+        ]
+
+    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
+        return [
+            Match(self.snapshot.ids[h.index], h.score, self.snapshot.row(h.index))
+            for h in self.snapshot.keyword(query, limit)
+        ]
+
+    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}
+
+    def all_rows(self, table: str) -> list[dict[str, Any]]:
+        return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
+
+    def ids(self, table: str) -> list[str]:
+        return list(self.snapshot.ids)
+
+
 class VectorStore:
     """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
 
-    def __init__(self, uri: str) -> None:
+    def __init__(self, uri: str, *, snapshots: bool = True) -> None:
         self.uri = uri
         self._db: Any = None
+        self.snapshot_root = query_cache.cache_root(uri) if snapshots else None
+
+    def _invalidate(self, table: str) -> None:
+        if self.snapshot_root is not None:
+            query_cache.invalidate(self.snapshot_root, table)
+
+    def snapshot(self, table: str) -> query_cache.Snapshot | None:
+        """The fast read-only copy of `table`, when one is current."""
+        if self.snapshot_root is None:
+            return None
+        return query_cache.Snapshot.open(self.snapshot_root, table)
+
+    def may_exist(self, table: str) -> bool:
+        """False only when `table` certainly does not exist (a local index without its folder).
+
+        Lets a sync with nothing to index skip importing lancedb (~1.2 s).
+        """
+        root = query_cache.cache_root(self.uri)
+        if root is None:
+            return True
+        return (root.parent / f"{table}.lance").exists()
+
+    def snapshot_generation(self, table: str) -> str | None:
+        """The id of the current snapshot of `table` (it changes on every write)."""
+        if self.snapshot_root is None:
+            return None
+        try:
+            pointer = self.snapshot_root / table / query_cache.POINTER
+            return pointer.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
+
+    def snapshot_missing(self, table: str) -> bool:
+        return self.snapshot_root is not None and self.snapshot(table) is None
+
+    def refresh_snapshot(self, table: str) -> None:
+        """Rewrite the snapshot of `table` from what LanceDB holds now."""
+        import numpy as np
+
+        if self.snapshot_root is None:
+            return
+        handle = self._open(table)
+        if handle is None:
+            query_cache.invalidate(self.snapshot_root, table)
+            return
+        rows = handle.search().limit(max(1, handle.count_rows())).to_list()
+        models = {r["model"] for r in rows}
+        dim = rows[0]["dim"] if rows else 0
+        vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
+        query_cache.write_snapshot(
+            self.snapshot_root, table, rows, vectors, models.pop() if len(models) == 1 else ""
+        )
 
     @property
     def db(self) -> Any:
@@ -114,6 +202,20 @@ class VectorStore:
 
     def exists(self, table: str) -> bool:
         return self._open(table) is not None
+
+    def meta_from_snapshot(self, table: str) -> dict[str, StoredMeta] | None:
+        """meta() from the current snapshot (no lancedb import); None when there is none.
+
+        A snapshot exists only when the last writer finished every step (rows, deletions,
+        text index), so it is as good as the table for deciding what a sync must do.
+        """
+        snapshot = self.snapshot(table)
+        if snapshot is None or not all(snapshot.hashes):
+            return None
+        return {
+            item: StoredMeta(item, snapshot.hashes[i], snapshot.model, snapshot.dim, status)
+            for i, (item, status) in enumerate(zip(snapshot.ids, snapshot.status, strict=True))
+        }
 
     def meta(self, table: str) -> dict[str, StoredMeta]:
         """id -> (hash, model, dim, status) of every row, without reading vectors."""
@@ -162,6 +264,7 @@ class VectorStore:
 
         schema = _schema(dim)
         data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        self._invalidate(table)
         self.db.create_table(table, data=data, schema=schema, mode="overwrite")
         self.rebuild_text_index(table)
 
@@ -175,6 +278,7 @@ class VectorStore:
         dim = int(vectors.shape[1])
         schema = _schema(dim)
         data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        self._invalidate(table)
         if handle is None:
             self.db.create_table(table, data=data, schema=schema)
             return
@@ -192,6 +296,7 @@ class VectorStore:
         if not wanted or handle is None:
             return 0
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in wanted)
+        self._invalidate(table)
         handle.delete(f"id IN ({quoted})")
         return len(wanted)
 
@@ -235,6 +340,13 @@ class VectorStore:
         rows: list[dict[str, Any]] = query.to_list()
         return rows
 
+    def ids(self, table: str) -> list[str]:
+        handle = self._open(table)
+        if handle is None:
+            return []
+        rows = handle.search().select(["id"]).limit(max(1, handle.count_rows())).to_list()
+        return [str(r["id"]) for r in rows]
+
     def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
         handle = self._require(table)
         rows = handle.search(list(vector)).distance_type("cosine").limit(limit).to_list()
@@ -275,6 +387,12 @@ class VectorStore:
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
         rows = handle.search().where(f"id IN ({quoted})").select(["id", "vector"]).limit(len(ids))
         return {r["id"]: r["vector"] for r in rows.to_list()}
+
+    def index_model(self, table: str) -> str | None:
+        """The model the rows of `table` were embedded with (None for an empty table)."""
+        handle = self._require(table)
+        rows = handle.search().select(["model"]).limit(1).to_list()
+        return str(rows[0]["model"]) if rows else None
 
     def _require(self, table: str) -> Any:
         handle = self._open(table)

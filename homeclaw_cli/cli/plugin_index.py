@@ -118,7 +118,7 @@ def render_search(out: Output, result: RetrievalResult, *, explain: bool, kind: 
             styles={"ID": "cyan"},
         )
     if result.fallback:
-        names = ", ".join(result.fallback_names) or "(the index is empty: run `homeclaw sync`)"
+        names = ", ".join(result.fallback_names) or "(none indexed: run `homeclaw sync`)"
         out.info(f"no {kind} cleared the similarity threshold; closest: {names}")
 
 

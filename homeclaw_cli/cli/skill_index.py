@@ -1,7 +1,6 @@
 """`homeclaw skill search` and `homeclaw skill sync`.
 
-`register(app)` adds both to a `skill` Typer app; the skills commands (cli/skill.py, issue 6)
-own that app once merged, and `app` below is only used while there is none.
+`register(app)` adds both to the `skill` Typer app of cli/skill.py.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from homeclaw_cli.cli.plugin_index import (
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.cli.sync import CheckFlag, FullFlag, JsonFlag, LockTimeout, QuietFlag, run_sync
-
-app = typer.Typer(help="Find and index skills.", no_args_is_help=True)
 
 
 def register(target: typer.Typer) -> None:
@@ -64,6 +61,3 @@ def sync_skills(
         as_json=as_json,
         lock_timeout=lock_timeout,
     )
-
-
-register(app)

@@ -138,8 +138,10 @@ def rank_candidates(
             )
             if cand.detail:
                 reason = f"{reason}: {cand.detail}"
-        elif score < floor or (method == "fts" and not cand.keyword):
+        elif score < threshold or (method == "fts" and not cand.keyword):
             reason = BELOW_THRESHOLD
+        elif score < floor:
+            reason = f"{BELOW_THRESHOLD}: more than {RELATIVE_MARGIN} under the best match"
         elif max_in_prompt and len(kept) >= max_in_prompt:
             reason = TOP_K_CUT
         else:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.adapters.vector_store import Match, VectorStore
+from homeclaw_cli.adapters.vector_store import Match, SnapshotReader, VectorStore, open_store
 from homeclaw_cli.domain.retrieval import (
     Candidate,
     Kind,
@@ -21,7 +21,7 @@ from homeclaw_cli.domain.retrieval import (
     fallback_names,
     rank_candidates,
 )
-from homeclaw_cli.errors import LockedError, UsageError
+from homeclaw_cli.errors import HomeclawError, LockedError, UsageError
 from homeclaw_cli.settings import RetrievalSettings, Settings
 
 # How many candidates each search returns before the policy ranks them.
@@ -31,9 +31,38 @@ MIN_POOL = 20
 class RetrievalService:
     def __init__(self, settings: Settings, *, method: str | None = None) -> None:
         self.settings = settings
-        self.store = VectorStore(settings.index_uri)
+        self.store: VectorStore = open_store(settings)
         self._method = method
         self._embedder: Any = None
+        self._readers: dict[str, tuple[str, SnapshotReader]] = {}
+
+    def reader(self, table: str) -> SnapshotReader | VectorStore:
+        """The current snapshot of `table` when there is one (no lancedb import), else LanceDB."""
+        root = self.store.snapshot_root
+        if root is None:
+            return self.store
+        try:
+            generation = (root / table / "current").read_text(encoding="utf-8").strip()
+        except OSError:
+            return self.store
+        cached = self._readers.get(table)
+        if cached and cached[0] == generation:
+            return cached[1]
+        snapshot = self.store.snapshot(table)
+        if snapshot is None:
+            return self.store
+        reader = SnapshotReader(snapshot)
+        self._readers[table] = (generation, reader)
+        return reader
+
+    def _check_model(self, reader: SnapshotReader | VectorStore, table: str) -> None:
+        configured = self.settings.embedding.model
+        indexed = reader.model if isinstance(reader, SnapshotReader) else reader.index_model(table)
+        if indexed and indexed != configured:
+            raise HomeclawError(
+                f"the index was embedded with {indexed!r} but embedding.model is {configured!r}",
+                hint="run `homeclaw sync` to re-embed with the configured model",
+            )
 
     def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         """The plugins for `query`: kept hits best first, plus every candidate with a reason."""
@@ -76,6 +105,9 @@ class RetrievalService:
             return self._first_n(kind, query, cap, started)
 
         pool = max(MIN_POOL, section.max_retrieved * 4)
+        reader = self.reader(table)
+        if method != "fts":
+            self._check_model(reader, table)
         dense: list[Match] = []
         keyword: list[Match] = []
         if method in ("dense", "hybrid"):
@@ -83,14 +115,14 @@ class RetrievalService:
             vector = self.embed_query(query)
             timings["embed"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            dense = self.store.dense(table, vector, pool)
+            dense = reader.dense(table, vector, pool)
             timings["dense"] = time.perf_counter() - t0
         if method in ("fts", "hybrid"):
             t0 = time.perf_counter()
-            keyword = self.store.keyword(table, query, pool)
+            keyword = reader.keyword(table, query, pool)
             timings["keyword"] = time.perf_counter() - t0
         if method == "hybrid":
-            self._fill_dense(table, vector, dense, keyword)
+            self._fill_dense(reader, table, vector, dense, keyword)
 
         candidates = self._candidates(kind, dense, keyword)
         self._drop_stale(kind, table, candidates)
@@ -107,20 +139,29 @@ class RetrievalService:
         fallback = not kept
         names: list[str] = []
         if fallback:
-            names = fallback_names(everything, [], section.max_retrieved * 2)
+            count = section.max_retrieved * 2
+            names = fallback_names(everything, [], count)
+            if len(names) < count:  # e.g. fts found nothing: offer what exists
+                ids = sorted(reader.ids(table))
+                names = fallback_names(everything, ids, count)
         timings["total"] = time.perf_counter() - started
         timings["search"] = timings.get("dense", 0.0) + timings.get("keyword", 0.0)
         return RetrievalResult(query, kept, everything, fallback, names, timings, method)
 
     def _fill_dense(
-        self, table: str, vector: list[float], dense: list[Match], keyword: list[Match]
+        self,
+        reader: SnapshotReader | VectorStore,
+        table: str,
+        vector: list[float],
+        dense: list[Match],
+        keyword: list[Match],
     ) -> None:
         """Give keyword-only candidates their cosine score too, so they rank on one scale."""
         have = {m.id for m in dense}
         missing = [m.id for m in keyword if m.id not in have]
         if not missing:
             return
-        vectors = self.store.vectors_for(table, missing)
+        vectors = reader.vectors_for(table, missing)
         for match in keyword:
             stored = vectors.get(match.id)
             if match.id in have or stored is None:
@@ -152,17 +193,13 @@ class RetrievalService:
         return out
 
     def _apply_health(self, candidates: dict[str, Candidate]) -> None:
-        store = _health_store(self.settings)
-        if store is None:
-            return
+        """Plugins whose last health check or call failed are dropped (issue 4's HealthStore)."""
+        statuses = _health_statuses(self.settings)
         for cand in candidates.values():
-            try:
-                status = store.get(cand.id)
-            except Exception:  # a broken health file must never break retrieval
-                return
-            if status is not None and not getattr(status, "ok", True) and cand.status == "ok":
+            status = statuses.get(cand.id)
+            if status is not None and not status.ok and cand.status == "ok":
                 cand.status = "unhealthy"
-                cand.detail = str(getattr(status, "detail", "") or "")
+                cand.detail = status.detail
 
     def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
@@ -178,13 +215,14 @@ class RetrievalService:
         try:
             with file_lock(index_lock_path(self.settings), timeout=0, what="the index"):
                 self.store.delete(table, [c.id for c in gone])
+                self.store.refresh_snapshot(table)
         except LockedError:
             pass  # a sync is running and will remove them itself
 
     def _first_n(self, kind: Kind, query: str, count: int, started: float) -> RetrievalResult:
         """Vector search off (seed 002 §8.4): the first N usable items, in id order."""
         section = self._section(kind)
-        rows = sorted(self.store.all_rows(section.table), key=lambda r: r["id"])
+        rows = sorted(self.reader(section.table).all_rows(section.table), key=lambda r: r["id"])
         hits: list[RetrievalHit] = []
         candidates: list[RetrievalHit] = []
         for row in rows:
@@ -230,12 +268,8 @@ def _is_gone(settings: Settings, cand: Candidate) -> bool:
     return bool(manifest_path) and not Path(str(manifest_path)).is_file()
 
 
-def _health_store(settings: Settings) -> Any:
-    """The HealthStore of issue 4 when it is installed; None until then."""
-    import importlib
+def _health_statuses(settings: Settings) -> dict[str, Any]:
+    """plugin id -> HealthStatus; empty when nothing was checked (health is advisory)."""
+    from homeclaw_cli.domain.health import HealthStore
 
-    try:
-        module = importlib.import_module("homeclaw_cli.domain.health")
-        return module.HealthStore(settings.state_dir)  # issue 4: the dir, not the file
-    except Exception:
-        return None
+    return HealthStore(settings.state_dir).all()

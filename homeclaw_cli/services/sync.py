@@ -15,10 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore
+from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.services import scan_fingerprint as fp
 from homeclaw_cli.settings import Settings
 
 SyncKind = Literal["plugins", "skills"]
@@ -93,11 +95,13 @@ def table_name(settings: Settings, kind: SyncKind) -> str:
     return settings.plugins.table if kind == "plugins" else settings.skills.table
 
 
-def models_dir(settings: Settings) -> Any:
+def models_dir(settings: Settings) -> Path:
+    """Where the ONNX twins of embedding models are exported."""
     return settings.data_dir / "models"
 
 
-def index_lock_path(settings: Settings) -> Any:
+def index_lock_path(settings: Settings) -> Path:
+    """Held by every writer of the index (sync, stale-row cleanup)."""
     return settings.state_dir / "index.lock"
 
 
@@ -165,6 +169,7 @@ class _Plan:
     report: KindReport
     rebuild: bool
     text_index_stale: bool
+    snapshot_missing: bool = False
 
 
 def _plan(
@@ -178,17 +183,19 @@ def _plan(
     refresh_test: bool,
 ) -> _Plan:
     report = KindReport(kind)
-    models = {m.model for m in stored.values()} | {str(m.dim) for m in stored.values()}
+    dims = {m.dim for m in stored.values()}
     stored_models = {m.model for m in stored.values()}
     rebuild = full
     if stored and stored_models != {model}:
         report.rebuilt = f"embedding model changed ({', '.join(sorted(stored_models))} -> {model})"
         rebuild = True
-    elif stored and len({m.dim for m in stored.values()}) > 1:
-        report.rebuilt = f"mixed dimensions in the table ({', '.join(sorted(models))})"
+    elif len(dims) > 1:
+        report.rebuilt = f"mixed dimensions in the table ({', '.join(map(str, sorted(dims)))})"
         rebuild = True
     elif full:
         report.rebuilt = "--full"
+    # A model change re-embeds every row and rewrites the table in one commit, so no reader
+    # ever meets vectors of two dimensions.
     current = {r.id: r for r in rows}
     embed: list[IndexRow] = []
     for row in rows:
@@ -222,22 +229,57 @@ def sync(
     started = time.perf_counter()
     report = SyncReport(model=settings.embedding.model, check=check)
     wanted: list[SyncKind] = [k for k in KINDS if k in set(kinds)]
-    store = VectorStore(settings.index_uri)
+    store = open_store(settings)
     if check:
         for kind in wanted:
+            if _unchanged_plugins(settings, store, kind, report, full=full) is None:
+                continue
             plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
             if plan.text_index_stale and not plan.report.changed:
                 plan.report.rebuilt = "full-text index out of date"
+            elif plan.snapshot_missing and not plan.report.changed:
+                plan.report.rebuilt = "query snapshot missing"
             _merge(report, plan.report)
         report.seconds = time.perf_counter() - started
         return report
     with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
         for kind in wanted:
+            fingerprint = _unchanged_plugins(settings, store, kind, report, full=full)
+            if fingerprint is None:
+                continue
             plan = _make_plan(settings, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
             _merge(report, plan.report)
+            if kind == "plugins":
+                generation = store.snapshot_generation(plan.table)
+                if generation:
+                    errors = [e for e in report.errors if e.startswith("plugin ")]
+                    fp.save_state(settings, fingerprint, generation, len(plan.rows), errors)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _unchanged_plugins(
+    settings: Settings, store: VectorStore, kind: SyncKind, report: SyncReport, *, full: bool
+) -> str | None:
+    """None when the plugin folders and the index are exactly as the last sync left them
+    (then `report` gets the unchanged count); otherwise the fingerprint to save afterwards."""
+    if kind != "plugins":
+        return ""
+    fingerprint = fp.plugin_fingerprint(settings)
+    if full or not settings.plugins.incremental_sync:
+        return fingerprint
+    state = fp.load_state(settings)
+    generation = store.snapshot_generation(table_name(settings, kind))
+    if (
+        generation
+        and state.get("fingerprint") == fingerprint
+        and (state.get("generation") == generation)
+    ):
+        _merge(report, KindReport(kind, unchanged=int(state.get("count", 0))))
+        report.errors.extend(str(e) for e in state.get("errors", []))
+        return None
+    return fingerprint
 
 
 def _make_plan(
@@ -252,17 +294,25 @@ def _make_plan(
     rows, errors = plugin_rows(settings) if kind == "plugins" else skill_rows(settings)
     report.errors.extend(errors)
     table = table_name(settings, kind)
-    incremental = settings.plugins.incremental_sync if kind == "plugins" else True
+    section = settings.plugins if kind == "plugins" else settings.skills
+    incremental = section.incremental_sync
+    fast = store.meta_from_snapshot(table)
+    if fast is None and not rows and not store.may_exist(table):
+        fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
     plan = _plan(
         kind,
         table,
         rows,
-        store.meta(table),
+        fast if fast is not None else store.meta(table),
         model=settings.embedding.model,
-        full=full or not incremental,
+        full=full or (not incremental and refresh_test),  # --check compares hashes only
         refresh_test=refresh_test,
     )
-    plan.text_index_stale = store.text_index_stale(table)
+    if (
+        fast is None
+    ):  # otherwise the snapshot proves the last sync finished (see meta_from_snapshot)
+        plan.text_index_stale = store.text_index_stale(table)
+        plan.snapshot_missing = store.exists(table) and store.snapshot_missing(table)
     return plan
 
 
@@ -310,3 +360,5 @@ def _apply(
         store.rebuild_text_index(plan.table)
     if changed_rows:
         store.optimize(plan.table)
+    if changed_rows or plan.rebuild or plan.snapshot_missing:
+        store.refresh_snapshot(plan.table)

@@ -37,7 +37,7 @@ def test_threshold_margin_and_top_k_reasons() -> None:
     assert [h.id for h in kept] == ["p0", "p1", "p2"]
     reasons = {h.id: h.reason for h in everything}
     assert reasons["p3"] == "top-k cut"
-    assert reasons["far"] == "below threshold"
+    assert reasons["far"] == "below threshold: more than 0.15 under the best match"
     assert reasons["low"] == "below threshold"
     assert [h.rank for h in everything] == list(range(1, 9))
     assert all(h.kept == (h.reason == "kept") for h in everything)

@@ -171,3 +171,71 @@ def test_ineligible_skill_is_indexed_with_its_status(index_env: dict[str, Any]) 
     )
     sync(settings, kinds=["skills"])
     assert _meta(settings, "homeclaw_skills")["haiku"].status == "ineligible"
+
+
+def test_no_change_sync_in_a_new_process_imports_neither_lancedb_nor_torch(
+    index_env: dict[str, Any],
+) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    (index_env["home"] / "config.yaml").write_text("bundled: false\n", encoding="utf-8")
+    sync(settings_for(index_env["home"]))
+    code = (
+        "import sys, json\n"
+        "from homeclaw_cli.settings import load_settings\n"
+        "from homeclaw_cli.services.sync import sync\n"
+        "r = sync(load_settings())\n"
+        "print(json.dumps([r.unchanged, len(r.added), r.model_loaded,"
+        " 'lancedb' in sys.modules, 'torch' in sys.modules]))\n"
+    )
+    env = {**os.environ, "HOMECLAW_HOME": str(index_env["home"]), "PYTHONPATH": str(REPO_ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == [6, 0, False, False, False]
+
+
+def test_fingerprint_notices_an_edit_and_a_broken_plugin_stays_reported(
+    index_env: dict[str, Any],
+) -> None:
+    import os
+
+    settings = settings_for(index_env["home"])
+    bad = index_env["plugins"] / "broken"
+    bad.mkdir()
+    (bad / "plugin.yaml").write_text("id: broken\nname: [unclosed\n", encoding="utf-8")
+    sync(settings, kinds=["plugins"])
+    again = sync(settings, kinds=["plugins"])
+    assert again.unchanged == 4 and any("broken" in e for e in again.errors)
+    manifest = index_env["plugins"] / "timer" / "plugin.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("countdown", "Countdown"), encoding="utf-8")
+    stat = manifest.stat()
+    os.utime(manifest, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert sync(settings, kinds=["plugins"]).updated == ["plugin:timer"]
+    # touched but identical: the slow path runs and finds nothing to re-embed
+    os.utime(manifest, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000))
+    index_env["models"].reset()
+    report = sync(settings, kinds=["plugins"])
+    assert report.unchanged == 4 and not report.updated and not index_env["models"].loaded
+
+
+def test_removing_every_plugin_leaves_an_empty_searchable_index(
+    index_env: dict[str, Any],
+) -> None:
+    from homeclaw_cli.services.retrieval import RetrievalService
+
+    settings = settings_for(index_env["home"])
+    sync(settings)
+    shutil.rmtree(index_env["plugins"])
+    report = sync(settings, kinds=["plugins"])
+    assert len(report.removed) == 4
+    assert _meta(settings, "homeclaw_plugins") == {}
+    result = RetrievalService(settings).search_plugins("weather")
+    assert result.hits == [] and result.fallback and result.fallback_names == []
+    assert not sync(settings, check=True).stale

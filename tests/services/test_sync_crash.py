@@ -89,7 +89,7 @@ def test_sync_killed_mid_way_never_leaves_half_written_rows(
     assert proc.communicate(timeout=120)[0].strip() == "done"
     duration = time.monotonic() - started
 
-    kills = 0
+    kills = snapshots_seen = 0
     for generation, fraction in enumerate([0.2, 0.4, 0.6, 0.8, 0.9, 0.97], start=1):
         _write_plugins(plugins, generation)
         remember()
@@ -103,6 +103,12 @@ def test_sync_killed_mid_way_never_leaves_half_written_rows(
         proc.communicate(timeout=60)
         # whatever the moment of death: every row is a whole row of one generation or another
         assert _check_rows_are_whole(settings, valid) > 0
+        # a snapshot, when there is one, is exactly what LanceDB holds
+        snapshot = VectorStore(settings.index_uri).snapshot("homeclaw_plugins")
+        if snapshot is not None:
+            snapshots_seen += 1
+            lance_ids = set(VectorStore(settings.index_uri).meta("homeclaw_plugins"))
+            assert set(snapshot.ids) == lance_ids
         results = RetrievalService(settings).search_plugins("does task 7 variant")
         assert results.candidates
 
@@ -114,3 +120,4 @@ def test_sync_killed_mid_way_never_leaves_half_written_rows(
     stored = VectorStore(settings.index_uri).meta("homeclaw_plugins")
     assert {k: v.content_hash for k, v in stored.items()} == current
     assert not VectorStore(settings.index_uri).text_index_stale("homeclaw_plugins")
+    assert VectorStore(settings.index_uri).snapshot("homeclaw_plugins") is not None

@@ -1,0 +1,215 @@
+"""A read-only snapshot of an index table for fast queries from a cold process.
+
+Importing lancedb costs ~1.2 s (most of it its REST namespace client), more than the whole
+budget of a one-shot `homeclaw plugin search`. After every write, the store also saves
+each table as a snapshot: the vectors as one .npy matrix (numpy, exact cosine by a matrix
+product) and a tantivy BM25 index of the same search text (tantivy imports in ~30 ms).
+Queries use the snapshot when it is there and fall back to LanceDB when it is not.
+
+Consistency: a writer removes the snapshot pointer *before* it commits to LanceDB and
+writes a new snapshot only after the commit, so a snapshot that exists always matches
+the table it was built from; after a crash in between there is none, queries read LanceDB,
+and the next sync rebuilds it. Snapshots are versioned folders named by a `current`
+pointer file that is replaced atomically, so a reader never sees a half-written one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import unicodedata
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
+
+if TYPE_CHECKING:
+    from homeclaw_cli.adapters.embedder import Vectors
+
+FORMAT = 2
+POINTER = "current"
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Words that carry no intent; BM25 would give them a little weight everywhere.
+_STOP = """a an and are as at be but by can could do does for from get give have how i i'd i'm
+in is it it's me my of on or please show tell that the their them then there these this
+to up us was we what whats when where which who why will with would you your"""
+STOP_WORDS = frozenset(_STOP.split())
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip accents, so `café` matches `cafe`."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def query_words(query: str) -> list[str]:
+    words = _WORD.findall(fold(query))
+    return [w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
+
+
+def cache_root(index_uri: str) -> Path | None:
+    """Where snapshots of a local index live; None for object-store URIs (no local cache)."""
+    if "://" in index_uri and not index_uri.startswith("file://"):
+        return None
+    return Path(index_uri.removeprefix("file://")) / ".homeclaw-snapshots"
+
+
+def invalidate(root: Path, table: str) -> None:
+    """Called before a LanceDB write: readers fall back to LanceDB until the next snapshot."""
+    (root / table / POINTER).unlink(missing_ok=True)
+
+
+def write_snapshot(
+    root: Path, table: str, rows: list[dict[str, Any]], vectors: Vectors, model: str
+) -> None:
+    """Write a new snapshot of `rows` (+ their vectors) and point readers at it."""
+    import io
+
+    import numpy as np
+    import tantivy
+
+    folder = root / table
+    generation = uuid.uuid4().hex[:12]
+    target = folder / generation
+    target.mkdir(parents=True)
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(vectors, dtype=np.float32), allow_pickle=False)
+    atomic_write_bytes(target / "vectors.npy", buffer.getvalue())
+    meta = {
+        "format": FORMAT,
+        "model": model,
+        "ids": [r["id"] for r in rows],
+        "status": [r.get("status") or "ok" for r in rows],
+        "detail": [r.get("status_detail") or "" for r in rows],
+        "hash": [r.get("content_hash", "") for r in rows],
+        "dim": int(np.asarray(vectors).shape[1]) if len(rows) else 0,
+    }
+    atomic_write_text(target / "rows.json", json.dumps(meta))
+    # Descriptors are big and a query needs a handful: one per line, found by byte offset.
+    blobs = [r["descriptor"].encode("utf-8") for r in rows]
+    offsets = np.cumsum([0, *(len(b) + 1 for b in blobs)], dtype=np.int64)
+    atomic_write_bytes(target / "descriptors.jsonl", b"\n".join(blobs) + b"\n")
+    buffer = io.BytesIO()
+    np.save(buffer, offsets, allow_pickle=False)
+    atomic_write_bytes(target / "offsets.npy", buffer.getvalue())
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    builder.add_integer_field("row", stored=True, indexed=False)
+    (target / "text").mkdir()
+    index = tantivy.Index(builder.build(), path=str(target / "text"))
+    writer = index.writer(heap_size=15_000_000, num_threads=1)
+    for position, row in enumerate(rows):
+        writer.add_document(tantivy.Document(body=fold(row["search_text"]), row=position))
+    writer.commit()
+    writer.wait_merging_threads()
+    atomic_write_text(folder / POINTER, generation)
+    for old in folder.iterdir():
+        if old.is_dir() and old.name != generation:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _map(path: Path) -> Any:
+    import mmap
+
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+
+
+@dataclass
+class SnapshotHit:
+    index: int
+    score: float
+
+
+class Snapshot:
+    """One table's snapshot, opened read-only."""
+
+    def __init__(
+        self,
+        folder: Path,
+        meta: dict[str, Any],
+        *,
+        vectors: Any,
+        offsets: Any,
+        blob: Any,
+        text: Any,
+    ) -> None:
+        self.folder = folder
+        self.model: str = meta["model"]
+        self.ids: list[str] = meta["ids"]
+        self.status: list[str] = meta["status"]
+        self.detail: list[str] = meta["detail"]
+        self._offsets = offsets
+        self._blob = blob
+        self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
+        self.dim: int = int(meta.get("dim") or 0)
+        self.vectors = vectors
+        self._text = text
+
+    @classmethod
+    def open(cls, root: Path, table: str) -> Snapshot | None:
+        folder = root / table
+        try:
+            generation = (folder / POINTER).read_text(encoding="utf-8").strip()
+            target = folder / generation
+            meta = json.loads((target / "rows.json").read_text(encoding="utf-8"))
+            if meta.get("format") != FORMAT:
+                return None
+            import numpy as np
+
+            vectors = np.load(target / "vectors.npy", mmap_mode="r", allow_pickle=False)
+            offsets = np.load(target / "offsets.npy", allow_pickle=False)
+            # Everything is opened (mapped) now: a sync that replaces this snapshot and
+            # deletes its folder cannot pull the files from under a running reader.
+            blob = _map(target / "descriptors.jsonl")
+            import tantivy
+
+            text = tantivy.Index.open(str(target / "text"))
+        except (OSError, ValueError, KeyError):
+            return None
+        if len(vectors) != len(meta["ids"]) or len(offsets) != len(meta["ids"]) + 1:
+            return None
+        return cls(target, meta, vectors=vectors, offsets=offsets, blob=blob, text=text)
+
+    def row(self, index: int) -> dict[str, Any]:
+        return {
+            "id": self.ids[index],
+            "status": self.status[index],
+            "status_detail": self.detail[index],
+            "descriptor": self.descriptor(index),
+        }
+
+    def descriptor(self, index: int) -> str:
+        """The stored descriptor JSON of row `index`, read from disk on demand."""
+        start, end = int(self._offsets[index]), int(self._offsets[index + 1]) - 1
+        return bytes(self._blob[start:end]).decode("utf-8")
+
+    def dense(self, vector: Any, limit: int) -> list[SnapshotHit]:
+        import numpy as np
+
+        if not len(self.ids):
+            return []
+        scores = np.asarray(self.vectors) @ np.asarray(vector, dtype=np.float32)
+        limit = min(limit, len(scores))
+        top = np.argpartition(-scores, limit - 1)[:limit]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [SnapshotHit(int(i), float(scores[i])) for i in top]
+
+    def keyword(self, query: str, limit: int) -> list[SnapshotHit]:
+        words = query_words(query)
+        if not words or not self.ids:
+            return []
+        searcher = self._text.searcher()
+        parsed = self._text.parse_query(" ".join(words), ["body"])
+        hits = []
+        for score, address in searcher.search(parsed, limit).hits:
+            hits.append(SnapshotHit(int(searcher.doc(address)["row"][0]), float(score)))
+        return hits
+
+    def vector(self, index: int) -> list[float]:
+        values: list[float] = self.vectors[index].tolist()
+        return values
