@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
@@ -16,7 +17,12 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Write, inspect and run plugins.", no_args_is_help=True)
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for editors, CI, scripts).")]
+SyncOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--sync/--no-sync", help="Update the search index now (default: serve.sync_on_register)."
+    ),
+]
 
 
 @app.command("validate")
@@ -147,13 +153,7 @@ def register(
         bool | None,
         typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
     ] = None,
-    sync: Annotated[
-        bool | None,
-        typer.Option(
-            "--sync/--no-sync",
-            help="Update the search index now (default: serve.sync_on_register).",
-        ),
-    ] = None,
+    sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
@@ -203,13 +203,7 @@ def register(
 def unregister(
     ctx: typer.Context,
     plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
-    sync: Annotated[
-        bool | None,
-        typer.Option(
-            "--sync/--no-sync",
-            help="Update the search index now (default: serve.sync_on_register).",
-        ),
-    ] = None,
+    sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Remove an external plugin registration."""

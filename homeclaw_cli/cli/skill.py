@@ -1,6 +1,7 @@
 """`homeclaw skill ...`: list, show, validate, test and install skills.
 
-`skill search` and `skill sync` belong to the index (cli/skill_index.py registers them here).
+main.py adds `search`/`sync` (cli/index_commands.py) and `update`/`remove`
+(cli/skill_lifecycle.py) to this app.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode, UsageError
@@ -26,7 +28,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for editors, CI, scripts).")]
 TrustFlag = Annotated[
     bool,
     typer.Option(
@@ -414,13 +415,3 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
     for warning in result.skill.warnings:
         out.warning(warning)
-
-
-from homeclaw_cli.cli import skill_index  # noqa: E402  (search/sync live with the index)
-
-skill_index.register(app)
-
-
-from homeclaw_cli.cli import skill_lifecycle  # noqa: E402  (update/remove, issue 8)
-
-skill_lifecycle.register(app)
