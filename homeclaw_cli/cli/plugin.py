@@ -157,31 +157,12 @@ def register(
     as_json: JsonFlag = False,
 ) -> None:
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
-    import json
     import sys
 
-    from homeclaw_cli.domain.document import Document, DocumentError, read_document
-    from homeclaw_cli.errors import ManifestError, NotFoundError
-    from homeclaw_cli.services.registration import register_plugin
+    from homeclaw_cli.services.registration import read_registration, register_plugin
 
-    try:
-        if str(file) == "-":
-            where = "<stdin>"
-            document = Document(Path(where), json.loads(sys.stdin.read()))
-        elif not file.is_file():
-            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
-        else:
-            where, document = str(file), read_document(file)
-    except json.JSONDecodeError as exc:
-        raise ManifestError(
-            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
-            hint="fix the syntax at that position",
-        ) from None
-    except DocumentError as exc:
-        position = f":{exc.line}:{exc.column}" if exc.line else ""
-        raise ManifestError(
-            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
-        ) from None
+    stdin_text = sys.stdin.read() if str(file) == "-" else None
+    where, document = read_registration(file, stdin_text)
     payload = document.data
     settings = get_state(ctx).settings()
     result = register_plugin(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from homeclaw_cli.cli.options import JsonFlag
+from homeclaw_cli.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode, UsageError
@@ -379,9 +379,7 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         str | None, typer.Option("--subdir", help="The skill's folder inside the source.")
     ] = None,
     as_json: JsonFlag = False,
-    yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Approve its permissions without asking.")
-    ] = False,
+    yes: YesFlag = False,
 ) -> None:
     """Validate a skill, then copy it atomically into the user skills folder."""
     from homeclaw_cli.cli.plugin_install import approver

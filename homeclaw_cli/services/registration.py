@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -294,6 +295,28 @@ def commit_registration(
             f"it was moved to {outcome.backup} and a new file was started"
         )
     return RegistrationResult(manifest.id, outcome.change, health, warnings)
+
+
+def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, Document]:
+    """The registration document in `file` (`stdin_text` when the file is `-`) and the name
+    errors should give it."""
+    try:
+        if stdin_text is not None:
+            where = "<stdin>"
+            return where, Document(Path(where), json.loads(stdin_text))
+        if not file.is_file():
+            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
+        return str(file), read_document(file)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(
+            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
+            hint="fix the syntax at that position",
+        ) from None
+    except DocumentError as exc:
+        position = f":{exc.line}:{exc.column}" if exc.line else ""
+        raise ManifestError(
+            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
+        ) from None
 
 
 def register_plugin(
