@@ -208,8 +208,6 @@ def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
     if not (settings.serve.sync_on_register if wanted is None else wanted):
         return
     sync = index_sync_function()
-    if sync is None:
-        return
     try:
         with out.status("updating the plugin index"):
             sync(settings)

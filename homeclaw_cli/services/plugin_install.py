@@ -12,7 +12,6 @@ lockfile and approvals as they were; a kill is rolled back by the next install c
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 from collections.abc import Callable
@@ -698,18 +697,16 @@ def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> boo
 
 
 def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
-    """Bring the index up to date after a change, if there is an index and a sync service.
+    """Bring the index up to date after a change, if there is an index.
 
     Without an index there is nothing stale: the next `homeclaw sync` or chat builds it.
     """
     if not Path(settings.index_uri).exists():
         return None
+    from homeclaw_cli.services.sync import sync
+
     try:
-        module = importlib.import_module("homeclaw_cli.services.sync")
-    except ImportError:
-        return None
-    try:
-        report = module.sync(settings, kinds=(f"{kind}s",))
+        report = sync(settings, kinds=(f"{kind}s",))
     except HomeclawError as exc:
         return f"index not updated: {exc.message} (run `homeclaw sync`)"
     counts = {

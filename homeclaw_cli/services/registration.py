@@ -7,7 +7,6 @@ same PluginManifest model as plugin.yaml files, so errors name the same fields.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -152,15 +151,13 @@ def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
 IndexSync = Callable[[Settings], object]
 
 
-def index_sync_function() -> IndexSync | None:
-    """The plugin index sync (`services.sync.sync`, issue 3), or None in a build without it."""
-    try:
-        sync_module = importlib.import_module("homeclaw_cli.services.sync")
-    except ImportError:
-        return None
+def index_sync_function() -> IndexSync:
+    """The plugin index sync run after a registration change (tests swap it for a fake)."""
 
     def run(settings: Settings) -> object:
-        return sync_module.sync(settings, kinds=("plugins",))
+        from homeclaw_cli.services.sync import sync
+
+        return sync(settings, kinds=("plugins",))
 
     return run
 
