@@ -38,9 +38,7 @@ from homeclaw_cli.domain.plugin_state import read_disabled, set_disabled
 from homeclaw_cli.errors import HomeclawError, ManifestError, NotFoundError, UsageError
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.services.install import (
-    DEFAULT_LIMITS,
     Fetched,
-    Limits,
     SourceSpec,
     SwapJournal,
     fetch_source,
@@ -50,6 +48,7 @@ from homeclaw_cli.services.install import (
     staging_area,
     swap_into_place,
 )
+from homeclaw_cli.services.safe_extract import DEFAULT_LIMITS, Limits
 from homeclaw_cli.settings import Settings
 
 PIP_TIMEOUT_SEC = 900
