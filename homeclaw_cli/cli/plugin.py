@@ -55,12 +55,7 @@ def validate(
         for result in report.results:
             label = result.manifest.id if result.manifest else result.folder.name
             where = result.manifest_path or result.folder
-            if report.passed(result):
-                mark = "[green]✓[/green]" if out.rich else "ok"
-                out.markup(f"{mark} {label} ({where})")
-            else:
-                mark = "[red]✗[/red]" if out.rich else "invalid"
-                out.markup(f"{mark} {label} ({where})")
+            out.markup(f"{out.verdict(report.passed(result))} {label} ({where})")
             for diagnostic in result.diagnostics:
                 out.text(f"  {diagnostic}")
         bad = sum(not report.passed(r) for r in report.results)

@@ -230,12 +230,7 @@ def validate(
     else:
         for check in report.checks:
             label = check.skill.display_name if check.skill else check.folder.name
-            ok = check.passed(strict)
-            mark = (
-                ("[green]✓[/green]" if ok else "[red]✗[/red]")
-                if out.rich
-                else ("ok" if ok else "invalid")
-            )
+            mark = out.verdict(check.passed(strict))
             note = ""
             if check.skill and not check.skill.eligible:
                 note = f" (not eligible here: {check.skill.ineligible_reason})"
