@@ -708,7 +708,5 @@ def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
         report = sync(settings, kinds=(f"{kind}s",))
     except HomeclawError as exc:
         return f"index not updated: {exc.message} (run `homeclaw sync`)"
-    counts = {
-        name: len(getattr(report, name, None) or []) for name in ("added", "updated", "removed")
-    }
-    return "index updated: " + ", ".join(f"{n} {name}" for name, n in counts.items())
+    counts = {"added": report.added, "updated": report.updated, "removed": report.removed}
+    return "index updated: " + ", ".join(f"{len(ids)} {name}" for name, ids in counts.items())
