@@ -378,33 +378,26 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
 ) -> None:
     """Validate a skill, then copy it atomically into the user skills folder."""
     from homeclaw_cli.cli.plugin_install import approver
-    from homeclaw_cli.domain.skill_eligibility import EligibilityContext
-    from homeclaw_cli.domain.skills import apply_eligibility, scan_skills
     from homeclaw_cli.services.skill_install import install_skill
 
-    settings = get_state(ctx).settings()
     out = Output(json_mode=as_json)
     result = install_skill(
-        settings,
+        get_state(ctx).settings(),
         source,
         force=force,
         skill_id=skill_id,
         subdir=subdir,
         approve=approver(out, yes),
     )
-    apply_eligibility(result.skill, EligibilityContext.from_settings(settings))
-    registry = scan_skills(settings)
-    winner = registry.skills.get(result.skill.id)
-    data = result.to_json()
-    data["active"] = winner is not None and winner.folder == result.destination
     if as_json:
-        out.json(data)
+        out.json(result.to_json())
         return
     verb = "replaced" if result.replaced else "installed"
     out.text(f"{verb} {result.skill.display_name} -> {result.destination}")
     if not result.skill.eligible:
         out.warning(f"not eligible here: {result.skill.ineligible_reason}")
-    if winner is not None and not data["active"]:
+    if result.shadowed_by is not None:
+        winner = result.shadowed_by
         out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
     for warning in result.skill.warnings:
         out.warning(warning)
