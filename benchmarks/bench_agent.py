@@ -7,7 +7,7 @@ up to 1,000. The model is (a) an in-process fake that answers instantly, so ever
 measured is homeclaw's own work (retrieval, prompt, tool schemas, argument checks, dispatch,
 history), and (b) FakeOllama over HTTP with the real `ollama` client, which adds the client
 and the local HTTP round-trips. Retrieval is the keyword fallback here (the LanceDB retrieval
-is benchmarked by issue 3); its time is reported separately and excluded from "loop overhead".
+is benchmarked by bench_index.py); its time is reported separately and excluded from "loop overhead".
 
 Also prints the tool-design measurement behind domain/agent.py: prompt tokens for one tool per
 retrieved capability versus a single generic route_to_plugin(plugin_id, capability_id,

@@ -133,7 +133,7 @@ class IndexRefresher:
     """Re-syncs the plugin index after registrations, coalescing bursts into one sync.
 
     The sync runs in a daemon thread: stopping the server never waits for an embedding
-    model to load, and an interrupted sync is repaired by the next one (issue 3's index
+    model to load, and an interrupted sync is repaired by the next one (the index
     writes whole rows under its own lock).
     """
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 
@@ -20,7 +21,7 @@ def audit(
         typer.Option("--action", help="Only this action (install, upgrade, remove, approve, ...)."),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Last N events (0 = all).")] = 50,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Show the audit log (JSON lines in the data dir), oldest first."""
     from homeclaw_cli.domain.audit import audit_path, read_events

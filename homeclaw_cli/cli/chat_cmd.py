@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode, UsageError
@@ -16,8 +17,6 @@ from homeclaw_cli.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from homeclaw_cli.domain.agent import TurnResult
     from homeclaw_cli.settings import Settings
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
 
 
 def _settings(ctx: typer.Context, model: str | None, host: str | None) -> Settings:

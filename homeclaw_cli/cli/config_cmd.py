@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 
 app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 @app.command("show")

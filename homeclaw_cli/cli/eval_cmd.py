@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from homeclaw_cli.cli.plugin_index import MethodOpt, check_method
+from homeclaw_cli.cli.index_commands import MethodOpt, check_method
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
-from homeclaw_cli.cli.sync import JsonFlag
 
 app = typer.Typer(help="Measure homeclaw (retrieval quality).", no_args_is_help=True)
 

@@ -16,12 +16,13 @@ from homeclaw_cli.cli import (
     chat_cmd,
     config_cmd,
     eval_cmd,
+    index_commands,
     mcp_cmd,
     plugin,
-    plugin_index,
     plugin_install,
     serve,
     skill,
+    skill_lifecycle,
 )
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
@@ -58,7 +59,9 @@ app = typer.Typer(
 )
 app.add_typer(plugin.app, name="plugin")
 app.add_typer(config_cmd.app, name="config")
-plugin_index.register(plugin.app)
+index_commands.register(plugin.app, "plugin")
+index_commands.register(skill.app, "skill")
+skill_lifecycle.register(skill.app)
 app.add_typer(skill.app, name="skill")
 app.command("sync")(sync_cli.sync_command)
 app.add_typer(eval_cmd.app, name="eval")

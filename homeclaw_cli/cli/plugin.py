@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
@@ -16,7 +17,12 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Write, inspect and run plugins.", no_args_is_help=True)
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for editors, CI, scripts).")]
+SyncOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--sync/--no-sync", help="Update the search index now (default: serve.sync_on_register)."
+    ),
+]
 
 
 @app.command("validate")
@@ -49,12 +55,7 @@ def validate(
         for result in report.results:
             label = result.manifest.id if result.manifest else result.folder.name
             where = result.manifest_path or result.folder
-            if report.passed(result):
-                mark = "[green]✓[/green]" if out.rich else "ok"
-                out.markup(f"{mark} {label} ({where})")
-            else:
-                mark = "[red]✗[/red]" if out.rich else "invalid"
-                out.markup(f"{mark} {label} ({where})")
+            out.markup(f"{out.verdict(report.passed(result))} {label} ({where})")
             for diagnostic in result.diagnostics:
                 out.text(f"  {diagnostic}")
         bad = sum(not report.passed(r) for r in report.results)
@@ -147,41 +148,16 @@ def register(
         bool | None,
         typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
     ] = None,
-    sync: Annotated[
-        bool | None,
-        typer.Option(
-            "--sync/--no-sync",
-            help="Update the search index now (default: serve.sync_on_register).",
-        ),
-    ] = None,
+    sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
-    import json
     import sys
 
-    from homeclaw_cli.domain.document import Document, DocumentError, read_document
-    from homeclaw_cli.errors import ManifestError, NotFoundError
-    from homeclaw_cli.services.registration import register_plugin
+    from homeclaw_cli.services.registration import read_registration, register_plugin
 
-    try:
-        if str(file) == "-":
-            where = "<stdin>"
-            document = Document(Path(where), json.loads(sys.stdin.read()))
-        elif not file.is_file():
-            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
-        else:
-            where, document = str(file), read_document(file)
-    except json.JSONDecodeError as exc:
-        raise ManifestError(
-            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
-            hint="fix the syntax at that position",
-        ) from None
-    except DocumentError as exc:
-        position = f":{exc.line}:{exc.column}" if exc.line else ""
-        raise ManifestError(
-            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
-        ) from None
+    stdin_text = sys.stdin.read() if str(file) == "-" else None
+    where, document = read_registration(file, stdin_text)
     payload = document.data
     settings = get_state(ctx).settings()
     result = register_plugin(
@@ -203,13 +179,7 @@ def register(
 def unregister(
     ctx: typer.Context,
     plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
-    sync: Annotated[
-        bool | None,
-        typer.Option(
-            "--sync/--no-sync",
-            help="Update the search index now (default: serve.sync_on_register).",
-        ),
-    ] = None,
+    sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Remove an external plugin registration."""
@@ -233,8 +203,6 @@ def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
     if not (settings.serve.sync_on_register if wanted is None else wanted):
         return
     sync = index_sync_function()
-    if sync is None:
-        return
     try:
         with out.status("updating the plugin index"):
             sync(settings)

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from homeclaw_cli.cli.plugin import JsonFlag, app
+from homeclaw_cli.cli.options import JsonFlag
+from homeclaw_cli.cli.plugin import app
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode, PluginCallError, UnavailableError, UsageError

@@ -7,20 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from homeclaw_cli.cli.plugin import JsonFlag, app
+from homeclaw_cli.cli.options import DryRunFlag, JsonFlag, YesFlag
+from homeclaw_cli.cli.plugin import app
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
 
 if TYPE_CHECKING:
     from homeclaw_cli.services.plugin_install import Approver, InstallResult
-
-YesFlag = Annotated[
-    bool, typer.Option("--yes", "-y", help="Approve the requested permissions without asking.")
-]
-DryRunFlag = Annotated[
-    bool, typer.Option("--dry-run", help="Show what would change; change nothing.")
-]
 
 
 def approver(out: Output, yes: bool) -> Approver:
@@ -89,6 +83,22 @@ def show_result(out: Output, result: InstallResult) -> None:
         out.warning(warning)
     if result.synced:
         out.info(result.synced)
+
+
+def show_updates(out: Output, results: list[InstallResult]) -> None:
+    """Print update results (JSON or one line each); exit 1 when any of them failed."""
+    if out.json_mode:
+        out.json([r.to_json() for r in results])
+    else:
+        for result in results:
+            if result.error:
+                out.error(f"{result.plugin_id}: {result.error}")
+            elif result.action == "unchanged":
+                out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
+            else:
+                show_result(out, result)
+    if any(r.error for r in results):
+        raise typer.Exit(int(ExitCode.FAILURE))
 
 
 @app.command("install")
@@ -161,23 +171,9 @@ def update(
         approve=approver(out, yes),
         dry_run=dry_run,
     )
-    failed = any(r.error for r in results)
-    if as_json:
-        out.json([r.to_json() for r in results])
-        if failed:
-            raise typer.Exit(int(ExitCode.FAILURE))
-        return
-    if not results:
+    if not results and not as_json:
         out.info("no installed plugins (install one with `homeclaw plugin install`)")
-    for result in results:
-        if result.error:
-            out.error(f"{result.plugin_id}: {result.error}")
-        elif result.action == "unchanged":
-            out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
-        else:
-            show_result(out, result)
-    if failed:
-        raise typer.Exit(int(ExitCode.FAILURE))
+    show_updates(out, results)
 
 
 @app.command("remove")

@@ -46,6 +46,12 @@ class Output:
         else:
             self.text(Console(file=None, no_color=True).render_str(text).plain)
 
+    def verdict(self, ok: bool) -> str:
+        """A pass/fail mark for validation output: ✓/✗ on a terminal, ok/invalid when piped."""
+        if self.rich:
+            return "[green]✓[/green]" if ok else "[red]✗[/red]"
+        return "ok" if ok else "invalid"
+
     def table(
         self,
         columns: Sequence[str],

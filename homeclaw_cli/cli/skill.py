@@ -1,6 +1,7 @@
 """`homeclaw skill ...`: list, show, validate, test and install skills.
 
-`skill search` and `skill sync` belong to the index (cli/skill_index.py registers them here).
+main.py adds `search`/`sync` (cli/index_commands.py) and `update`/`remove`
+(cli/skill_lifecycle.py) to this app.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode, UsageError
@@ -26,7 +28,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for editors, CI, scripts).")]
 TrustFlag = Annotated[
     bool,
     typer.Option(
@@ -229,12 +230,7 @@ def validate(
     else:
         for check in report.checks:
             label = check.skill.display_name if check.skill else check.folder.name
-            ok = check.passed(strict)
-            mark = (
-                ("[green]✓[/green]" if ok else "[red]✗[/red]")
-                if out.rich
-                else ("ok" if ok else "invalid")
-            )
+            mark = out.verdict(check.passed(strict))
             note = ""
             if check.skill and not check.skill.eligible:
                 note = f" (not eligible here: {check.skill.ineligible_reason})"
@@ -378,49 +374,30 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         str | None, typer.Option("--subdir", help="The skill's folder inside the source.")
     ] = None,
     as_json: JsonFlag = False,
-    yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Approve its permissions without asking.")
-    ] = False,
+    yes: YesFlag = False,
 ) -> None:
     """Validate a skill, then copy it atomically into the user skills folder."""
     from homeclaw_cli.cli.plugin_install import approver
-    from homeclaw_cli.domain.skill_eligibility import EligibilityContext
-    from homeclaw_cli.domain.skills import apply_eligibility, scan_skills
     from homeclaw_cli.services.skill_install import install_skill
 
-    settings = get_state(ctx).settings()
     out = Output(json_mode=as_json)
     result = install_skill(
-        settings,
+        get_state(ctx).settings(),
         source,
         force=force,
         skill_id=skill_id,
         subdir=subdir,
         approve=approver(out, yes),
     )
-    apply_eligibility(result.skill, EligibilityContext.from_settings(settings))
-    registry = scan_skills(settings)
-    winner = registry.skills.get(result.skill.id)
-    data = result.to_json()
-    data["active"] = winner is not None and winner.folder == result.destination
     if as_json:
-        out.json(data)
+        out.json(result.to_json())
         return
     verb = "replaced" if result.replaced else "installed"
     out.text(f"{verb} {result.skill.display_name} -> {result.destination}")
     if not result.skill.eligible:
         out.warning(f"not eligible here: {result.skill.ineligible_reason}")
-    if winner is not None and not data["active"]:
+    if result.shadowed_by is not None:
+        winner = result.shadowed_by
         out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
     for warning in result.skill.warnings:
         out.warning(warning)
-
-
-from homeclaw_cli.cli import skill_index  # noqa: E402  (search/sync live with the index)
-
-skill_index.register(app)
-
-
-from homeclaw_cli.cli import skill_lifecycle  # noqa: E402  (update/remove, issue 8)
-
-skill_lifecycle.register(app)

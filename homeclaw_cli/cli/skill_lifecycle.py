@@ -9,12 +9,10 @@ from typing import Annotated
 
 import typer
 
-from homeclaw_cli.cli.plugin_install import DryRunFlag, YesFlag, approver, show_result
+from homeclaw_cli.cli.options import DryRunFlag, JsonFlag, YesFlag
+from homeclaw_cli.cli.plugin_install import approver, show_updates
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
-from homeclaw_cli.errors import ExitCode
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
 
 
 def update(
@@ -41,21 +39,7 @@ def update(
         approve=approver(out, yes),
         dry_run=dry_run,
     )
-    failed = any(r.error for r in results)
-    if as_json:
-        out.json([r.to_json() for r in results])
-        if failed:
-            raise typer.Exit(int(ExitCode.FAILURE))
-        return
-    for result in results:
-        if result.error:
-            out.error(f"{result.plugin_id}: {result.error}")
-        elif result.action == "unchanged":
-            out.text(f"{result.plugin_id}: up to date ({result.commit or result.digest})")
-        else:
-            show_result(out, result)
-    if failed:
-        raise typer.Exit(int(ExitCode.FAILURE))
+    show_updates(out, results)
 
 
 def remove(

@@ -6,12 +6,13 @@ Made for cron: `--quiet` prints nothing on success, `--json` prints one summary 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
 from homeclaw_cli.errors import ExitCode
@@ -26,32 +27,41 @@ CheckFlag = Annotated[
     bool, typer.Option("--check", help="Only report whether the index is stale (exit 1 if so).")
 ]
 QuietFlag = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing unless it fails.")]
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print a JSON summary.")]
 LockTimeout = Annotated[
     float,
     typer.Option("--lock-timeout", help="Seconds to wait for another sync to finish.", min=0),
 ]
 
 
-def sync_command(
-    ctx: typer.Context,
-    *,
-    full: FullFlag = False,
-    check: CheckFlag = False,
-    quiet: QuietFlag = False,
-    as_json: JsonFlag = False,
-    lock_timeout: LockTimeout = 30.0,
-) -> None:
-    """Index plugins and skills for retrieval (incremental; run it from cron)."""
-    run_sync(
-        ctx,
-        ("plugins", "skills"),
-        full=full,
-        check=check,
-        quiet=quiet,
-        as_json=as_json,
-        lock_timeout=lock_timeout,
-    )
+def sync_command_for(kinds: Sequence[str], doc: str) -> Callable[..., None]:
+    """A `sync` command that indexes `kinds` ("plugins", "skills")."""
+
+    def sync(
+        ctx: typer.Context,
+        *,
+        full: FullFlag = False,
+        check: CheckFlag = False,
+        quiet: QuietFlag = False,
+        as_json: JsonFlag = False,
+        lock_timeout: LockTimeout = 30.0,
+    ) -> None:
+        run_sync(
+            ctx,
+            kinds,
+            full=full,
+            check=check,
+            quiet=quiet,
+            as_json=as_json,
+            lock_timeout=lock_timeout,
+        )
+
+    sync.__doc__ = doc
+    return sync
+
+
+sync_command = sync_command_for(
+    ("plugins", "skills"), "Index plugins and skills for retrieval (incremental; run it from cron)."
+)
 
 
 def run_sync(
@@ -64,6 +74,7 @@ def run_sync(
     as_json: bool,
     lock_timeout: float,
 ) -> None:
+    """Sync `kinds` into the index and report it (`--check`: exit 1 when stale)."""
     from homeclaw_cli.services.sync import sync
 
     settings = get_state(ctx).settings()

@@ -162,7 +162,7 @@ class PluginCallerLike(Protocol):
 class SkillRunner(Protocol):
     """Skills for the loop: their prompt block, their tools (read_skill, run_skill) and calls.
 
-    Implemented over issue 6's domain/skill_prompt + services/skill_tools in services/chat.py.
+    Implemented over domain/skill_prompt + services/skill_tools in services/chat.py.
     """
 
     def prompt_block(self, hits: Sequence[HitLike]) -> str:

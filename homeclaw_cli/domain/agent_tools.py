@@ -121,10 +121,6 @@ class ToolRegistry:
     def add(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
 
-    def remove_kind(self, kind: str) -> None:
-        for name in [n for n, t in self._tools.items() if t.kind == kind]:
-            del self._tools[name]
-
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 

@@ -97,7 +97,7 @@ class RegisterChange:
 
 
 def registration_lock(state_dir: Path) -> Path:
-    """The one lock every writer of external_plugins.json takes (CONTRACTS.md, issue 7)."""
+    """The one lock every writer of external_plugins.json takes (CLI and API alike)."""
     return state_dir / "external.lock"
 
 

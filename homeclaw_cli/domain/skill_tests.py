@@ -66,26 +66,7 @@ def load_tests_file(path: Path) -> SkillTestsFile:
         ) from None
 
 
-class RankedHit(Protocol):
-    """The fields of issue 3's RetrievalHit that `skill test --query` reads."""
-
-    id: str
-    kind: Any
-    score: float
-    rank: int
-    kept: bool
-    reason: str
-
-
-class SkillSearchResult(Protocol):
-    @property
-    def hits(self) -> Any: ...
-
-    @property
-    def candidates(self) -> Any: ...
-
-
 class SkillRetriever(Protocol):
-    """What `skill test --query` needs from retrieval (issue 3's RetrievalService)."""
+    """What `skill test --query` needs from retrieval (services/retrieval.RetrievalService)."""
 
     def search_skills(self, query: str, *, limit: int | None = None) -> Any: ...

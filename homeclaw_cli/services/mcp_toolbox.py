@@ -6,14 +6,13 @@ is one tool named `<plugin>__<capability>` with the same JSON schema the chat mo
 one of its scripts; `homeclaw_search` runs homeclaw's retrieval over both.
 
 Plugin calls, retrieval and skills come from PluginCaller, RetrievalService and
-scan_skills/run_skill (CONTRACTS.md); they are built lazily, so a client that only lists
+scan_skills/run_skill; they are built lazily, so a client that only lists
 tools never loads the embedding model.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -78,7 +77,7 @@ class Services:
     skills: Callable[[Settings], SkillsLike]
 
 
-class _ContractSkills:
+class _ScannedSkills:
     def __init__(self, settings: Settings) -> None:
         from homeclaw_cli.domain import skills as skills_module
 
@@ -94,28 +93,27 @@ class _ContractSkills:
         return skill_run.run_skill(self.settings, skill_id, script, args)
 
 
-def _contract_caller(settings: Settings) -> CallerLike:
-    # import_module: the contract modules of issues 3 and 4 may land after this one.
-    call = importlib.import_module("homeclaw_cli.services.call")
-    caller: CallerLike = call.PluginCaller(settings)
-    return caller
+def _plugin_caller(settings: Settings) -> CallerLike:
+    from homeclaw_cli.services.call import PluginCaller
+
+    return PluginCaller(settings)
 
 
-def _contract_retrieval(settings: Settings) -> RetrievalLike:
-    retrieval = importlib.import_module("homeclaw_cli.services.retrieval")
-    service: RetrievalLike = retrieval.RetrievalService(settings)
-    return service
+def _retrieval_service(settings: Settings) -> RetrievalLike:
+    from homeclaw_cli.services.retrieval import RetrievalService
+
+    return RetrievalService(settings)
 
 
-def contract_services() -> Services:
-    """The real services named in CONTRACTS.md (imported on first use)."""
-    return Services(_contract_caller, _contract_retrieval, _ContractSkills)
+def default_services() -> Services:
+    """The real services (imported on first use)."""
+    return Services(_plugin_caller, _retrieval_service, _ScannedSkills)
 
 
 @dataclass
 class Toolbox:
     settings: Settings
-    services: Services = field(default_factory=contract_services)
+    services: Services = field(default_factory=default_services)
     _caller: CallerLike | None = None
     _retrieval: RetrievalLike | None = None
 
@@ -146,10 +144,7 @@ class Toolbox:
         return specs
 
     def _skills(self) -> dict[str, Any]:
-        try:
-            return self.services.skills(self.settings).skills()
-        except ImportError:
-            return {}  # this build has no skills module yet
+        return self.services.skills(self.settings).skills()
 
     @staticmethod
     def _search_spec() -> ToolSpec:
@@ -187,8 +182,6 @@ class Toolbox:
             return await self._plugin(*parts, arguments)
         except HomeclawError as exc:
             return ToolReply(str(exc), is_error=True)
-        except ImportError as exc:
-            return ToolReply(f"{name}: not available in this homeclaw build ({exc})", True)
 
     async def _plugin(self, plugin_id: str, capability_id: str, args: dict[str, Any]) -> ToolReply:
         if self._caller is None:

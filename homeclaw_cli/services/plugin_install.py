@@ -12,7 +12,6 @@ lockfile and approvals as they were; a kill is rolled back by the next install c
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 from collections.abc import Callable
@@ -39,9 +38,7 @@ from homeclaw_cli.domain.plugin_state import read_disabled, set_disabled
 from homeclaw_cli.errors import HomeclawError, ManifestError, NotFoundError, UsageError
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.services.install import (
-    DEFAULT_LIMITS,
     Fetched,
-    Limits,
     SourceSpec,
     SwapJournal,
     fetch_source,
@@ -51,6 +48,7 @@ from homeclaw_cli.services.install import (
     staging_area,
     swap_into_place,
 )
+from homeclaw_cli.services.safe_extract import DEFAULT_LIMITS, Limits
 from homeclaw_cli.settings import Settings
 
 PIP_TIMEOUT_SEC = 900
@@ -698,21 +696,17 @@ def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> boo
 
 
 def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
-    """Bring the index up to date after a change, if there is an index and a sync service.
+    """Bring the index up to date after a change, if there is an index.
 
     Without an index there is nothing stale: the next `homeclaw sync` or chat builds it.
     """
     if not Path(settings.index_uri).exists():
         return None
+    from homeclaw_cli.services.sync import sync
+
     try:
-        module = importlib.import_module("homeclaw_cli.services.sync")
-    except ImportError:
-        return None
-    try:
-        report = module.sync(settings, kinds=(f"{kind}s",))
+        report = sync(settings, kinds=(f"{kind}s",))
     except HomeclawError as exc:
         return f"index not updated: {exc.message} (run `homeclaw sync`)"
-    counts = {
-        name: len(getattr(report, name, None) or []) for name in ("added", "updated", "removed")
-    }
-    return "index updated: " + ", ".join(f"{n} {name}" for name, n in counts.items())
+    counts = {"added": report.added, "updated": report.updated, "removed": report.removed}
+    return "index updated: " + ", ".join(f"{len(ids)} {name}" for name, ids in counts.items())

@@ -7,7 +7,7 @@ same PluginManifest model as plugin.yaml files, so errors name the same fields.
 from __future__ import annotations
 
 import contextlib
-import importlib
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -151,15 +151,13 @@ def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
 IndexSync = Callable[[Settings], object]
 
 
-def index_sync_function() -> IndexSync | None:
-    """The plugin index sync (`services.sync.sync`, issue 3), or None in a build without it."""
-    try:
-        sync_module = importlib.import_module("homeclaw_cli.services.sync")
-    except ImportError:
-        return None
+def index_sync_function() -> IndexSync:
+    """The plugin index sync run after a registration change (tests swap it for a fake)."""
 
     def run(settings: Settings) -> object:
-        return sync_module.sync(settings, kinds=("plugins",))
+        from homeclaw_cli.services.sync import sync
+
+        return sync(settings, kinds=("plugins",))
 
     return run
 
@@ -294,6 +292,28 @@ def commit_registration(
             f"it was moved to {outcome.backup} and a new file was started"
         )
     return RegistrationResult(manifest.id, outcome.change, health, warnings)
+
+
+def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, Document]:
+    """The registration document in `file` (`stdin_text` when the file is `-`) and the name
+    errors should give it."""
+    try:
+        if stdin_text is not None:
+            where = "<stdin>"
+            return where, Document(Path(where), json.loads(stdin_text))
+        if not file.is_file():
+            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
+        return str(file), read_document(file)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(
+            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
+            hint="fix the syntax at that position",
+        ) from None
+    except DocumentError as exc:
+        position = f":{exc.line}:{exc.column}" if exc.line else ""
+        raise ManifestError(
+            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
+        ) from None
 
 
 def register_plugin(

@@ -193,7 +193,7 @@ class RetrievalService:
         return out
 
     def _apply_health(self, candidates: dict[str, Candidate]) -> None:
-        """Plugins whose last health check or call failed are dropped (issue 4's HealthStore)."""
+        """Plugins whose last health check or call failed are dropped (the HealthStore)."""
         statuses = _health_statuses(self.settings)
         for cand in candidates.values():
             status = statuses.get(cand.id)

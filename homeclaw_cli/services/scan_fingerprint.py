@@ -76,7 +76,3 @@ def save_state(
         "errors": errors,
     }
     atomic_write_text(_state_path(settings), json.dumps(payload))
-
-
-def clear_state(settings: Settings) -> None:
-    _state_path(settings).unlink(missing_ok=True)

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from homeclaw_cli.domain.skills import SKILL_FILE, Skill, load_skill, skill_folders
+from homeclaw_cli.domain.skill_eligibility import EligibilityContext
+from homeclaw_cli.domain.skills import (
+    SKILL_FILE,
+    Skill,
+    apply_eligibility,
+    load_skill,
+    scan_skills,
+    skill_folders,
+)
 from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
 from homeclaw_cli.settings import Settings
 
@@ -34,6 +42,8 @@ class InstallResult:
     source_kind: str
     replaced: bool
     details: ItemResult | None = None  # commit, digest, permissions, file changes
+    active: bool = True  # the registry now serves this copy
+    shadowed_by: Skill | None = None  # the copy that wins over it instead, if any
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -54,6 +64,7 @@ class InstallResult:
                 if self.details
                 else {}
             ),
+            "active": self.active,
         }
 
 
@@ -110,8 +121,19 @@ def install_skill(
         subdir=subdir,
     )
     installed = load_skill(result.folder, "user", result.plugin_id)
+    apply_eligibility(installed, EligibilityContext.from_settings(settings))
+    winner = scan_skills(settings).skills.get(installed.id)
+    active = winner is not None and winner.folder == result.folder
     kind = "archive" if result.source_kind in ("zip", "tar") else result.source_kind
-    return InstallResult(installed, result.folder, kind, result.action == "upgraded", result)
+    return InstallResult(
+        installed,
+        result.folder,
+        kind,
+        replaced=result.action == "upgraded",
+        details=result,
+        active=active,
+        shadowed_by=None if active else winner,
+    )
 
 
 def _refuse(request: PermissionRequest) -> bool:

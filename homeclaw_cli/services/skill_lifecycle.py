@@ -16,7 +16,7 @@ from pathlib import Path
 from homeclaw_cli.domain.lockfile import LockEntry
 from homeclaw_cli.domain.permissions import skill_permissions
 from homeclaw_cli.errors import ConfigError, ManifestError, UsageError
-from homeclaw_cli.services.install import DEFAULT_LIMITS, Fetched, Limits
+from homeclaw_cli.services.install import Fetched
 from homeclaw_cli.services.plugin_install import (
     Approver,
     Candidate,
@@ -27,6 +27,7 @@ from homeclaw_cli.services.plugin_install import (
     remove_item,
     update_items,
 )
+from homeclaw_cli.services.safe_extract import DEFAULT_LIMITS, Limits
 from homeclaw_cli.settings import Settings
 
 SKILL_FILE = "SKILL.md"

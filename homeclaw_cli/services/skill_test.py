@@ -95,23 +95,11 @@ class SkillTestReport:
 
 
 def default_retriever(settings: Settings) -> SkillRetriever:
-    """Issue 3's RetrievalService, after an incremental sync of the skills index."""
-    try:
-        from homeclaw_cli.services.retrieval import (  # type: ignore[import-not-found,unused-ignore]
-            RetrievalService,
-        )
-    except ImportError:
-        raise UnavailableError(
-            "skill retrieval is not available in this build (homeclaw_cli.services.retrieval "
-            "is missing)",
-            hint="script checks still work: `homeclaw skill test NAME --script S`",
-        ) from None
-    try:
-        from homeclaw_cli.services.sync import sync  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        pass
-    else:
-        sync(settings, kinds=("skills",))
+    """The RetrievalService, after an incremental sync of the skills index."""
+    from homeclaw_cli.services.retrieval import RetrievalService
+    from homeclaw_cli.services.sync import sync
+
+    sync(settings, kinds=("skills",))
     service: SkillRetriever = RetrievalService(settings)
     return service
 

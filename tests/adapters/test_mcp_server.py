@@ -327,7 +327,7 @@ def test_streamable_http_without_token(settings: Settings) -> None:
 
 
 def test_real_skills_through_scan_skills_and_run_skill(settings: Settings) -> None:
-    from homeclaw_cli.services.mcp_toolbox import contract_services
+    from homeclaw_cli.services.mcp_toolbox import default_services
     from tests.skill_helpers import make_skill
 
     make_skill(
@@ -337,7 +337,7 @@ def test_real_skills_through_scan_skills_and_run_skill(settings: Settings) -> No
         body="# Greet\n\nRun scripts/hello.py NAME.\n",
         scripts={"hello.py": "import sys\nprint('hello ' + ' '.join(sys.argv[1:]))\n"},
     )
-    services = contract_services()
+    services = default_services()
     services.caller = lambda _: FakeCaller()
     toolbox = Toolbox(settings, services)
 
@@ -357,7 +357,7 @@ def test_real_skills_through_scan_skills_and_run_skill(settings: Settings) -> No
 
 
 def test_a_real_http_plugin_through_the_real_plugin_caller(hc_home: Path) -> None:
-    from homeclaw_cli.services.mcp_toolbox import contract_services
+    from homeclaw_cli.services.mcp_toolbox import default_services
     from tests.fakes.external_plugin import descriptor
     from tests.fakes.processes import start_plugin
 
@@ -371,7 +371,7 @@ def test_a_real_http_plugin_through_the_real_plugin_caller(hc_home: Path) -> Non
             registration_lock(settings.state_dir),
             PluginManifest.model_validate(payload),
         )
-        services = contract_services()
+        services = default_services()
         services.retrieval = lambda _: FakeRetrieval()
 
         async def scenario() -> Any:
@@ -385,11 +385,11 @@ def test_a_real_http_plugin_through_the_real_plugin_caller(hc_home: Path) -> Non
 
 
 def test_search_tool_runs_the_real_retrieval(settings: Settings, fake_models: Any) -> None:
-    from homeclaw_cli.services.mcp_toolbox import contract_services
+    from homeclaw_cli.services.mcp_toolbox import default_services
     from homeclaw_cli.services.sync import sync
 
     sync(settings, kinds=("plugins",))
-    services = contract_services()
+    services = default_services()
     services.caller = lambda _: FakeCaller()
 
     async def scenario() -> Any:

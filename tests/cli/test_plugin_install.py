@@ -565,7 +565,7 @@ def test_an_existing_index_is_synced_after_install_and_remove(
 
 
 def test_git_sources_are_held_to_the_same_limits(hc_home: Path, repo: Path) -> None:
-    from homeclaw_cli.services.install import Limits, UnsafeArchiveError
+    from homeclaw_cli.services.safe_extract import Limits, UnsafeArchiveError
     from homeclaw_cli.settings import load_settings
 
     with pytest.raises(UnsafeArchiveError, match="more than 1 files"):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.services import skill_test
-from tests.fake_skill_retriever import FakeSkillRetriever
+from tests.fakes.skill_retriever import FakeSkillRetriever
 from tests.skill_helpers import make_skill
 
 BUNDLED = {"data-inspect", "disk-usage", "git-summary", "organize-files"}

@@ -23,7 +23,7 @@ def test_unhealthy_after_n_failures_and_back_after_one_success(tmp_path: Path) -
 
 def test_record_many_is_one_round(tmp_path: Path) -> None:
     store = HealthStore(tmp_path)
-    store.set("b", False, "down")  # a failed call marks unhealthy at once (issue 4)
+    store.set("b", False, "down")  # a failed call marks unhealthy at once
     statuses = store.record_many({"a": (True, "HTTP 200"), "b": (False, "down")}, unhealthy_after=3)
     assert statuses["a"].ok
     assert (statuses["b"].ok, statuses["b"].failures) == (False, 2)  # only a success heals

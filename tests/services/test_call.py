@@ -1,4 +1,4 @@
-"""PluginCaller: the contract the chat loop (issue 5) and the MCP server (issue 7) rely on."""
+"""PluginCaller: the contract the chat loop and the MCP server rely on."""
 
 from __future__ import annotations
 

@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.errors import NotFoundError, UsageError
-from homeclaw_cli.services.install import (
+from homeclaw_cli.services.install import parse_source, tree_digest
+from homeclaw_cli.services.safe_extract import (
     Limits,
     UnsafeArchiveError,
     copy_tree_safely,
-    parse_source,
     safe_extract_tar,
     safe_extract_zip,
-    tree_digest,
 )
 
 MANIFEST = b"id: p\nname: P\ndescription: d\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
-from homeclaw_cli.services.install import UnsafeArchiveError
+from homeclaw_cli.services.safe_extract import UnsafeArchiveError
 from homeclaw_cli.services.skill_install import install_skill
 from tests.skill_helpers import make_skill, settings_for
 

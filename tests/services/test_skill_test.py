@@ -10,7 +10,7 @@ from homeclaw_cli.domain.skill_tests import load_tests_file
 from homeclaw_cli.domain.skills import scan_skills
 from homeclaw_cli.errors import ManifestError, NotFoundError, UnavailableError
 from homeclaw_cli.services import skill_test
-from tests.fake_skill_retriever import FakeSkillRetriever
+from tests.fakes.skill_retriever import FakeSkillRetriever
 from tests.skill_helpers import make_skill, settings_for
 
 TABLE = {

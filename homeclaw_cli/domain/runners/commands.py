@@ -21,10 +21,14 @@ import shutil
 import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeclaw_cli.domain.manifest import Permissions
 from homeclaw_cli.domain.permissions import BASE_ENV_VARS, allowed_env, expand_vars
 from homeclaw_cli.domain.plugin_deps import with_deps_env
+
+if TYPE_CHECKING:
+    from homeclaw_cli.domain.runners.base import RunTarget
 
 PYTHON_ALIASES = frozenset({"python", "python3"})
 
@@ -108,3 +112,23 @@ def plugin_env(
     env["HOMECLAW_PLUGIN_ID"] = plugin_id
     env["HOMECLAW_PLUGIN_DATA"] = str(plugin_data_dir(data_dir, plugin_id))
     return with_deps_env(folder, env)
+
+
+def process_env_and_args(
+    target: RunTarget, env: dict[str, str], args: list[str]
+) -> tuple[dict[str, str], list[str]]:
+    """The environment and expanded arguments of a plugin process, both limited to what the
+    plugin was granted (subprocess plugins and MCP stdio servers)."""
+    granted = target.granted
+    process_env = plugin_env(
+        env,
+        target.plugin_id,
+        target.data_dir,
+        permissions=granted,
+        folder=target.folder,
+        pass_through=target.manifest.permissions.env_vars,
+    )
+    expanded = expand_args(
+        args, target.folder, target.data_dir, target.plugin_id, allowed_env(granted)
+    )
+    return process_env, expanded

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.domain.manifest import DEFAULT_CAPABILITY_ID as DEFAULT_RUN
 from homeclaw_cli.domain.manifest import McpConfig
-from homeclaw_cli.domain.permissions import allowed_env
 from homeclaw_cli.domain.plugin_loader import method_name
 from homeclaw_cli.domain.runners.base import (
     MAX_BODY_BYTES,
@@ -28,7 +27,7 @@ from homeclaw_cli.domain.runners.base import (
     ok,
     value_to_text,
 )
-from homeclaw_cli.domain.runners.commands import expand_args, plugin_env, resolve_command
+from homeclaw_cli.domain.runners.commands import process_env_and_args, resolve_command
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.mcp_client import McpLaunch, McpSession, McpTool
@@ -73,21 +72,7 @@ class McpRunner:
         command = resolve_command(config.command, target.folder)
         if command is None:
             return None
-        env = plugin_env(
-            config.env,
-            target.plugin_id,
-            target.data_dir,
-            permissions=target.granted,
-            folder=target.folder,
-            pass_through=target.manifest.permissions.env_vars,
-        )
-        args = expand_args(
-            config.args,
-            target.folder,
-            target.data_dir,
-            target.plugin_id,
-            allowed_env(target.granted),
-        )
+        env, args = process_env_and_args(target, config.env, config.args)
         return McpLaunch.from_config(config, command=command, args=args, env=env, cwd=target.folder)
 
     def _missing_command(self, target: RunTarget) -> str:

@@ -16,7 +16,6 @@ import time
 from collections import deque
 
 from homeclaw_cli.domain.manifest import SubprocessConfig
-from homeclaw_cli.domain.permissions import allowed_env
 from homeclaw_cli.domain.runners.base import (
     MAX_BODY_BYTES,
     OutputCap,
@@ -27,7 +26,7 @@ from homeclaw_cli.domain.runners.base import (
     quote,
     result_from_payload,
 )
-from homeclaw_cli.domain.runners.commands import expand_args, plugin_env, resolve_command
+from homeclaw_cli.domain.runners.commands import process_env_and_args, resolve_command
 
 MAX_STDOUT_BYTES = MAX_BODY_BYTES
 STDERR_TAIL_BYTES = 4096
@@ -50,21 +49,7 @@ class SubprocessRunner:
                 f"{who}: command {config.command!r} was not found (not on PATH, not in the "
                 "plugin folder)",
             )
-        env = plugin_env(
-            config.env,
-            target.plugin_id,
-            target.data_dir,
-            permissions=target.granted,
-            folder=target.folder,
-            pass_through=target.manifest.permissions.env_vars,
-        )
-        args = expand_args(
-            config.args,
-            target.folder,
-            target.data_dir,
-            target.plugin_id,
-            allowed_env(target.granted),
-        )
+        env, args = process_env_and_args(target, config.env, config.args)
         try:
             process = await asyncio.create_subprocess_exec(
                 executable,

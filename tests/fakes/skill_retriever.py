@@ -1,4 +1,4 @@
-"""A stand-in for issue 3's RetrievalService.search_skills (same result shape as CONTRACTS.md)."""
+"""A stand-in for RetrievalService.search_skills with the same result shape."""
 
 from __future__ import annotations
 

@@ -1,17 +1,24 @@
-"""`homeclaw plugin search` and `homeclaw plugin sync`, registered onto the `plugin` app."""
+"""`homeclaw plugin|skill search` and `homeclaw plugin|skill sync`: one pair of commands per kind.
+
+main.py calls `register(app, kind)` for the `plugin` and the `skill` app.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
-from homeclaw_cli.cli.sync import CheckFlag, FullFlag, JsonFlag, LockTimeout, QuietFlag, run_sync
+from homeclaw_cli.cli.sync import sync_command_for
 
 if TYPE_CHECKING:
     from homeclaw_cli.domain.retrieval import RetrievalResult
+
+Kind = Literal["plugin", "skill"]
 
 QueryArg = Annotated[list[str], typer.Argument(help="What the user asked, in their words.")]
 LimitOpt = Annotated[
@@ -26,51 +33,43 @@ ExplainFlag = Annotated[
     typer.Option("--explain", help="Show every candidate's scores and why it was kept or dropped."),
 ]
 
-
-def register(app: typer.Typer) -> None:
-    app.command("search")(search)
-    app.command("sync")(sync_plugins)
-
-
-def search(
-    ctx: typer.Context,
-    query: QueryArg,
-    *,
-    limit: LimitOpt = None,
-    method: MethodOpt = None,
-    explain: ExplainFlag = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Find the plugins a request needs, the way the chat loop retrieves them."""
-    from homeclaw_cli.services.retrieval import RetrievalService
-
-    service = RetrievalService(get_state(ctx).settings(), method=check_method(method))
-    result = service.search_plugins(" ".join(query), limit=limit)
-    render_search(Output(json_mode=as_json), result, explain=explain, kind="plugin")
+_SYNC_HELP: dict[Kind, str] = {
+    "plugin": "Index plugins only (see `homeclaw sync`).",
+    "skill": "Index skills only, including the test dir (see `homeclaw sync`).",
+}
 
 
-def sync_plugins(
-    ctx: typer.Context,
-    *,
-    full: FullFlag = False,
-    check: CheckFlag = False,
-    quiet: QuietFlag = False,
-    as_json: JsonFlag = False,
-    lock_timeout: LockTimeout = 30.0,
-) -> None:
-    """Index plugins only (see `homeclaw sync`)."""
-    run_sync(
-        ctx,
-        ("plugins",),
-        full=full,
-        check=check,
-        quiet=quiet,
-        as_json=as_json,
-        lock_timeout=lock_timeout,
-    )
+def register(app: typer.Typer, kind: Kind) -> None:
+    """Add `search` and `sync` for one kind of descriptor to its command group."""
+    app.command("search")(search_command(kind))
+    app.command("sync")(sync_command_for((f"{kind}s",), _SYNC_HELP[kind]))
+
+
+def search_command(kind: Kind) -> Callable[..., None]:
+    """The `search` command for plugins or skills."""
+
+    def search(
+        ctx: typer.Context,
+        query: QueryArg,
+        *,
+        limit: LimitOpt = None,
+        method: MethodOpt = None,
+        explain: ExplainFlag = False,
+        as_json: JsonFlag = False,
+    ) -> None:
+        from homeclaw_cli.services.retrieval import RetrievalService
+
+        service = RetrievalService(get_state(ctx).settings(), method=check_method(method))
+        find = service.search_plugins if kind == "plugin" else service.search_skills
+        result = find(" ".join(query), limit=limit)
+        render_search(Output(json_mode=as_json), result, explain=explain, kind=kind)
+
+    search.__doc__ = f"Find the {kind}s a request needs, the way the chat loop retrieves them."
+    return search
 
 
 def check_method(method: str | None) -> str | None:
+    """Reject an unknown --method with the list of known ones."""
     from homeclaw_cli.domain.retrieval import METHODS
     from homeclaw_cli.errors import UsageError
 
