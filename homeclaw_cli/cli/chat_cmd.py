@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
@@ -53,6 +52,8 @@ def chat(  # noqa: PLR0917 - typer options
     if query is not None:
         if not query.strip():
             raise UsageError("the question is empty", hint='homeclaw chat -q "your question"')
+        import asyncio
+
         code = asyncio.run(_one_shot(settings, query.strip(), as_json, trace, not no_log))
         if code:
             raise typer.Exit(code)
@@ -195,6 +196,8 @@ def doctor(
     from homeclaw_cli.services.doctor import run_checks
 
     settings = _settings(ctx, model, host)
+    import asyncio
+
     checks = asyncio.run(run_checks(settings))
     out = Output(json_mode=as_json)
     if as_json:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -98,6 +97,8 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
         async with PluginCaller(settings) as caller:
             return await caller.call(plugin_id, capability, values, user_input=user_input)
 
+    import asyncio
+
     outcome = asyncio.run(run())
     out = Output(json_mode=as_json)
     result = outcome.result
@@ -131,6 +132,8 @@ def health(
 
     Retrieval skips plugins whose stored status is unhealthy. Exit 5 when any check failed.
     """
+    import asyncio
+
     from homeclaw_cli.services.health import check_plugins
 
     reports = asyncio.run(check_plugins(get_state(ctx).settings(), plugin_id))
@@ -170,6 +173,8 @@ def mcp_import(
 
     Retrieval and the model then see each tool; calls go straight to that tool.
     """
+    import asyncio
+
     from homeclaw_cli.services.mcp_import import import_tools
 
     report = asyncio.run(import_tools(folder, only=only or [], write=not dry_run))
