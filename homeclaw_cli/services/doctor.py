@@ -51,7 +51,16 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:
     except HomeclawError as exc:
         return [
             Check("llm server", "fail", exc.message, exc.hint or ""),
-            Check("model", "fail", f"{settings.llm.model}: not checked (no server)", ""),
+            Check(
+                "model",
+                "fail",
+                f"{settings.llm.model}: not checked (no server)",
+                (
+                    f"start the server first, then `ollama pull {settings.llm.model}` if missing"
+                    if settings.llm.provider == "ollama"
+                    else "start the server first, then rerun `homeclaw doctor`"
+                ),
+            ),
         ]
     checks = [Check("llm server", "ok", f"{server} {version} at {settings.llm.host}")]
     try:

@@ -45,6 +45,8 @@ def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) 
     result = cli("--plugins-dir", str(plugins), "doctor", "--host", host)
     assert result.exit_code == 1
     assert "Ollama is not running" in result.stdout and "ollama serve" in result.stdout
+    model_row = next(line for line in result.stdout.splitlines() if line.startswith("model"))
+    assert "ollama pull llama3.2" in model_row
     assert "plugin tides" in result.stdout and "homeclaw plugin validate" in result.stdout
 
 
