@@ -13,7 +13,7 @@ import typer
 
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
-from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.errors import ExitCode, NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from homeclaw_cli.domain.skills import Skill, SkillRegistry
@@ -291,6 +291,12 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
     from homeclaw_cli.services import skill_test
 
     settings, registry = _registry(ctx, trust_workspace)
+    if skill_id not in registry.skills and ("/" in skill_id or Path(skill_id).is_dir()):
+        raise NotFoundError(
+            f"`skill test` takes a skill id, not a folder: {skill_id}",
+            hint=f"install it first (`homeclaw skill install {skill_id}`), or set "
+            "skills.test_dir to its parent folder and test it as test__NAME",
+        )
     skill = registry.get(skill_id)
     out = Output(json_mode=as_json)
     args = [*(shlex.split(args_line) if args_line else []), *(script_args or [])]
