@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
@@ -51,10 +52,10 @@ def validate(
             where = result.manifest_path or result.folder
             if report.passed(result):
                 mark = "[green]✓[/green]" if out.rich else "ok"
-                out.markup(f"{mark} {label} ({where})")
+                out.markup(f"{mark} {escape(f'{label} ({where})')}")
             else:
                 mark = "[red]✗[/red]" if out.rich else "invalid"
-                out.markup(f"{mark} {label} ({where})")
+                out.markup(f"{mark} {escape(f'{label} ({where})')}")
             for diagnostic in result.diagnostics:
                 out.text(f"  {diagnostic}")
         bad = sum(not report.passed(r) for r in report.results)
@@ -110,7 +111,8 @@ def show(
         data["tokens"] = descriptor_token_cost(manifest)
         out.json(data)
         return
-    out.markup(f"[bold cyan]{manifest.id}[/bold cyan]  {manifest.name} {manifest.version or ''}")
+    heading = escape(f"{manifest.name} {manifest.version or ''}")
+    out.markup(f"[bold cyan]{manifest.id}[/bold cyan]  {heading}")
     out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
     out.text(f"description: {manifest.description}")
     if manifest.description_long:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
@@ -173,7 +174,7 @@ def show(
         out.json(data)
         return
     title = skill.id if skill.name == skill.id else f"{skill.id}  (name: {skill.name})"
-    out.markup(f"[bold cyan]{title}[/bold cyan]")
+    out.markup(f"[bold cyan]{escape(title)}[/bold cyan]")
     out.text(f"description: {skill.description}")
     out.text(f"source: {skill.source}   location: {skill.skill_md}")
     status = "eligible" if skill.eligible else f"ineligible: {skill.ineligible_reason}"
@@ -238,7 +239,7 @@ def validate(
             note = ""
             if check.skill and not check.skill.eligible:
                 note = f" (not eligible here: {check.skill.ineligible_reason})"
-            out.markup(f"{mark} {label} ({check.folder}){note}")
+            out.markup(f"{mark} {escape(f'{label} ({check.folder}){note}')}")
             for error in check.errors:
                 out.text(f"  error: {error}")
             for warning in check.warnings:
