@@ -90,10 +90,8 @@ async def _one_shot(settings: Settings, query: str, as_json: bool, trace: bool, 
         sys.stdout.write("\n")
         sys.stdout.flush()
     if trace and not as_json:
-        from rich.markup import escape
-
         for line in trace_lines(result):
-            out.info(escape(line))
+            out.info(line)
     if not result.ok:
         out.error(result.error or "the turn failed")
         return int(ExitCode.FAILURE)

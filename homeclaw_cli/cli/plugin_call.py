@@ -105,7 +105,9 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     elif result.success:
         out.text(result.text)
         if outcome.post_process and out.rich:
-            out.info("[dim](in chat, the model rewrites this answer: post_process)[/dim]")
+            out.info(
+                "[dim](in chat, the model rewrites this answer: post_process)[/dim]", markup=True
+            )
     if result.success:
         return
     if as_json:
