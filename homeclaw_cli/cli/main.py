@@ -26,7 +26,7 @@ from homeclaw_cli.cli import (
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
-from homeclaw_cli.errors import ExitCode, HomeclawError
+from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError
 
 
 class _ErrorBoundary(TyperGroup):
@@ -100,6 +100,12 @@ def root(
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = None,
 ) -> None:
+    for folder in plugins_dir or []:
+        if not folder.expanduser().is_dir():
+            what = "is not a folder" if folder.exists() else "does not exist"
+            raise UsageError(
+                f"--plugins-dir {folder} {what}", hint="give a folder that holds plugin folders"
+            )
     state = get_state(ctx)
     state.config_file = config
     state.plugin_dirs = list(plugins_dir or [])
