@@ -26,7 +26,7 @@ from homeclaw_cli.cli import (
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
-from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError
+from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
 
 
 class _ErrorBoundary(TyperGroup):
@@ -46,6 +46,19 @@ class _ErrorBoundary(TyperGroup):
         except KeyboardInterrupt:
             sys.stderr.write("interrupted\n")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except (RuntimeError, OSError, ValueError) as exc:
+            state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
+            try:
+                uri = state.settings().index_uri
+            except HomeclawError:
+                uri = "the index folder"
+            error = damaged_index(uri, exc)
+            if error is None or state.debug:
+                raise
+            from homeclaw_cli.cli.render import Output
+
+            Output().error(error.message, error.hint)
+            raise typer.Exit(int(error.exit_code)) from None
 
 
 app = typer.Typer(
