@@ -610,7 +610,7 @@ README = """\
 A homeclaw __TYPE__ plugin (__LANG__), created by `homeclaw plugin new`.
 
     homeclaw plugin validate .        # check the manifest
-    __TEST__                          # run its own tests
+    __TEST__# run its own tests
     homeclaw plugin install . --yes   # install into your user plugins dir
 
 Edit plugin.yaml (description, capabilities, permissions) and the code, then validate again.
@@ -668,7 +668,7 @@ def _files(plugin_id: str, name: str, ptype: str, lang: str) -> tuple[dict[str, 
     files["README.md"] = (
         README.replace("__TYPE__", ptype)
         .replace("__LANG__", shown_lang)
-        .replace("__TEST__", test_cmd)
+        .replace("__TEST__", test_cmd.ljust(34))  # keeps the comments in one column
     )
     klass = "".join(part.capitalize() for part in re.split(r"[-_]", plugin_id)) + "Plugin"
     if klass[0].isdigit():
