@@ -140,7 +140,13 @@ def show(
 @app.command("register")
 def register(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="Registration JSON (seed 000 §7), or - for stdin.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Plugin descriptor as JSON (plugin.yaml fields, `plugin_id` for `id`), or - "
+            "for stdin."
+        ),
+    ],
     *,
     replace: Annotated[
         bool, typer.Option("--replace", help="Update a registration that already has this id.")

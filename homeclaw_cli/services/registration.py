@@ -42,8 +42,8 @@ class RegistrationError(ManifestError):
         text = "; ".join(_problem_text(p) for p in problems)
         super().__init__(
             f"invalid {where}: {text}",
-            hint="the body is a plugin descriptor with `plugin_id` (see seed 000 §7); "
-            "`homeclaw plugin validate` explains the same fields",
+            hint="the body is a plugin descriptor (like plugin.yaml, as JSON) with `plugin_id` "
+            "instead of `id`; `homeclaw plugin validate` explains the same fields",
         )
         self.problems = problems
 

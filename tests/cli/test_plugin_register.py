@@ -197,3 +197,12 @@ def test_registered_plugin_is_retrieved_and_unhealthy_one_is_not(
     assert reasons["slack-bot"] == "unhealthy: down"
     cli("plugin", "unregister", "slack-bot")
     assert "slack-bot" not in {c["id"] for c in search().get("candidates", [])}
+
+
+def test_help_and_hints_do_not_cite_internal_specs(cli: Callable[..., Any], tmp_path: Path) -> None:
+    assert "seed" not in cli("plugin", "register", "--help").stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"plugin_id": "x"}')
+    result = cli("plugin", "register", "--no-check", str(bad))
+    assert result.exit_code != 0 and "plugin_id" in result.stderr
+    assert "seed" not in result.stderr
