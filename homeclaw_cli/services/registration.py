@@ -175,6 +175,8 @@ def probe_health(url: str, timeout: float) -> tuple[bool, str]:
     """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
     try:
         response = httpx.get(url, timeout=timeout, follow_redirects=False)
+    except httpx.ConnectError:  # the same words as `homeclaw plugin health`
+        return False, f"not running at {url} (connection refused)"
     except httpx.HTTPError as exc:
         return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     ok = 200 <= response.status_code < 300
