@@ -115,7 +115,11 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
         raise typer.Exit(int(code))
     message = result.error or "the plugin failed"
     if outcome.failure == "unavailable":
-        raise UnavailableError(message, hint=f"`homeclaw plugin health {plugin_id}` checks it")
+        raise UnavailableError(
+            message,
+            hint=f"start it (`homeclaw plugin show {plugin_id}` describes it), then "
+            f"`homeclaw plugin health {plugin_id}` checks it",
+        )
     raise PluginCallError(message)
 
 
