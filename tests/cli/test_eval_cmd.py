@@ -61,3 +61,9 @@ def test_eval_misses_print_queries_verbatim(
     result = cli("eval", "retrieval", str(path), "--method", "fts")
     assert result.exit_code == 0, result.output
     assert "miss line 1: 'evaluate [arithmetic] math [/i]' expected slack" in result.stderr
+
+
+def test_eval_given_a_folder_says_so(cli: Any, tmp_path: Path) -> None:
+    result = cli("eval", "retrieval", str(tmp_path))
+    assert result.exit_code == 4
+    assert "is a folder, not a file" in result.stderr
