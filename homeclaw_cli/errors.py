@@ -76,3 +76,19 @@ class ConflictError(HomeclawError):
 
 class PluginCallError(HomeclawError):
     exit_code = ExitCode.FAILURE
+
+
+def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
+    """The user-facing error for a LanceDB failure on damaged index files, else None.
+
+    The index is derived data (plugins and skills are the source of truth), so the fix is
+    always the same: delete it and sync.
+    """
+    text = str(exc)
+    if not isinstance(exc, (RuntimeError, OSError, ValueError)) or "lance error" not in text:
+        return None
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return HomeclawError(
+        f"the search index at {uri} is damaged ({first.split(', /')[0]})",
+        hint=f"delete {uri} and run `homeclaw sync`: it is rebuilt from your plugins and skills",
+    )

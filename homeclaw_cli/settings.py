@@ -236,8 +236,9 @@ def load_settings(
     if config_file is not None:
         config_path, config_source = config_file.expanduser(), "flag --config"
         if not config_path.is_file():
+            what = "is a folder, not a file" if config_path.is_dir() else "does not exist"
             raise ConfigError(
-                f"config file {config_path} does not exist",
+                f"config file {config_path} {what}",
                 hint="create it, or drop --config to use " + str(default_config),
             )
     elif env.get("HOMECLAW_CONFIG"):

@@ -173,6 +173,8 @@ class Snapshot:
             return None
         if len(vectors) != len(meta["ids"]) or len(offsets) != len(meta["ids"]) + 1:
             return None
+        if meta["ids"] and len(blob) != int(offsets[-1]):  # truncated or replaced: use the index
+            return None
         return cls(target, meta, vectors=vectors, offsets=offsets, blob=blob, text=text)
 
     def row(self, index: int) -> dict[str, Any]:

@@ -247,7 +247,8 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
     app = FastAPI(
         title="homeclaw registration API",
         version=__version__,
-        description="Register external plugins (seed 001 §3). POST endpoints need "
+        description="Register external plugins: POST a plugin descriptor with `plugin_id`. "
+        "POST endpoints need "
         "`Authorization: Bearer <token>` unless serve.require_token is false.",
         lifespan=lifespan,
     )

@@ -20,7 +20,9 @@ def audit(
         str | None,
         typer.Option("--action", help="Only this action (install, upgrade, remove, approve, ...)."),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Last N events (0 = all).")] = 50,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=0, help="Last N events (0 = all).")
+    ] = 50,
     as_json: JsonFlag = False,
 ) -> None:
     """Show the audit log (JSON lines in the data dir), oldest first."""

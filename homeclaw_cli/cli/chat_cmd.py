@@ -90,10 +90,8 @@ async def _one_shot(settings: Settings, query: str, as_json: bool, trace: bool, 
         sys.stdout.write("\n")
         sys.stdout.flush()
     if trace and not as_json:
-        from rich.markup import escape
-
         for line in trace_lines(result):
-            out.info(escape(line))
+            out.info(line)
     if not result.ok:
         out.error(result.error or "the turn failed")
         return int(ExitCode.FAILURE)
@@ -193,6 +191,8 @@ def doctor(
     as_json: JsonFlag = False,
 ) -> None:
     """Check the LLM server, the model, the index, the embedding model and plugin health."""
+    from rich.markup import escape
+
     from homeclaw_cli.services.doctor import run_checks
 
     settings = _settings(ctx, model, host)
@@ -210,9 +210,11 @@ def doctor(
         }
         if out.rich:
             for check in checks:
-                out.markup(f"{marks[check.status]}  [bold]{check.name}[/bold]: {check.detail}")
+                # Details quote plugin output and manifests: brackets there are not markup.
+                name, detail = escape(check.name), escape(check.detail)
+                out.markup(f"{marks[check.status]}  [bold]{name}[/bold]: {detail}")
                 if check.fix:
-                    out.markup(f"      [dim]fix:[/dim] {check.fix}")
+                    out.markup(f"      [dim]fix:[/dim] {escape(check.fix)}")
         else:
             out.table(
                 ["CHECK", "STATUS", "DETAIL", "FIX"],

@@ -103,7 +103,7 @@ def render_search(out: Output, result: RetrievalResult, *, explain: bool, kind: 
             for c in result.candidates
         ]
         out.table(
-            ["RANK", "ID", "SCORE", "DENSE", "KEYWORD", "", "WHY"],
+            ["RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY"],
             rows,
             title=f"{kind} candidates for {result.query!r} ({result.method})",
             styles={"ID": "cyan"},

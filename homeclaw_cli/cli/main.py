@@ -27,7 +27,7 @@ from homeclaw_cli.cli import (
 from homeclaw_cli.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
 from homeclaw_cli.cli import sync as sync_cli
 from homeclaw_cli.cli.state import AppState, get_state
-from homeclaw_cli.errors import ExitCode, HomeclawError
+from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
 
 
 class _ErrorBoundary(TyperGroup):
@@ -47,6 +47,19 @@ class _ErrorBoundary(TyperGroup):
         except KeyboardInterrupt:
             sys.stderr.write("interrupted\n")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except (RuntimeError, OSError, ValueError) as exc:
+            state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
+            try:
+                uri = state.settings().index_uri
+            except HomeclawError:
+                uri = "the index folder"
+            error = damaged_index(uri, exc)
+            if error is None or state.debug:
+                raise
+            from homeclaw_cli.cli.render import Output
+
+            Output().error(error.message, error.hint)
+            raise typer.Exit(int(error.exit_code)) from None
 
 
 app = typer.Typer(
@@ -103,6 +116,12 @@ def root(
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = None,
 ) -> None:
+    for folder in plugins_dir or []:
+        if not folder.expanduser().is_dir():
+            what = "is not a folder" if folder.exists() else "does not exist"
+            raise UsageError(
+                f"--plugins-dir {folder} {what}", hint="give a folder that holds plugin folders"
+            )
     state = get_state(ctx)
     state.config_file = config
     state.plugin_dirs = list(plugins_dir or [])

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from homeclaw_cli.cli.options import JsonFlag
 from homeclaw_cli.cli.render import Output
@@ -55,7 +56,7 @@ def validate(
         for result in report.results:
             label = result.manifest.id if result.manifest else result.folder.name
             where = result.manifest_path or result.folder
-            out.markup(f"{out.verdict(report.passed(result))} {label} ({where})")
+            out.markup(f"{out.verdict(report.passed(result))} {escape(f'{label} ({where})')}")
             for diagnostic in result.diagnostics:
                 out.text(f"  {diagnostic}")
         bad = sum(not report.passed(r) for r in report.results)
@@ -111,7 +112,8 @@ def show(
         data["tokens"] = descriptor_token_cost(manifest)
         out.json(data)
         return
-    out.markup(f"[bold cyan]{manifest.id}[/bold cyan]  {manifest.name} {manifest.version or ''}")
+    heading = escape(f"{manifest.name} {manifest.version or ''}")
+    out.markup(f"[bold cyan]{manifest.id}[/bold cyan]  {heading}")
     out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
     out.text(f"description: {manifest.description}")
     if manifest.description_long:
@@ -139,7 +141,13 @@ def show(
 @app.command("register")
 def register(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="Registration JSON (seed 000 §7), or - for stdin.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Plugin descriptor as JSON (plugin.yaml fields, `plugin_id` for `id`), or - "
+            "for stdin."
+        ),
+    ],
     *,
     replace: Annotated[
         bool, typer.Option("--replace", help="Update a registration that already has this id.")

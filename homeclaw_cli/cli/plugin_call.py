@@ -107,7 +107,9 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     elif result.success:
         out.text(result.text)
         if outcome.post_process and out.rich:
-            out.info("[dim](in chat, the model rewrites this answer: post_process)[/dim]")
+            out.info(
+                "[dim](in chat, the model rewrites this answer: post_process)[/dim]", markup=True
+            )
     if result.success:
         return
     if as_json:
@@ -115,7 +117,11 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
         raise typer.Exit(int(code))
     message = result.error or "the plugin failed"
     if outcome.failure == "unavailable":
-        raise UnavailableError(message, hint=f"`homeclaw plugin health {plugin_id}` checks it")
+        raise UnavailableError(
+            message,
+            hint=f"start it (`homeclaw plugin show {plugin_id}` describes it), then "
+            f"`homeclaw plugin health {plugin_id}` checks it",
+        )
     raise PluginCallError(message)
 
 

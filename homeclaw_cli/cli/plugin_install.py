@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from homeclaw_cli.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.cli.plugin import app
@@ -52,7 +53,7 @@ def show_result(out: Output, result: InstallResult) -> None:
     label = f"{result.plugin_id} {result.version or ''}".strip()
     if result.old_version and result.old_version != result.version:
         label += f" (was {result.old_version})"
-    out.markup(f"{result.action} {label} -> {result.folder}")
+    out.markup(escape(f"{result.action} {label} -> {result.folder}"))
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"

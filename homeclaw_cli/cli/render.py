@@ -71,8 +71,9 @@ class Output:
             table.add_row(*("" if v is None else escape(str(v)) for v in row))
         self.out.print(table)
 
-    def info(self, message: str) -> None:
-        self.err.print(message, highlight=False)
+    def info(self, message: str, *, markup: bool = False) -> None:
+        """A message for people on stderr, verbatim unless `markup` (it quotes user data)."""
+        self.err.print(message, markup=markup, highlight=False)
 
     def warning(self, message: str) -> None:
         self.err.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False)

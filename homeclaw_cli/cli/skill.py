@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from homeclaw_cli.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.cli.render import Output
 from homeclaw_cli.cli.state import get_state
-from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.errors import ExitCode, NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from homeclaw_cli.domain.skills import Skill, SkillRegistry
@@ -174,7 +175,7 @@ def show(
         out.json(data)
         return
     title = skill.id if skill.name == skill.id else f"{skill.id}  (name: {skill.name})"
-    out.markup(f"[bold cyan]{title}[/bold cyan]")
+    out.markup(f"[bold cyan]{escape(title)}[/bold cyan]")
     out.text(f"description: {skill.description}")
     out.text(f"source: {skill.source}   location: {skill.skill_md}")
     status = "eligible" if skill.eligible else f"ineligible: {skill.ineligible_reason}"
@@ -234,7 +235,7 @@ def validate(
             note = ""
             if check.skill and not check.skill.eligible:
                 note = f" (not eligible here: {check.skill.ineligible_reason})"
-            out.markup(f"{mark} {label} ({check.folder}){note}")
+            out.markup(f"{mark} {escape(f'{label} ({check.folder}){note}')}")
             for error in check.errors:
                 out.text(f"  error: {error}")
             for warning in check.warnings:
@@ -287,6 +288,12 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
     from homeclaw_cli.services import skill_test
 
     settings, registry = _registry(ctx, trust_workspace)
+    if skill_id not in registry.skills and ("/" in skill_id or Path(skill_id).is_dir()):
+        raise NotFoundError(
+            f"`skill test` takes a skill id, not a folder: {skill_id}",
+            hint=f"install it first (`homeclaw skill install {skill_id}`), or set "
+            "skills.test_dir to its parent folder and test it as test__NAME",
+        )
     skill = registry.get(skill_id)
     out = Output(json_mode=as_json)
     args = [*(shlex.split(args_line) if args_line else []), *(script_args or [])]

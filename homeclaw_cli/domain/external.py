@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from homeclaw_cli.domain.diagnostics import Diagnostic
 from homeclaw_cli.domain.document import DocumentError, read_text_file
 from homeclaw_cli.domain.manifest import PluginManifest
@@ -59,13 +61,37 @@ def read_external_plugins(path: Path) -> tuple[list[PluginManifest], list[Diagno
     manifests: list[PluginManifest] = []
     problems: list[Diagnostic] = []
     for index, payload in enumerate(entries):
+        if not isinstance(payload, dict):
+            problems.append(
+                Diagnostic(
+                    "error",
+                    "external-entry",
+                    path,
+                    "each registration must be a JSON object",
+                    field=f"plugins[{index}]",
+                )
+            )
+            continue
         try:
             manifests.append(PluginManifest.model_validate(payload_to_descriptor(payload)))
-        except ValueError as exc:  # one bad entry must not hide the others
+        except ValidationError as exc:  # one bad entry must not hide the others
+            problems.append(
+                Diagnostic("error", "external-entry", path, _brief(exc), field=f"plugins[{index}]")
+            )
+        except ValueError as exc:
             problems.append(
                 Diagnostic("error", "external-entry", path, str(exc), field=f"plugins[{index}]")
             )
     return manifests, problems
+
+
+def _brief(exc: ValidationError) -> str:
+    """One line per field instead of pydantic's multi-line report with URLs."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "entry"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
 
 
 def write_external_plugins(path: Path, manifests: list[PluginManifest]) -> None:

@@ -42,7 +42,9 @@ class HealthStore:
             return {}
         plugins = raw.get("plugins") if isinstance(raw, dict) else None
         out: dict[str, HealthStatus] = {}
-        for plugin_id, value in (plugins or {}).items():
+        if not isinstance(plugins, dict):
+            return out
+        for plugin_id, value in plugins.items():
             try:
                 out[plugin_id] = HealthStatus(
                     ok=bool(value["ok"]),

@@ -153,10 +153,15 @@ class ApprovalStore:
                 f"{self.path}: cannot read the approval store ({exc})",
                 hint="fix or delete the file; deleting it means every permission is asked again",
             ) from None
+        hint = "fix or delete the file; deleting it means every permission is asked again"
         if not isinstance(data, dict):
-            raise ConfigError(f"{self.path}: the approval store must be a JSON object")
-        data.setdefault("plugin", {})
-        data.setdefault("skill", {})
+            raise ConfigError(f"{self.path}: the approval store must be a JSON object", hint=hint)
+        for kind in ("plugin", "skill"):
+            data.setdefault(kind, {})
+            if not isinstance(data[kind], dict):
+                raise ConfigError(
+                    f"{self.path}: `{kind}` in the approval store must be a JSON object", hint=hint
+                )
         return data
 
     def get(self, item_id: str, kind: Kind = "plugin") -> Permissions | None:

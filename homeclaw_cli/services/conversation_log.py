@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.domain.agent import TurnResult
+from homeclaw_cli.errors import ConfigError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -47,14 +48,26 @@ def log_path(state_dir: Path) -> Path:
     return state_dir / "conversations.sqlite3"
 
 
+def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
+    return ConfigError(
+        f"{path}: the conversation log cannot be read ({exc})",
+        hint="move it aside or delete it (it only holds past conversations); "
+        "`homeclaw chat --no-log` chats without it",
+    )
+
+
 class ConversationLog:
     def __init__(self, path: Path, *, session: str | None = None) -> None:
         self.path = path
         self.session = session or uuid.uuid4().hex[:12]
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=10)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise _damaged(path, exc) from None
 
     def record(self, model: str, turn: TurnResult) -> int:
         """Append one turn and its tool calls in a single transaction."""
@@ -132,6 +145,8 @@ def read_turns(
             ]
             out.append(item)
         return out
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, exc) from None
     finally:
         db.close()
 
@@ -147,6 +162,8 @@ def clear_log(path: Path) -> int:
             db.execute("DELETE FROM tool_calls")
             db.execute("DELETE FROM turns")
         db.execute("VACUUM")
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, exc) from None
     finally:
         db.close()
     return count

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from homeclaw_cli.domain.registry import scan
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, damaged_index
 from homeclaw_cli.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]
@@ -51,7 +51,16 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:
     except HomeclawError as exc:
         return [
             Check("llm server", "fail", exc.message, exc.hint or ""),
-            Check("model", "fail", f"{settings.llm.model}: not checked (no server)", ""),
+            Check(
+                "model",
+                "fail",
+                f"{settings.llm.model}: not checked (no server)",
+                (
+                    f"start the server first, then `ollama pull {settings.llm.model}` if missing"
+                    if settings.llm.provider == "ollama"
+                    else "start the server first, then rerun `homeclaw doctor`"
+                ),
+            ),
         ]
     checks = [Check("llm server", "ok", f"{server} {version} at {settings.llm.host}")]
     try:
@@ -91,6 +100,11 @@ def _index_check(settings: Settings) -> Check:
         plan = sync(settings, check=True)
     except HomeclawError as exc:
         return Check("index", "fail", f"{path}: {exc.message}", exc.hint or "")
+    except (RuntimeError, OSError, ValueError) as exc:
+        damaged = damaged_index(uri, exc)
+        if damaged is None:
+            raise
+        return Check("index", "fail", damaged.message, damaged.hint or "")
     if plan.stale:
         changes = f"{len(plan.added)} new, {len(plan.updated)} changed, {len(plan.removed)} gone"
         return Check("index", "warn", f"{path} is out of date ({changes})", "run `homeclaw sync`")

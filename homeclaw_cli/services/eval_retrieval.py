@@ -92,7 +92,8 @@ class EvalReport:
 def read_queries(path: Path) -> list[EvalQuery]:
     """Parse a JSONL file of labelled queries; errors name the line and the fix."""
     if not path.is_file():
-        raise NotFoundError(f"{path}: no such file", hint="pass a .jsonl file of labelled queries")
+        what = "is a folder, not a file" if path.is_dir() else "no such file"
+        raise NotFoundError(f"{path}: {what}", hint="pass a .jsonl file of labelled queries")
     queries = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

@@ -22,6 +22,8 @@ StatusListener = Callable[[str, HealthStatus, HealthStatus | None], None]
 async def probe(client: httpx.AsyncClient, url: str) -> tuple[bool, str]:
     try:
         response = await client.get(url)
+    except httpx.ConnectError:  # the same words as `homeclaw plugin health`
+        return False, f"not running at {url} (connection refused)"
     except httpx.HTTPError as exc:
         return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return 200 <= response.status_code < 300, f"HTTP {response.status_code}"

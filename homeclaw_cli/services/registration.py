@@ -42,8 +42,8 @@ class RegistrationError(ManifestError):
         text = "; ".join(_problem_text(p) for p in problems)
         super().__init__(
             f"invalid {where}: {text}",
-            hint="the body is a plugin descriptor with `plugin_id` (see seed 000 §7); "
-            "`homeclaw plugin validate` explains the same fields",
+            hint="the body is a plugin descriptor (like plugin.yaml, as JSON) with `plugin_id` "
+            "instead of `id`; `homeclaw plugin validate` explains the same fields",
         )
         self.problems = problems
 
@@ -173,6 +173,8 @@ def probe_health(url: str, timeout: float) -> tuple[bool, str]:
     """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
     try:
         response = httpx.get(url, timeout=timeout, follow_redirects=False)
+    except httpx.ConnectError:  # the same words as `homeclaw plugin health`
+        return False, f"not running at {url} (connection refused)"
     except httpx.HTTPError as exc:
         return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     ok = 200 <= response.status_code < 300

@@ -117,7 +117,7 @@ def _files(plugin_id: str, name: str, ptype: str, lang: str) -> tuple[dict[str, 
     files["README.md"] = (
         README.replace("__TYPE__", ptype)
         .replace("__LANG__", shown_lang)
-        .replace("__TEST__", test_cmd)
+        .replace("__TEST__", test_cmd.ljust(34))  # keeps the comments in one column
     )
     klass = "".join(part.capitalize() for part in re.split(r"[-_]", plugin_id)) + "Plugin"
     if klass[0].isdigit():

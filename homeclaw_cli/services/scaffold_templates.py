@@ -564,7 +564,7 @@ README = """\
 A homeclaw __TYPE__ plugin (__LANG__), created by `homeclaw plugin new`.
 
     homeclaw plugin validate .        # check the manifest
-    __TEST__                          # run its own tests
+    __TEST__# run its own tests
     homeclaw plugin install . --yes   # install into your user plugins dir
 
 Edit plugin.yaml (description, capabilities, permissions) and the code, then validate again.

@@ -228,7 +228,7 @@ def test_health_proxy_reports_a_dead_plugin(client: TestClient, settings: Settin
     response = client.get("/api/plugins/health/slack-bot")
     assert response.status_code == 200
     assert response.json()["ok"] is False
-    assert "ConnectError" in response.json()["detail"]
+    assert "connection refused" in response.json()["detail"]
     stored = HealthStore(settings.state_dir).get("slack-bot")
     assert stored is not None
     assert stored.failures == 1

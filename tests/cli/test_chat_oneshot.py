@@ -180,6 +180,19 @@ def test_logs_show_turns_and_tool_calls(
     assert json.loads(cli("logs", "--json").stdout) == []
 
 
+def test_a_damaged_log_is_a_clear_error_and_no_log_still_chats(
+    chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOllama, hc_home: Path
+) -> None:
+    db = hc_home / "data" / "state" / "conversations.sqlite3"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    db.write_text("garbage, not SQLite")
+    for result in (cli("logs"), cli("logs", "--clear"), chat("-q", "hello")):
+        assert result.exit_code == 3, result.output
+        assert "conversation log cannot be read" in result.stderr and "--no-log" in result.stderr
+    fake.script(text("hi"))
+    assert chat("-q", "hello", "--no-log").stdout == "hi\n"
+
+
 def test_no_log(chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(text("hi"))
     assert chat("-q", "hello", "--no-log").exit_code == 0

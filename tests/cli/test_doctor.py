@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, unused_port_host
@@ -45,6 +48,8 @@ def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) 
     result = cli("--plugins-dir", str(plugins), "doctor", "--host", host)
     assert result.exit_code == 1
     assert "Ollama is not running" in result.stdout and "ollama serve" in result.stdout
+    model_row = next(line for line in result.stdout.splitlines() if line.startswith("model"))
+    assert "ollama pull llama3.2" in model_row
     assert "plugin tides" in result.stdout and "homeclaw plugin validate" in result.stdout
 
 
@@ -62,3 +67,18 @@ def test_index_up_to_date_then_stale(
     manifest.write_text(manifest.read_text().replace("High and low", "Low and high"))
     index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
     assert index["index"]["status"] == "warn" and "1 changed" in index["index"]["detail"]
+
+
+def test_terminal_output_prints_brackets_in_details_verbatim(
+    cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugins = tmp_path / "plugins"
+    (plugins / "brk").mkdir(parents=True)
+    (plugins / "brk" / "plugin.yaml").write_text('id: "[/bold]x"\nname: x\ndescription: y\n')
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # Rich output, as on a terminal
+    monkeypatch.setenv("COLUMNS", "300")
+    result = cli("--plugins-dir", str(plugins), "doctor", "--host", unused_port_host())
+    assert result.exit_code == 1, result.output
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+    assert "plugin id '[/bold]x' must match [a-z0-9]" in shown
+    assert "FAIL  plugin brk" in shown  # the Rich layout, not the piped table

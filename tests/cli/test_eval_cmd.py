@@ -49,3 +49,21 @@ def test_eval_bad_file_names_the_line(cli: Any, index_env: dict[str, Any], tmp_p
     assert f"{path}:2" in result.stderr and "query" in result.stderr
     missing = cli("eval", "retrieval", str(tmp_path / "nope.jsonl"))
     assert missing.exit_code == 4
+
+
+def test_eval_misses_print_queries_verbatim(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    cli("sync")
+    path = tmp_path / "q.jsonl"
+    line = {"query": "evaluate [arithmetic] math [/i]", "expected": ["slack"]}
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = cli("eval", "retrieval", str(path), "--method", "fts")
+    assert result.exit_code == 0, result.output
+    assert "miss line 1: 'evaluate [arithmetic] math [/i]' expected slack" in result.stderr
+
+
+def test_eval_given_a_folder_says_so(cli: Any, tmp_path: Path) -> None:
+    result = cli("eval", "retrieval", str(tmp_path))
+    assert result.exit_code == 4
+    assert "is a folder, not a file" in result.stderr

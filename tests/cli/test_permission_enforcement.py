@@ -222,3 +222,16 @@ def test_mcp_stdio_server_gets_only_approved_env_vars(
         "UNRELATED": None,
         "HOMECLAW_PLUGIN_ID": "envmcp",
     }
+
+
+def test_damaged_approval_store_section_is_a_clear_config_error(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = write(tmp_path / "src", subprocess_manifest("plain"), {"main.py": ENV_SCRIPT})
+    assert cli("plugin", "install", str(src), "--yes").exit_code == 0
+    store = hc_home / "data" / "state" / "approvals.json"
+    store.write_text('{"plugin": 5}')
+    result = cli("plugin", "call", "plain")
+    assert result.exit_code == 3, result.output
+    assert "approvals.json" in result.stderr and "`plugin`" in result.stderr
+    assert "delete the file" in result.stderr

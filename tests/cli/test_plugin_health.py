@@ -158,3 +158,16 @@ def test_validate_live_finds_capabilities_without_an_mcp_tool(cli: Any) -> None:
     assert result.exit_code == ExitCode.FAILURE
     assert "error: capabilities[1].id: capability 'get_time' matches no tool" in result.stdout
     assert "(its tools: get_current_time, convert_time)" in result.stdout
+
+
+@pytest.mark.parametrize("body", ['{"plugins": 5}', '{"version": 1, "plugins": [1]}'])
+def test_a_health_file_of_the_wrong_shape_reads_as_empty(cli: Any, body: str) -> None:
+    store = HealthStore(load_settings().state_dir)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text(body)
+    listed = cli("plugin", "list")
+    assert listed.exit_code == 0, listed.output
+    assert "calculator" in listed.stdout
+    checked = cli("plugin", "health", "calculator")
+    assert checked.exit_code == 0, checked.output
+    assert set(HealthStore(load_settings().state_dir).all()) == {"calculator"}

@@ -612,3 +612,9 @@ def test_a_concurrent_install_is_refused_with_locked(
         result = cli("plugin", "install", str(src))
     assert result.exit_code == 6 and "installed plugins" in result.stderr
     assert not (user_dir(hc_home) / "greeter").exists()
+
+
+def test_audit_refuses_a_negative_limit(cli: Any) -> None:
+    result = cli("audit", "-n", "-1")
+    assert result.exit_code == 2
+    assert "--limit" in result.output

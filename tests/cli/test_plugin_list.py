@@ -60,3 +60,20 @@ def test_plugins_dir_flag(cli: Any, tmp_path: Path) -> None:
         cli("--plugins-dir", str(tmp_path / "mine"), "plugin", "list", "--json").stdout
     )
     assert rows[0]["id"] == "xplug" or "xplug" in {r["id"] for r in rows}
+
+
+def test_show_and_validate_print_brackets_in_names_verbatim(cli: Any, tmp_path: Path) -> None:
+    folder = make(tmp_path / "plugins", "beta", "beta", name="'Weather [beta] [/i]'")
+    shown = cli("--plugins-dir", str(tmp_path / "plugins"), "plugin", "show", "beta")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[0].startswith("beta  Weather [beta] [/i]")
+    checked = cli("plugin", "validate", str(folder))
+    assert checked.exit_code == 0, checked.output
+
+
+def test_missing_plugins_dir_or_config_folder_is_an_error(cli: Any, tmp_path: Path) -> None:
+    typo = cli("--plugins-dir", str(tmp_path / "plugnis"), "plugin", "list")
+    assert typo.exit_code == 2
+    assert "plugnis does not exist" in typo.stderr and "Traceback" not in typo.output
+    folder = cli("--config", str(tmp_path), "plugin", "list")
+    assert folder.exit_code == 3 and "is a folder, not a file" in folder.stderr

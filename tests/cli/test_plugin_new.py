@@ -46,6 +46,8 @@ def test_scaffold_validates_at_once(cli: Any, tmp_path: Path, ptype: str, lang: 
     check = cli("plugin", "validate", str(folder), "--strict", "--json")
     assert check.exit_code == 0, check.output
     assert json.loads(check.stdout)["valid"] is True
+    commands = [line for line in (folder / "README.md").read_text().splitlines() if "  # " in line]
+    assert len(commands) == 3 and len({line.index("#") for line in commands}) == 1
 
 
 @pytest.mark.slow

@@ -109,6 +109,24 @@ def test_corrupt_file_is_backed_up_with_a_warning(cli: Callable[..., Any], tmp_p
     assert backup.read_text() == "{half a file"
 
 
+def test_malformed_entries_are_reported_briefly_and_the_rest_still_load(
+    cli: Callable[..., Any],
+) -> None:
+    settings = load_settings()
+    settings.external_plugins_file.parent.mkdir(parents=True, exist_ok=True)
+    good = {"plugin_id": "ok-bot", "name": "Ok", "description": "Fine.", "type": "inline"}
+    for bad, message in (
+        (3, "plugins[0]: each registration must be a JSON object"),
+        ({"plugin_id": 4}, "plugins[0]: id: Input should be a valid string"),
+    ):
+        settings.external_plugins_file.write_text(json.dumps({"plugins": [bad, good]}))
+        result = cli("plugin", "list")
+        assert result.exit_code == 0, result.output
+        assert "ok-bot" in result.stdout
+        assert message in result.stderr
+        assert "errors.pydantic.dev" not in result.stderr
+
+
 def test_unhealthy_status_shows_in_plugin_list(cli: Callable[..., Any], tmp_path: Path) -> None:
     cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path)))
     store = HealthStore(load_settings().state_dir)
@@ -179,3 +197,12 @@ def test_registered_plugin_is_retrieved_and_unhealthy_one_is_not(
     assert reasons["slack-bot"] == "unhealthy: down"
     cli("plugin", "unregister", "slack-bot")
     assert "slack-bot" not in {c["id"] for c in search().get("candidates", [])}
+
+
+def test_help_and_hints_do_not_cite_internal_specs(cli: Callable[..., Any], tmp_path: Path) -> None:
+    assert "seed" not in cli("plugin", "register", "--help").stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"plugin_id": "x"}')
+    result = cli("plugin", "register", "--no-check", str(bad))
+    assert result.exit_code != 0 and "plugin_id" in result.stderr
+    assert "seed" not in result.stderr

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 
@@ -53,3 +54,19 @@ def test_skill_search(cli: Any, index_env: dict[str, Any]) -> None:
     data = json.loads(cli("skill", "search", "summarize this document", "--json").stdout)
     assert data["hits"][0]["id"] == "summarize"
     assert data["hits"][0]["kind"] == "skill"
+
+
+def test_explain_table_on_a_terminal_names_every_column(
+    cli: Any, index_env: dict[str, Any], monkeypatch: Any
+) -> None:
+    cli("sync")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # Rich output, as on a terminal
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    result = cli("plugin", "search", "slack message", "--explain")
+    assert result.exit_code == 0, result.output
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+    header = next(line for line in shown.splitlines() if "RANK" in line)
+    assert [cell.strip() for cell in header.split("┃")] == [
+        *("RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY")
+    ]

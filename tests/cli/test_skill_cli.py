@@ -175,6 +175,14 @@ def test_install_then_list(cli: Any, tmp_path: Path) -> None:
     assert cli("skill", "test", "fresh", "--script", "go.sh").stdout == "go\n"
 
 
+def test_test_given_a_folder_says_how_to_test_it(cli: Any, tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "drafts", "draft", scripts={"go.sh": "echo go\n"})
+    result = cli("skill", "test", str(src), "--script", "go.sh")
+    assert result.exit_code == 4
+    assert "takes a skill id, not a folder" in result.stderr
+    assert f"homeclaw skill install {src}" in result.stderr and "test_dir" in result.stderr
+
+
 def test_real_entry_point(run_cli: Any) -> None:
     listed = run_cli("skill", "list", "--json")
     assert listed.returncode == 0, listed.stderr

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from typing import Any
 
 from tests.fakes.index import write_plugin
@@ -59,3 +60,22 @@ def test_sync_reports_the_lock_holder(cli: Any, index_env: dict[str, Any]) -> No
         result = cli("sync", "--lock-timeout", "0")
     assert result.exit_code == 6
     assert "another homeclaw process is writing the index" in result.stderr
+
+
+def test_a_damaged_lance_table_says_delete_and_sync(cli: Any, index_env: dict[str, Any]) -> None:
+    assert cli("sync").exit_code == 0
+    index = index_env["home"] / "data" / "index"
+    shutil.rmtree(index / ".homeclaw-snapshots")
+    for data_file in (index / "homeclaw_plugins.lance" / "data").iterdir():
+        data_file.unlink()
+    for argv in (("plugin", "search", "slack"), ("sync",)):
+        result = cli(*argv)
+        assert result.exit_code == 1, result.output
+        assert "the search index at" in result.stderr and "is damaged" in result.stderr
+        assert "run `homeclaw sync`" in result.stderr
+    doctor = cli("doctor", "--host", "http://127.0.0.1:9")
+    rows = doctor.stdout.splitlines()
+    assert any(row.startswith("index\tfail\t") and "damaged" in row for row in rows)
+    shutil.rmtree(index)
+    assert cli("sync").exit_code == 0
+    assert cli("plugin", "search", "slack").exit_code == 0

@@ -163,3 +163,15 @@ def test_a_reader_survives_a_sync_that_replaces_its_snapshot(synced: dict[str, A
     assert reader.all_rows("homeclaw_plugins")[0]["descriptor"].startswith("{")
     assert service.search_plugins("slack channel message").ids[0] == "slack"
     assert service.reader("homeclaw_plugins") is not reader  # the new generation is picked up
+
+
+def test_a_damaged_snapshot_falls_back_to_lancedb(synced: dict[str, Any], cli: Any) -> None:
+    settings = settings_for(synced["home"])
+    root = VectorStore(settings.index_uri).snapshot_root
+    assert root is not None
+    current = (root / "homeclaw_plugins" / "current").read_text().strip()
+    (root / "homeclaw_plugins" / current / "descriptors.jsonl").write_text("garbage\n")
+    assert isinstance(RetrievalService(settings).reader("homeclaw_plugins"), VectorStore)
+    result = cli("plugin", "search", "slack message")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split("\t")[0] == "slack"
