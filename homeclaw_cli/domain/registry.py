@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.domain.changes import ChangeSet
 from homeclaw_cli.domain.diagnostics import Diagnostic
 from homeclaw_cli.domain.external import read_external_plugins
 from homeclaw_cli.domain.manifest import PluginManifest
@@ -82,17 +83,6 @@ class BrokenPlugin:
 
 
 @dataclass
-class RegistryDiff:
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
-
-
-@dataclass
 class Registry:
     plugins: dict[str, PluginEntry] = field(default_factory=dict)
     shadowed: list[ShadowedPlugin] = field(default_factory=list)
@@ -120,9 +110,9 @@ class Registry:
                 hint="`homeclaw plugin list` shows the installed plugins",
             ) from None
 
-    def diff(self, newer: Registry) -> RegistryDiff:
+    def diff(self, newer: Registry) -> ChangeSet:
         old, new = self.plugins, newer.plugins
-        return RegistryDiff(
+        return ChangeSet(
             added=sorted(set(new) - set(old)),
             removed=sorted(set(old) - set(new)),
             changed=sorted(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.domain import audit
+from homeclaw_cli.domain.changes import ChangeSet
 from homeclaw_cli.domain.lockfile import LockEntry, lockfile_path, read_lockfile, write_lockfile
 from homeclaw_cli.domain.manifest import Permissions, PluginManifest, SubprocessConfig
 from homeclaw_cli.domain.permissions import (
@@ -101,17 +102,6 @@ Approver = Callable[[PermissionRequest], bool]
 
 
 @dataclass
-class FileChanges:
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
-
-
-@dataclass
 class InstallResult:
     plugin_id: str  # the plugin or skill id
     action: str  # installed | upgraded | unchanged | would install | would upgrade | ...
@@ -126,7 +116,7 @@ class InstallResult:
     old_digest: str | None = None
     permissions: Permissions = field(default_factory=Permissions)
     permission_diff: PermissionDiff | None = None
-    files: FileChanges = field(default_factory=FileChanges)
+    files: ChangeSet = field(default_factory=ChangeSet)
     deps_dir: str | None = None
     notices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -312,7 +302,7 @@ def _install(
             old_digest=previous.digest if previous else None,
             permissions=item.permissions,
             permission_diff=diff,
-            files=_file_changes(dest, fetched.root) if installed else FileChanges(),
+            files=_file_changes(dest, fetched.root) if installed else ChangeSet(),
             notices=item.notices,
             warnings=item.warnings,
         )
@@ -493,10 +483,10 @@ PLUGIN = ItemKind(
 )
 
 
-def _file_changes(old: Path, new: Path) -> FileChanges:
+def _file_changes(old: Path, new: Path) -> ChangeSet:
     exclude = frozenset({DEPS_DIRNAME})
     before, after = file_hashes(old, exclude=exclude), file_hashes(new, exclude=exclude)
-    return FileChanges(
+    return ChangeSet(
         added=sorted(set(after) - set(before)),
         removed=sorted(set(before) - set(after)),
         changed=sorted(k for k in set(before) & set(after) if before[k] != after[k]),
