@@ -88,7 +88,12 @@ def _eval(node: ast.AST) -> Any:
         return FUNCTIONS[node.func.id](*args)
     if isinstance(node, ast.Name):
         raise PluginError(f"unknown name {node.id!r}; known: {', '.join([*FUNCTIONS, *CONSTANTS])}")
-    raise PluginError(f"unsupported syntax: {ast.dump(node)[:60]}")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        raise PluginError(f"unknown function {node.func.id!r}; known: {', '.join(FUNCTIONS)}")
+    raise PluginError(
+        f"unsupported syntax ({type(node).__name__}): use numbers, + - * / // % ^, parentheses "
+        "and the math functions"
+    )
 
 
 def evaluate_expression(expression: str) -> float | int:

@@ -1,0 +1,94 @@
+"""The bundled inline plugins, called the way users call them: `homeclaw plugin call`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.fakes.ollama_server import unused_port_host
+
+
+def call(cli: Any, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    result = cli("plugin", "call", *args, "--json", env=env)
+    return result.exit_code, json.loads(result.stdout)["result"]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        (["value=5", "from_unit=mi", "to_unit=km"], "5 mi = 8.04672 km"),
+        (["value=212", "from_unit=F", "to_unit=celsius"], "212 F = 100 celsius"),
+        (["value=2", "from_unit=cups", "to_unit=ml"], "2 cups = 473.176 ml"),
+    ],
+)
+def test_units_convert(cli: Any, params: list[str], expected: str) -> None:
+    code, result = call(cli, "units", "convert", *[f"-p{p}" for p in params])
+    assert code == 0 and result["text"] == expected
+
+
+def test_units_refuses_mixed_dimensions(cli: Any) -> None:
+    code, result = call(cli, "units", "convert", "-pvalue=1", "-pfrom_unit=kg", "-pto_unit=km")
+    assert code == 1 and "cannot convert mass (kg) to length (km)" in result["error"]
+
+
+@pytest.mark.parametrize(
+    ("expression", "shown"),
+    [("17.5% of 240", "42"), ("(3+4)*2^10", "7168"), ("sqrt(2)", "1.41421356237")],
+)
+def test_calculator(cli: Any, expression: str, shown: str) -> None:
+    code, result = call(cli, "calculator", "evaluate", "-p", f"expression={expression}")
+    assert code == 0 and result["text"] == f"{expression} = {shown}"
+
+
+@pytest.mark.parametrize(
+    ("expression", "error"),
+    [
+        ("__import__('os').system('true')", "unsupported syntax (Call)"),
+        ("open('/etc/passwd')", "unknown function 'open'"),
+        ("9**99999", "too large"),
+        ("1/0", "division by zero"),
+    ],
+)
+def test_calculator_refuses_unsafe_or_bad_input(cli: Any, expression: str, error: str) -> None:
+    code, result = call(cli, "calculator", "evaluate", "-p", f"expression={expression}")
+    assert code == 1 and error in result["error"]
+
+
+def test_timezones(cli: Any) -> None:
+    code, result = call(
+        cli,
+        "timezones",
+        "convert_time",
+        "-ptime=2026-01-15 09:00",
+        "-pfrom_place=Paris",
+        "-pto_place=new york",
+    )
+    assert code == 0 and "2026-01-15 03:00 EST" in result["text"]
+    code, result = call(cli, "timezones", "current_time", "-pplace=Atlantis")
+    assert code == 1 and "unknown city or time zone 'Atlantis'" in result["error"]
+
+
+def test_notes_round_trip(cli: Any) -> None:
+    assert call(cli, "notes", "add_note", "-ptext=buy oat milk", '-ptags:=["shopping"]')[0] == 0
+    assert call(cli, "notes", "add_note", "-ptext=call the dentist")[0] == 0
+    code, result = call(cli, "notes", "search_notes", "-pquery=milk")
+    assert code == 0 and "#1" in result["text"] and "[shopping]" in result["text"]
+    assert call(cli, "notes", "delete_note", "-pnote_id=1")[0] == 0
+    code, result = call(cli, "notes", "list_notes")
+    assert "dentist" in result["text"] and "milk" not in result["text"]
+    code, result = call(cli, "notes", "delete_note", "-pnote_id=1")
+    assert code == 1 and "there is no note #1" in result["error"]
+
+
+def test_weather_without_network_says_so(cli: Any) -> None:
+    proxy = unused_port_host()  # every request fails to connect, as with no network
+    env = {"HTTPS_PROXY": proxy, "HTTP_PROXY": proxy, "ALL_PROXY": proxy}
+    code, result = call(cli, "weather", "fetch_weather", "-pcity=Paris", env=env)
+    assert code == 1 and "could not reach geocoding-api.open-meteo.com" in result["error"]
+
+
+def test_news_without_key_says_how_to_get_one(cli: Any) -> None:
+    code, result = call(cli, "news", "fetch_latest_news", env={"NEWSAPI_KEY": ""})
+    assert code == 1 and "NEWSAPI_KEY" in result["error"]
