@@ -56,11 +56,10 @@ def validate(
         for result in report.results:
             label = result.manifest.id if result.manifest else result.folder.name
             where = result.manifest_path or result.folder
-            out.markup(f"{out.verdict(report.passed(result))} {escape(f'{label} ({where})')}")
+            out.verdict(report.passed(result), f"{label} ({where})")
             for diagnostic in result.diagnostics:
                 out.text(f"  {diagnostic}")
-        bad = sum(not report.passed(r) for r in report.results)
-        out.info(f"{len(report.results) - bad} valid, {bad} invalid")
+        out.tally([report.passed(r) for r in report.results])
     if not report.ok:
         raise typer.Exit(int(ExitCode.FAILURE))
 

@@ -46,11 +46,18 @@ class Output:
         else:
             self.text(Console(file=None, no_color=True).render_str(text).plain)
 
-    def verdict(self, ok: bool) -> str:
-        """A pass/fail mark for validation output: ✓/✗ on a terminal, ok/invalid when piped."""
+    def verdict(self, ok: bool, subject: str) -> None:
+        """One validation line: ✓/✗ on a terminal, ok/invalid when piped, then `subject` as is."""
         if self.rich:
-            return "[green]✓[/green]" if ok else "[red]✗[/red]"
-        return "ok" if ok else "invalid"
+            mark = "[green]✓[/green]" if ok else "[red]✗[/red]"
+        else:
+            mark = "ok" if ok else "invalid"
+        self.markup(f"{mark} {escape(subject)}")
+
+    def tally(self, verdicts: Sequence[bool]) -> None:
+        """The closing count of a validation run, on stderr."""
+        bad = sum(not ok for ok in verdicts)
+        self.info(f"{len(verdicts) - bad} valid, {bad} invalid")
 
     def table(
         self,

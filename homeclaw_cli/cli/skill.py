@@ -231,17 +231,15 @@ def validate(
     else:
         for check in report.checks:
             label = check.skill.display_name if check.skill else check.folder.name
-            mark = out.verdict(check.passed(strict))
             note = ""
             if check.skill and not check.skill.eligible:
                 note = f" (not eligible here: {check.skill.ineligible_reason})"
-            out.markup(f"{mark} {escape(f'{label} ({check.folder}){note}')}")
+            out.verdict(check.passed(strict), f"{label} ({check.folder}){note}")
             for error in check.errors:
                 out.text(f"  error: {error}")
             for warning in check.warnings:
                 out.text(f"  warning: {warning}")
-        bad = sum(not c.passed(strict) for c in report.checks)
-        out.info(f"{len(report.checks) - bad} valid, {bad} invalid")
+        out.tally([c.passed(strict) for c in report.checks])
     if not report.ok:
         raise typer.Exit(int(ExitCode.FAILURE))
 
