@@ -30,9 +30,10 @@ test: $(STAMP) ## Run the whole test suite, slow tests included (what CI runs)
 test-fast: $(STAMP) ## Run the fast tests only
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP) ## ruff check + format check
+lint: $(STAMP) ## ruff check + format check + the layering contract (import-linter)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP) ## mypy --strict on homeclaw_cli
 	$(BIN)/mypy
@@ -42,7 +43,7 @@ fmt: $(STAMP) ## Format and autofix
 	$(BIN)/ruff check --fix .
 
 completions: $(STAMP) ## Regenerate completions/ from the Typer app
-	$(BIN)/python -m homeclaw_cli.cli.completions completions
+	$(BIN)/python -m homeclaw_cli.surfaces.cli.completions completions
 
 bench: $(STAMP) ## Run the benchmarks and print their figures
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

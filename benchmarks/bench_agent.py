@@ -9,7 +9,7 @@ history), and (b) FakeOllama over HTTP with the real `ollama` client, which adds
 and the local HTTP round-trips. Retrieval is the keyword fallback here (the LanceDB retrieval
 is benchmarked by bench_index.py); its time is reported separately and excluded from "loop overhead".
 
-Also prints the tool-design measurement behind domain/agent.py: prompt tokens for one tool per
+Also prints the tool-design measurement behind core/agent.py: prompt tokens for one tool per
 retrieved capability versus a single generic route_to_plugin(plugin_id, capability_id,
 parameters) whose parameter docs must then live in the system prompt text.
 """
@@ -28,15 +28,16 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from homeclaw_cli.domain.agent import Agent, AgentConfig, LLMReply, LLMToolCall  # noqa: E402
-from homeclaw_cli.domain.agent_prompt import build_system_prompt, read_workspace  # noqa: E402
-from homeclaw_cli.domain.agent_tools import BuiltinConfig, ToolRegistry, add_builtins  # noqa: E402
-from homeclaw_cli.domain.manifest import PluginManifest  # noqa: E402
-from homeclaw_cli.domain.plugin_loader import load_plugin  # noqa: E402
-from homeclaw_cli.domain.registry import PluginEntry, Registry  # noqa: E402
-from homeclaw_cli.domain.tokens import estimate_tokens  # noqa: E402
-from homeclaw_cli.domain.tools import plugin_tools  # noqa: E402
-from homeclaw_cli.services.keyword_fallback import KeywordRetriever  # noqa: E402
+from homeclaw_cli.app.keyword_fallback import KeywordRetriever  # noqa: E402
+from homeclaw_cli.catalog.plugin_loader import load_plugin  # noqa: E402
+from homeclaw_cli.catalog.registry import PluginEntry, Registry  # noqa: E402
+from homeclaw_cli.core.agent import Agent, AgentConfig, LLMReply, LLMToolCall  # noqa: E402
+from homeclaw_cli.core.agent_prompt import build_system_prompt, read_workspace  # noqa: E402
+from homeclaw_cli.core.agent_tools import ToolRegistry  # noqa: E402
+from homeclaw_cli.core.manifest import PluginManifest  # noqa: E402
+from homeclaw_cli.core.tokens import estimate_tokens  # noqa: E402
+from homeclaw_cli.core.tools import plugin_tools  # noqa: E402
+from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins  # noqa: E402
 
 EVAL_PLUGINS = REPO / "benchmarks" / "retrieval" / "plugins"
 QUERIES = [
@@ -135,8 +136,8 @@ class InstantCaller:
     async def call(
         self, plugin_id: str, capability_id: str | None, parameters: dict[str, Any], **_: Any
     ) -> Any:
-        from homeclaw_cli.domain.runners.base import PluginResult
-        from homeclaw_cli.services.call import CallOutcome
+        from homeclaw_cli.runtime.caller import CallOutcome
+        from homeclaw_cli.runtime.runners.base import PluginResult
 
         return CallOutcome(
             PluginResult(request_id="r", plugin_id=plugin_id, success=True, text="result"),
@@ -245,8 +246,8 @@ def http_turns(registry: Registry, turns: int) -> list[float]:
 
 def parsing() -> str:
     """Small-model text tool calls: how many shapes are recognized, false positives, speed."""
-    from homeclaw_cli.domain.tool_parse import parse_content_calls
-    from tests.domain.test_tool_parse import KNOWN, NOT_CALLS, RECOGNIZED
+    from homeclaw_cli.core.tool_parse import parse_content_calls
+    from tests.core.test_tool_parse import KNOWN, NOT_CALLS, RECOGNIZED
 
     hits = sum(bool(parse_content_calls(c, KNOWN)) for c in RECOGNIZED)
     false = sum(bool(parse_content_calls(c, KNOWN)) for c in NOT_CALLS)
@@ -269,9 +270,9 @@ def indexed_turns(manifests: list[PluginManifest], turns: int) -> tuple[float, d
 
     import yaml
 
-    from homeclaw_cli.domain.registry import scan
-    from homeclaw_cli.services.retrieval import RetrievalService
-    from homeclaw_cli.services.sync import sync
+    from homeclaw_cli.app.retrieval import RetrievalService
+    from homeclaw_cli.app.sync import sync
+    from homeclaw_cli.catalog.registry import scan
     from homeclaw_cli.settings import load_settings
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -99,7 +99,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def bench_full_sync(count: int, work: Path) -> None:
-    from homeclaw_cli.services.sync import sync
+    from homeclaw_cli.app.sync import sync
 
     home, plugins = work / f"full-{count}", work / f"full-{count}-plugins"
     make_plugins(plugins, count)
@@ -120,7 +120,7 @@ def bench_full_sync(count: int, work: Path) -> None:
 
 def build_index(count: int, work: Path) -> tuple[Any, Path, Path]:
     from homeclaw_cli.adapters import embedder
-    from homeclaw_cli.services.sync import sync
+    from homeclaw_cli.app.sync import sync
 
     home, plugins = work / f"idx-{count}", work / f"idx-{count}-plugins"
     make_plugins(plugins, count)
@@ -138,8 +138,8 @@ def build_index(count: int, work: Path) -> tuple[Any, Path, Path]:
 
 
 def bench_size(count: int, work: Path) -> None:
-    from homeclaw_cli.services.retrieval import RetrievalService
-    from homeclaw_cli.services.sync import sync
+    from homeclaw_cli.app.retrieval import RetrievalService
+    from homeclaw_cli.app.sync import sync
 
     settings, home, plugins = build_index(count, work)
     for method in ("hybrid", "dense", "fts"):

@@ -23,9 +23,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from homeclaw_cli.services.install import tree_digest  # noqa: E402
-from homeclaw_cli.services.plugin_install import install_plugin, remove_plugin  # noqa: E402
-from homeclaw_cli.services.safe_extract import safe_extract_tar, safe_extract_zip  # noqa: E402
+from homeclaw_cli.adapters.archive import safe_extract_tar, safe_extract_zip  # noqa: E402
+from homeclaw_cli.adapters.install_source import tree_digest  # noqa: E402
+from homeclaw_cli.app.plugin_install import install_plugin, remove_plugin  # noqa: E402
 from homeclaw_cli.settings import load_settings  # noqa: E402
 
 RUNS = 7

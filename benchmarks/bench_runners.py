@@ -87,7 +87,7 @@ def start_todo(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 async def measure(case: str, warm: int) -> dict[str, object]:
-    from homeclaw_cli.services.call import PluginCaller
+    from homeclaw_cli.runtime.caller import PluginCaller
     from homeclaw_cli.settings import load_settings
 
     plugin, capability, params = CASES[case]

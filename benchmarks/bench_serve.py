@@ -20,7 +20,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from homeclaw_cli.domain.external import read_external_plugins
+from homeclaw_cli.state.external_registrations import read_external_plugins
 from tests.fakes.processes import child_env, start_serve
 
 

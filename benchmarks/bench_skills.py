@@ -18,10 +18,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from homeclaw_cli.domain.skill_prompt import build_skills_block  # noqa: E402
-from homeclaw_cli.domain.skills import SkillParseError, load_skill, scan_skills  # noqa: E402
-from homeclaw_cli.domain.tokens import estimate_tokens  # noqa: E402
-from homeclaw_cli.services.skill_run import run_skill  # noqa: E402
+from homeclaw_cli.catalog.skill_prompt import build_skills_block  # noqa: E402
+from homeclaw_cli.catalog.skills import SkillParseError, load_skill, scan_skills  # noqa: E402
+from homeclaw_cli.core.tokens import estimate_tokens  # noqa: E402
+from homeclaw_cli.runtime.skill_run import run_skill  # noqa: E402
 from homeclaw_cli.settings import load_settings  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "openclaw_skills"

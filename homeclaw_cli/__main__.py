@@ -1,3 +1,3 @@
-from homeclaw_cli.cli.main import main
+from homeclaw_cli.surfaces.cli.main import main
 
 main()

@@ -24,13 +24,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.domain import permissions as _perm
-from homeclaw_cli.domain.manifest import Permissions
+from homeclaw_cli.core import permissions as _perm
+from homeclaw_cli.core.manifest import Permissions
 
 if TYPE_CHECKING:
     import httpx
 
-# Set by the chat session (services/chat.py): runs an allowlisted built-in tool for a plugin.
+# Set by the chat session (app/chat.py): runs an allowlisted built-in tool for a plugin.
 ToolExecutor = Callable[[str, str, dict[str, Any]], Awaitable[str]]
 _executor: dict[str, ToolExecutor] = {}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from homeclaw_cli.cli.main import app
+from homeclaw_cli.surfaces.cli.main import app
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,7 +26,7 @@ HEAVY = [
 
 PROBE = """
 import json, sys
-from homeclaw_cli.cli.main import app
+from homeclaw_cli.surfaces.cli.main import app
 try:
     app(sys.argv[1:], prog_name="homeclaw")
 except SystemExit:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from homeclaw_cli.domain.manifest import Permissions
-from homeclaw_cli.domain.permissions import PermissionDenied
+from homeclaw_cli.core.manifest import Permissions
+from homeclaw_cli.core.permissions import PermissionDenied
 from homeclaw_cli.sdk import BasePlugin
 
 

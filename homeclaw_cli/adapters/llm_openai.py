@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from homeclaw_cli.domain.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.agent import LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
 

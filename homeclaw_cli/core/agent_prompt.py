@@ -1,0 +1,115 @@
+"""The system prompt, built from blocks in seed 002 §3 order.
+
+  1. workspace: identity (IDENTITY.md / AGENTS.md) and TOOLS.md, or a short default
+  2. <available_skills>: only the retrieved, eligible skills of this turn (catalog/skill_prompt)
+  3. routing: only the retrieved, healthy plugins and their capabilities
+
+Only retrieved items enter the prompt, so its size depends on `max_in_prompt`, never on how
+many plugins are installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.tokens import estimate_tokens
+from homeclaw_cli.core.tools import tool_name
+
+DEFAULT_IDENTITY = (
+    "You are homeclaw, a helpful assistant running on the user's own computer. "
+    "Answer concisely. Use a tool when it clearly helps; never invent tool results."
+)
+WORKSPACE_FILES = ("IDENTITY.md", "AGENTS.md", "TOOLS.md")
+MAX_WORKSPACE_FILE_CHARS = 8000
+MAX_FALLBACK_NAMES = 20
+
+
+@dataclass
+class PromptBlock:
+    name: str
+    text: str
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+
+@dataclass
+class SystemPrompt:
+    blocks: list[PromptBlock] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(b.text for b in self.blocks if b.text)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+
+def read_workspace(folders: list[Path]) -> list[PromptBlock]:
+    """IDENTITY.md, AGENTS.md and TOOLS.md; a later folder's file replaces an earlier one's."""
+    found: dict[str, str] = {}
+    for folder in folders:
+        for name in WORKSPACE_FILES:
+            path = folder / name
+            if path.is_file():
+                try:
+                    found[name] = path.read_text(encoding="utf-8")[:MAX_WORKSPACE_FILE_CHARS]
+                except (OSError, UnicodeDecodeError):
+                    continue
+    blocks = [
+        PromptBlock(f"workspace:{n}", found[n].strip()) for n in WORKSPACE_FILES if n in found
+    ]
+    if not any(b.name in ("workspace:IDENTITY.md", "workspace:AGENTS.md") for b in blocks):
+        blocks.insert(0, PromptBlock("identity", DEFAULT_IDENTITY))
+    return blocks
+
+
+def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> PromptBlock:
+    lines = ["## Routing"]
+    if plugins:
+        lines.append(
+            "Plugins retrieved for this message (their tools are named plugin__capability):"
+        )
+        for manifest in plugins:
+            # The tool schemas carry each capability's description and parameters; the
+            # routing line stays one line per plugin so nothing is paid for twice.
+            tools = ", ".join(
+                tool_name(manifest.id, c.id) for c in manifest.callable_capabilities()
+            )
+            lines.append(f"- {manifest.id}: {manifest.description} (tools: {tools})")
+        lines.append(
+            "If the request clearly matches one of these plugins, call its tool. "
+            "If it needs a plugin not listed, call search_plugins(query). "
+            "Otherwise answer directly or use another tool."
+        )
+    else:
+        lines.append(
+            "No plugin matched this message. If the user wants something done that needs a "
+            "plugin, call search_plugins(query); otherwise answer directly."
+        )
+    others = fallback_names[:MAX_FALLBACK_NAMES]
+    if others:
+        lines.append(
+            "Other plugins that may help (search_plugins shows them): " + ", ".join(others)
+        )
+    return PromptBlock("routing", "\n".join(lines))
+
+
+def build_system_prompt(
+    workspace: list[PromptBlock],
+    skills_text: str,
+    plugins: list[PluginManifest],
+    fallback_names: list[str],
+    *,
+    json_tools: str | None = None,
+) -> SystemPrompt:
+    """The blocks in order; `json_tools` is the tool list for models without tool calling."""
+    skills = PromptBlock("skills", skills_text)
+    blocks = [*workspace, skills, routing_block(plugins, fallback_names)]
+    if json_tools:
+        blocks.append(PromptBlock("json_tools", json_tools))
+    return SystemPrompt([b for b in blocks if b.text])

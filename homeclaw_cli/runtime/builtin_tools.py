@@ -1,0 +1,166 @@
+"""The built-in tools every chat offers: current_time, read_file, list_dir, fetch_url.
+
+They take the same road as plugin capabilities: registered in the chat's ToolRegistry, their
+arguments validated by it. File tools stay inside the allowed folders (symlinks resolved);
+fetch_url has size and time limits and refuses private addresses unless allowed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import httpx
+
+from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.errors import HomeclawError
+
+MAX_READ_BYTES = 64 * 1024
+MAX_LIST_ENTRIES = 200
+
+
+@dataclass
+class BuiltinConfig:
+    allowed_dirs: list[Path]
+    fetch_max_bytes: int = 512 * 1024
+    fetch_timeout_sec: float = 15.0
+    fetch_allow_private: bool = False
+    plugin_allowed: tuple[str, ...] = ("current_time", "fetch_url")
+
+
+def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
+    """current_time, read_file, list_dir, fetch_url."""
+    roots = [p.expanduser().resolve() for p in config.allowed_dirs]
+
+    def allowed(name: str) -> bool:
+        return name in config.plugin_allowed
+
+    async def current_time(args: dict[str, Any]) -> ToolOutcome:
+        tz_name = args.get("timezone") or None
+        try:
+            tz = ZoneInfo(tz_name) if tz_name else None
+        except (ZoneInfoNotFoundError, ValueError):
+            return ToolOutcome(False, f"unknown timezone {tz_name!r}; use an IANA name")
+        now = datetime.now(tz) if tz else datetime.now(UTC).astimezone()
+        return ToolOutcome(True, now.strftime("%A %Y-%m-%d %H:%M:%S %Z (UTC%z)"))
+
+    def resolve(raw: str) -> Path:
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = roots[0] / path if roots else path
+        path = path.resolve()
+        if not any(path == root or path.is_relative_to(root) for root in roots):
+            shown = ", ".join(str(r) for r in roots) or "none"
+            raise HomeclawError(
+                f"{path} is outside the allowed folders ({shown})",
+                hint="add it to tools.allowed_dirs in the config",
+            )
+        return path
+
+    async def read_file(args: dict[str, Any]) -> ToolOutcome:
+        path = resolve(str(args["path"]))
+        if not path.is_file():
+            return ToolOutcome(False, f"{path} is not a file")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
+        text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
+        if len(data) > MAX_READ_BYTES:
+            text += f"\n[truncated at {MAX_READ_BYTES} bytes]"
+        return ToolOutcome(True, text)
+
+    async def list_dir(args: dict[str, Any]) -> ToolOutcome:
+        path = resolve(str(args.get("path") or "."))
+        if not path.is_dir():
+            return ToolOutcome(False, f"{path} is not a folder")
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+        lines = [e.name + ("/" if e.is_dir() else "") for e in entries[:MAX_LIST_ENTRIES]]
+        if len(entries) > MAX_LIST_ENTRIES:
+            lines.append(f"[{len(entries) - MAX_LIST_ENTRIES} more]")
+        return ToolOutcome(True, "\n".join(lines) or "(empty folder)")
+
+    async def fetch_url(args: dict[str, Any]) -> ToolOutcome:
+        return await fetch(str(args["url"]), config)
+
+    specs: list[tuple[str, str, dict[str, Any], Handler]] = [
+        (
+            "current_time",
+            "The current date and time (optionally in an IANA timezone like Europe/Paris).",
+            object_schema({"timezone": {"type": "string", "description": "IANA timezone"}}),
+            current_time,
+        ),
+        (
+            "read_file",
+            "Read a UTF-8 text file inside the allowed folders.",
+            object_schema({"path": {"type": "string", "description": "file path"}}, ["path"]),
+            read_file,
+        ),
+        (
+            "list_dir",
+            "List the entries of a folder inside the allowed folders.",
+            object_schema({"path": {"type": "string", "description": "folder path"}}),
+            list_dir,
+        ),
+        (
+            "fetch_url",
+            "Fetch a web page or API over http(s); returns the status and the body (truncated).",
+            object_schema({"url": {"type": "string", "description": "http(s) URL"}}, ["url"]),
+            fetch_url,
+        ),
+    ]
+    for name, description, schema, handler in specs:
+        registry.add(Tool(name, description, schema, handler, plugin_allowed=allowed(name)))
+
+
+async def fetch(url: str, config: BuiltinConfig) -> ToolOutcome:
+    """GET `url` with the configured size and time limits; private hosts need opting in."""
+    problem = _url_problem(url, allow_private=config.fetch_allow_private)
+    if problem:
+        return ToolOutcome(False, problem)
+    limit = config.fetch_max_bytes
+    try:
+        async with (
+            httpx.AsyncClient(timeout=config.fetch_timeout_sec) as client,
+            client.stream("GET", url, follow_redirects=False) as response,
+        ):
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body.extend(chunk)
+                if len(body) > limit:
+                    break
+            status = response.status_code
+            encoding = response.encoding or "utf-8"
+    except httpx.TimeoutException:
+        return ToolOutcome(False, f"{url} did not answer within {config.fetch_timeout_sec}s")
+    except httpx.HTTPError as exc:
+        return ToolOutcome(False, f"cannot fetch {url}: {exc}")
+    text = bytes(body[:limit]).decode(encoding, errors="replace")
+    if len(body) > limit:
+        text += f"\n[truncated at {limit} bytes]"
+    return ToolOutcome(status < 400, f"HTTP {status}\n{text}")
+
+
+def _url_problem(url: str, *, allow_private: bool) -> str | None:
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        return f"{url!r} is not an http(s) URL"
+    if allow_private:
+        return None
+    try:
+        infos = socket.getaddrinfo(parsed.hostname, parsed.port or 443, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"cannot resolve {parsed.hostname}: {exc}"
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0])
+        if address.is_private or address.is_loopback or address.is_link_local:
+            return (
+                f"{parsed.hostname} resolves to the private address {address}; "
+                "set tools.fetch_allow_private: true to allow it"
+            )
+    return None

@@ -1,0 +1,205 @@
+"""Call a plugin capability: resolve it, validate parameters, run it, report the outcome.
+
+One PluginCaller per session (a `plugin call`, a chat, the MCP server): it keeps runners,
+and so MCP sessions, HTTP connections and loaded inline plugins, until aclose(). Use it
+from one event loop at a time: runners notice a new loop (asyncio.run per turn) and reopen
+what belonged to the old one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from homeclaw_cli.catalog.plugin_loader import method_name
+from homeclaw_cli.catalog.registry import PluginEntry, Registry, scan
+from homeclaw_cli.core.manifest import Capability
+from homeclaw_cli.core.params import ParameterError, validate_parameters
+from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.runtime.runners.base import (
+    FailureKind,
+    PluginRequest,
+    PluginResult,
+    Runner,
+    RunResult,
+    RunTarget,
+)
+from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.approvals import granted_permissions
+from homeclaw_cli.state.health import HealthStore
+from homeclaw_cli.suggest import did_you_mean
+
+__all__ = ["CallOutcome", "ParameterError", "PluginCaller", "PluginRequest", "PluginResult"]
+
+
+@dataclass
+class CallOutcome:
+    """A finished call: the plugin's result and what the chat loop should do with it."""
+
+    result: PluginResult
+    post_process: bool
+    post_process_prompt: str | None
+    seconds: float
+    failure: FailureKind | None = None  # why result.success is False (see runners/base.py)
+    capability_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "result": self.result.model_dump(mode="json"),
+            "capability_id": self.capability_id,
+            "post_process": self.post_process,
+            "post_process_prompt": self.post_process_prompt,
+            "seconds": round(self.seconds, 4),
+            "failure": self.failure,
+        }
+
+
+class PluginCaller:
+    def __init__(self, settings: Settings, registry: Registry | None = None) -> None:
+        self.settings = settings
+        self._registry = registry
+        self._runners: dict[str, Runner] = {}
+        self.health = HealthStore(settings.state_dir)
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            self._registry = scan(self.settings)
+        return self._registry
+
+    def set_registry(self, registry: Registry) -> None:
+        """Swap in a reloaded registry (hot reload); live sessions are kept."""
+        self._registry = registry
+
+    def resolve(
+        self, plugin_id: str, capability_id: str | None
+    ) -> tuple[PluginEntry, Capability, bool]:
+        """(entry, capability, declared) or NotFoundError/UsageError naming the valid choices."""
+        entry = self.registry.get(plugin_id)
+        manifest = entry.manifest
+        caps = manifest.callable_capabilities()
+        valid = [c.id for c in caps]
+        if capability_id is None:
+            if len(caps) == 1:
+                return entry, caps[0], bool(manifest.capabilities)
+            raise UsageError(
+                f"plugin {plugin_id} has {len(caps)} capabilities; name one: {', '.join(valid)}",
+                hint=f"homeclaw plugin call {plugin_id} {valid[0]} -p name=value",
+            )
+        wanted = method_name(capability_id)
+        for cap in caps:
+            if cap.id == capability_id or method_name(cap.id) == wanted:
+                return entry, cap, bool(manifest.capabilities)
+        raise NotFoundError(
+            f"plugin {plugin_id} has no capability {capability_id!r}"
+            f"{did_you_mean(capability_id, valid)}; its capabilities: {', '.join(valid)}",
+            hint=f"`homeclaw plugin show {plugin_id}` describes them",
+        )
+
+    async def call(
+        self,
+        plugin_id: str,
+        capability_id: str | None,
+        parameters: dict[str, Any],
+        *,
+        user_input: str = "",
+        chat_context: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> CallOutcome:
+        """Run one capability. Plugin failures come back as an unsuccessful result;
+        an unknown plugin/capability raises NotFoundError, bad parameters ParameterError."""
+        started = time.perf_counter()
+        entry, capability, declared = self.resolve(plugin_id, capability_id)
+        values = dict(parameters)
+        if not declared and user_input and "input" not in values:
+            values["input"] = user_input
+        checked = validate_parameters(entry.id, capability, values)
+        request = PluginRequest(
+            plugin_id=entry.id,
+            capability_id=capability.id,
+            parameters=checked,
+            user_input=user_input or str(checked.get("input", "")),
+            chat_context=chat_context,
+            metadata=dict(metadata or {}),
+        )
+        target = RunTarget(
+            manifest=entry.manifest,
+            capability=capability,
+            folder=entry.folder,
+            data_dir=self.settings.data_dir,
+            declared=declared,
+            permissions=granted_permissions(self.settings, entry.manifest),
+        )
+        try:
+            run = await self._runner(entry.manifest.type).run(target, request)
+        except Exception as exc:  # a runner bug must not take the session down
+            run = RunResult(
+                PluginResult(
+                    request_id=request.request_id,
+                    plugin_id=entry.id,
+                    success=False,
+                    error=f"homeclaw failed while running plugin {entry.id}: "
+                    f"{type(exc).__name__}: {exc}",
+                ),
+                failure="crash",
+            )
+        self._note_health(entry.id, run.failure, run.result.error)
+        return CallOutcome(
+            result=run.result,
+            post_process=capability.post_process and run.result.success,
+            post_process_prompt=capability.post_process_prompt,
+            seconds=time.perf_counter() - started,
+            failure=run.failure,
+            capability_id=capability.id,
+        )
+
+    def runner(self, plugin_type: str) -> Runner:
+        """The runner for a plugin type (created once per caller)."""
+        return self._runner(plugin_type)
+
+    def _runner(self, plugin_type: str) -> Runner:
+        runner = self._runners.get(plugin_type)
+        if runner is None:
+            runner = _make_runner(plugin_type, self.settings)
+            self._runners[plugin_type] = runner
+        return runner
+
+    def _note_health(self, plugin_id: str, failure: FailureKind | None, error: str | None) -> None:
+        if failure == "unavailable":
+            self.health.set(plugin_id, False, error or "unavailable")
+        elif failure is None:
+            previous = self.health.get(plugin_id)
+            if previous is not None and not previous.ok:
+                self.health.set(plugin_id, True, "a call succeeded")
+
+    async def aclose(self) -> None:
+        runners, self._runners = list(self._runners.values()), {}
+        for runner in runners:
+            await runner.aclose()
+
+    async def __aenter__(self) -> PluginCaller:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _make_runner(plugin_type: str, settings: Settings) -> Runner:
+    if plugin_type == "inline":
+        from homeclaw_cli.runtime.runners.inline import InlineRunner
+
+        return InlineRunner(timeout_sec=settings.plugins.inline_timeout_sec)
+    if plugin_type == "subprocess":
+        from homeclaw_cli.runtime.runners.subprocess import SubprocessRunner
+
+        return SubprocessRunner()
+    if plugin_type == "http":
+        from homeclaw_cli.runtime.runners.http import HttpRunner
+
+        return HttpRunner()
+    if plugin_type == "mcp":
+        from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+        return McpRunner()
+    raise UsageError(f"unknown plugin type {plugin_type!r}")

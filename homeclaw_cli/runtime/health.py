@@ -1,0 +1,221 @@
+"""`homeclaw plugin health`: check plugins the way their type allows, store the results.
+
+http / external   GET health_check_url (2xx = ok); without one, any answer from base_url
+subprocess        the command resolves to an executable
+mcp               start/connect, initialize and list tools; every declared capability
+                  must map to a server tool or the designated `tool`
+inline            the plugin's code file exists (code is not imported by a health check)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from homeclaw_cli.catalog.plugin_files import resolve_command
+from homeclaw_cli.catalog.plugin_loader import LoadResult, format_loc, inline_module_path
+from homeclaw_cli.catalog.registry import PluginEntry
+from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
+from homeclaw_cli.core.manifest import HttpConfig, InlineConfig, McpConfig, SubprocessConfig
+from homeclaw_cli.document import DocumentError, read_document
+from homeclaw_cli.runtime.caller import PluginCaller
+from homeclaw_cli.runtime.runners.base import RunTarget
+from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.approvals import granted_permissions
+from homeclaw_cli.state.health import HealthStatus, HealthStore
+
+if TYPE_CHECKING:
+    from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+HTTP_TIMEOUT_SEC = 5.0
+
+
+@dataclass
+class HealthReport:
+    plugin_id: str
+    type: str
+    status: HealthStatus
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.plugin_id,
+            "type": self.type,
+            "ok": self.status.ok,
+            "detail": self.status.detail,
+            "failures": self.status.failures,
+            "checked_at": self.status.checked_at,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+async def check_plugins(settings: Settings, plugin_id: str | None = None) -> list[HealthReport]:
+    """Check one plugin (NotFoundError if unknown) or all, concurrently; store each result."""
+    async with PluginCaller(settings) as caller:
+        entries = (
+            [caller.registry.get(plugin_id)]
+            if plugin_id
+            else sorted(caller.registry.plugins.values(), key=lambda e: e.id)
+        )
+        store = HealthStore(settings.state_dir)
+        if any(e.manifest.type == "mcp" for e in entries):
+            # Import the SDK off the loop first, or it stalls (and mis-times) every other check.
+            await asyncio.to_thread(importlib.import_module, "mcp")
+        async with httpx.AsyncClient(trust_env=False) as http:
+            results = await asyncio.gather(*(_timed(caller, http, e) for e in entries))
+        return [
+            HealthReport(entry.id, entry.manifest.type, store.set(entry.id, ok, detail), seconds)
+            for entry, (ok, detail, seconds) in zip(entries, results, strict=True)
+        ]
+
+
+async def _timed(
+    caller: PluginCaller, http: httpx.AsyncClient, entry: PluginEntry
+) -> tuple[bool, str, float]:
+    started = time.perf_counter()
+    try:
+        ok, detail = await check_entry(caller, http, entry)
+    except Exception as exc:  # one broken check never hides the others
+        ok, detail = False, f"check failed: {type(exc).__name__}: {exc}"
+    return ok, detail, time.perf_counter() - started
+
+
+async def check_entry(
+    caller: PluginCaller, http: httpx.AsyncClient, entry: PluginEntry
+) -> tuple[bool, str]:
+    manifest = entry.manifest
+    config = manifest.config
+    if manifest.health_check_url:
+        return await _http_get(http, manifest.health_check_url, exact=True)
+    if isinstance(config, HttpConfig):
+        return await _http_get(http, config.base_url, exact=False)
+    if isinstance(config, SubprocessConfig):
+        path = resolve_command(config.command, entry.folder)
+        if path is None:
+            return False, f"command {config.command!r} not found"
+        return True, f"command {config.command} -> {path}"
+    if isinstance(config, InlineConfig):
+        if entry.folder is None:
+            return False, "inline plugin without a folder"
+        module = inline_module_path(entry.folder, config)
+        return (
+            (True, f"code in {module.name}") if module.is_file() else (False, f"{module} missing")
+        )
+    assert isinstance(config, McpConfig)
+    return await _mcp(caller, entry)
+
+
+async def _http_get(http: httpx.AsyncClient, url: str, *, exact: bool) -> tuple[bool, str]:
+    try:
+        response = await http.get(url, timeout=HTTP_TIMEOUT_SEC)
+    except httpx.ConnectError:
+        return False, f"not running at {url} (connection refused)"
+    except httpx.TimeoutException:
+        return False, f"{url} did not answer within {HTTP_TIMEOUT_SEC:g} s"
+    except httpx.HTTPError as exc:
+        return False, f"{url}: {exc}"
+    code = response.status_code
+    if exact:
+        return (200 <= code < 300), f"GET {url} -> {code}"
+    return code < 500, f"GET {url} -> {code} (server answering)"
+
+
+async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
+    from homeclaw_cli.adapters.mcp_client import McpUnavailable
+    from homeclaw_cli.runtime.runners.mcp import McpRunner, unmapped_capabilities
+
+    runner = caller.runner("mcp")
+    assert isinstance(runner, McpRunner)
+    manifest = entry.manifest
+    target = RunTarget(
+        manifest,
+        manifest.callable_capabilities()[0],
+        entry.folder,
+        caller.settings.data_dir,
+        permissions=granted_permissions(caller.settings, manifest),
+    )
+    try:
+        session = await runner.session(target)
+    except McpUnavailable as exc:
+        return False, str(exc)
+    missing = unmapped_capabilities(manifest, session.tools)
+    names = ", ".join(t.name for t in session.tools)
+    if missing:
+        return False, f"capabilities without a server tool: {', '.join(missing)} (tools: {names})"
+    return True, f"{len(session.tools)} tools: {names}"
+
+
+async def add_live_diagnostics(results: list[LoadResult], settings: Settings) -> None:
+    """`plugin validate --live`: contact each valid plugin and add what fails as errors.
+
+    MCP servers are started and asked for their tools (each capability must map to one, or
+    the server must offer the designated tool); http plugins must answer their health check.
+    """
+    from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+    runner = McpRunner()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as http:
+            for result in results:
+                if result.manifest is None or has_errors(result.diagnostics):
+                    continue
+                for message, loc in await _live_problems(result, runner, http, settings):
+                    result.diagnostics.append(_live_diagnostic(result, message, loc))
+    finally:
+        await runner.aclose()
+
+
+Loc = tuple[str | int, ...]
+
+
+async def _live_problems(
+    result: LoadResult, runner: McpRunner, http: httpx.AsyncClient, settings: Settings
+) -> list[tuple[str, Loc]]:
+    from homeclaw_cli.adapters.mcp_client import McpUnavailable
+    from homeclaw_cli.runtime.runners.mcp import unmapped_capabilities
+
+    manifest = result.manifest
+    assert manifest is not None
+    config = manifest.config
+    if isinstance(config, McpConfig):
+        cap = manifest.callable_capabilities()[0]
+        try:
+            session = await runner.session(
+                RunTarget(manifest, cap, result.folder, settings.data_dir)
+            )
+        except McpUnavailable as exc:
+            return [(str(exc), ("config",))]
+        names = ", ".join(t.name for t in session.tools)
+        ids = [c.id for c in manifest.capabilities]
+        return [
+            (
+                f"capability {cap_id!r} matches no tool of the MCP server, which has no "
+                f"`{config.tool}` tool either (its tools: {names})",
+                ("capabilities", ids.index(cap_id), "id") if cap_id in ids else ("type",),
+            )
+            for cap_id in unmapped_capabilities(manifest, session.tools)
+        ]
+    if manifest.health_check_url:
+        ok, detail = await _http_get(http, manifest.health_check_url, exact=True)
+        return [] if ok else [(detail, ("health_check_url",))]
+    if isinstance(config, HttpConfig):
+        ok, detail = await _http_get(http, config.base_url, exact=False)
+        return [] if ok else [(detail, ("config", "base_url"))]
+    return []
+
+
+def _live_diagnostic(result: LoadResult, message: str, loc: Loc) -> Diagnostic:
+    path = result.manifest_path or result.folder
+    line = None
+    if result.manifest_path is not None:
+        try:
+            found = read_document(result.manifest_path).position(loc)
+            line = found[0] if found else None
+        except DocumentError:
+            pass
+    return Diagnostic("error", "live", path, message, field=format_loc(loc), line=line)

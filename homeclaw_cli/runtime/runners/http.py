@@ -1,0 +1,176 @@
+"""HTTP plugins (seed 001 §5.4, seed 000 §3.2): a server the plugin author runs.
+
+A capability without `method`/`path` gets the PluginRequest POSTed to base_url + config.path
+and answers with a PluginResult. A REST capability (`method` + `path`) gets its parameters
+as the query string (GET, DELETE) or as a JSON body (POST, PUT, PATCH), except those named
+in the path (`/todos/{id}`), which are filled in URL-encoded; its response body is the
+answer (a PluginResult-shaped object is unwrapped, other JSON is shown as JSON).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import ssl
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import quote as quote_url
+
+import httpx
+
+from homeclaw_cli.core.manifest import HttpConfig
+from homeclaw_cli.runtime.runners.base import (
+    MAX_BODY_BYTES,
+    FailureKind,
+    PluginRequest,
+    RunResult,
+    RunTarget,
+    fail,
+    ok,
+    quote,
+    result_from_payload,
+    value_to_text,
+)
+
+_QUERY_METHODS = frozenset({"GET", "DELETE"})
+_PATH_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_-]*)\}")
+
+
+class HttpRunner:
+    """One short-lived client per call (a client is bound to its event loop, and the chat
+    loop may change loops); the costly part, the TLS context, is made once and shared."""
+
+    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+        self._client = client
+        self._tls: ssl.SSLContext | None = None
+
+    @contextlib.asynccontextmanager
+    async def _http(self, url: str) -> AsyncIterator[httpx.AsyncClient]:
+        if self._client is not None:
+            yield self._client
+            return
+        verify: ssl.SSLContext | bool = False  # plain http: no TLS, so no certificates to load
+        if url.startswith("https:"):
+            if self._tls is None:
+                self._tls = ssl.create_default_context()
+            verify = self._tls
+        async with httpx.AsyncClient(verify=verify, trust_env=False) as client:
+            yield client
+
+    async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
+        config = target.manifest.config
+        assert isinstance(config, HttpConfig)
+        cap = target.capability
+        who = f"plugin {target.plugin_id}"
+        base = config.base_url.rstrip("/")
+        rest = cap.method is not None or cap.path is not None
+        method = cap.method or "POST"
+        path, params = fill_path(cap.path or config.path, request.parameters if rest else {})
+        url = base + path
+        kwargs: dict[str, Any] = {}
+        if not rest:
+            kwargs["json"] = request.model_dump(mode="json")
+        elif method in _QUERY_METHODS:
+            kwargs["params"] = {k: _query_value(v) for k, v in params.items()}
+        else:
+            kwargs["json"] = params
+        headers = {"X-Homeclaw-Request-Id": request.request_id, "Accept": "application/json"}
+        try:
+            async with (
+                self._http(url) as http,
+                http.stream(
+                    method, url, headers=headers, timeout=config.timeout_sec, **kwargs
+                ) as response,
+            ):
+                body, truncated = await _read_capped(response)
+        except httpx.ConnectError:
+            return fail(
+                request,
+                "unavailable",
+                f"{who} is not running at {config.base_url} (connection refused)",
+            )
+        except httpx.TimeoutException:
+            return fail(
+                request,
+                "timeout",
+                f"{who} did not answer within {config.timeout_sec:g} s ({method} {url})",
+            )
+        except httpx.HTTPError as exc:
+            return fail(request, "unavailable", f"{who}: {method} {url} failed: {exc}")
+        if truncated:
+            return fail(
+                request,
+                "bad_output",
+                f"{who} sent more than {MAX_BODY_BYTES // 1024} KiB from {method} {url}",
+            )
+        text = body.decode("utf-8", errors="replace")
+        payload = _json_or_none(text)
+        if response.status_code >= 400:
+            reason = _error_text(payload) or (
+                quote(text) if text.strip() else response.reason_phrase
+            )
+            kind: FailureKind = "crash" if response.status_code >= 500 else "plugin_error"
+            return fail(request, kind, f"{who}: {method} {url} -> {response.status_code}: {reason}")
+        if not rest:
+            if payload is None:
+                return fail(
+                    request,
+                    "bad_output",
+                    f"{who} answered {quote(text)} from {url}, which is not JSON "
+                    "(expected a PluginResult)",
+                )
+            return result_from_payload(request, payload, who)
+        if isinstance(payload, dict) and {"success", "text"} & payload.keys():
+            return result_from_payload(request, payload, who)
+        return ok(request, value_to_text(payload) if payload is not None else text)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return b"", True
+        chunks.append(chunk)
+    return b"".join(chunks), False
+
+
+def fill_path(path: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Put `{name}` parameters into the path; return it and the parameters left over."""
+    rest = dict(params)
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in rest:
+            return match.group(0)
+        return quote_url(_query_value(rest.pop(name)), safe="")
+
+    return _PATH_PARAM.sub(fill, path), rest
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def _error_text(payload: Any) -> str | None:
+    if isinstance(payload, dict):
+        for key in ("error", "detail", "message"):
+            if payload.get(key):
+                return value_to_text(payload[key])
+    return None
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return str(value)

@@ -1,0 +1,264 @@
+"""Inline plugins (seed 001 §5.2): Python classes loaded from the plugin folder, in-process.
+
+Plugin code is imported only when the plugin is first called, as a module of a synthetic
+package unique to the plugin folder, so two plugins' plugin.py (or helpers.py) never collide
+and relative imports inside a plugin work. The instance is created with config.yml values,
+initialize() runs once, and capability methods (sync in a worker thread, or async) receive
+the validated parameters as keyword arguments. Legacy plugins get `run()` with user_input.
+Whatever the plugin prints is captured into the result's metadata, never the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from homeclaw_cli.catalog.plugin_files import deps_dir
+from homeclaw_cli.catalog.plugin_loader import inline_module_path, method_name
+from homeclaw_cli.core.manifest import InlineConfig
+from homeclaw_cli.runtime.runners.base import (
+    PluginRequest,
+    PluginResult,
+    RunResult,
+    RunTarget,
+    fail,
+    ok,
+    result_from_payload,
+    value_to_text,
+)
+from homeclaw_cli.runtime.runners.capture import captured_output
+from homeclaw_cli.sdk import BasePlugin, PluginError
+
+PACKAGE_PREFIX = "_homeclaw_plugin_"
+DEFAULT_TIMEOUT_SEC = 60.0
+_RESULT_KEYS = frozenset({"success", "text", "error", "metadata", "request_id", "plugin_id"})
+
+
+class InlineLoadError(Exception):
+    """The plugin's code could not be loaded (import error, no class, bad config.yml)."""
+
+
+@dataclass
+class _Loaded:
+    key: tuple[str, int]
+    instance: BasePlugin
+    initialized: bool = False
+
+
+class InlineRunner:
+    def __init__(self, *, timeout_sec: float = DEFAULT_TIMEOUT_SEC) -> None:
+        self.timeout_sec = timeout_sec
+        self._plugins: dict[str, _Loaded] = {}
+        self._init_locks: dict[str, asyncio.Lock] = {}
+        self._locks_loop: asyncio.AbstractEventLoop | None = None
+
+    async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
+        who = f"plugin {target.plugin_id}"
+        if target.folder is None:
+            return fail(request, "unavailable", f"{who}: an inline plugin needs a plugin folder")
+        with captured_output() as printed:
+            try:
+                run = await asyncio.wait_for(self._call(target, request), self.timeout_sec)
+            except TimeoutError:
+                run = fail(
+                    request, "timeout", f"{who} did not finish within {self.timeout_sec:g} s"
+                )
+            except InlineLoadError as exc:
+                run = fail(request, "unavailable", f"{who} could not be loaded: {exc}")
+            except PluginError as exc:
+                run = fail(request, "plugin_error", f"{who}: {exc}")
+            except _PluginExit as exc:
+                run = fail(request, "crash", f"{who} called sys.exit({exc.code!r})")
+            except Exception as exc:
+                run = fail(request, "crash", f"{who} raised {type(exc).__name__}: {exc}")
+        if printed.getvalue():
+            run.result.metadata.setdefault("printed", printed.getvalue())
+        return run
+
+    async def _call(self, target: RunTarget, request: PluginRequest) -> RunResult:
+        loaded = await self._instance(target)
+        plugin = loaded.instance
+        plugin.user_input = request.user_input
+        plugin.request = request.model_dump(mode="json")
+        wanted = method_name(target.capability.id)
+        method = getattr(plugin, wanted, None)
+        params = dict(request.parameters)
+        if not target.declared:
+            # A plugin without capabilities: legacy run(), user_input from `input` if given.
+            method = plugin.run
+            text = params.pop("input", None)
+            if text:
+                plugin.user_input = str(text)
+            params = {}
+        if method is None or not callable(method):
+            return fail(
+                request,
+                "unavailable",
+                f"plugin {target.plugin_id} has no method `{wanted}` for capability "
+                f"{target.capability.id!r}",
+            )
+        value = await _invoke(method, _accepted(method, params))
+        return _to_result(request, value, f"plugin {target.plugin_id}")
+
+    async def _instance(self, target: RunTarget) -> _Loaded:
+        assert target.folder is not None
+        config = target.manifest.config
+        assert isinstance(config, InlineConfig)
+        module_path = inline_module_path(target.folder, config)
+        try:
+            key = (str(module_path), module_path.stat().st_mtime_ns)
+        except OSError:
+            raise InlineLoadError(f"{module_path} does not exist") from None
+        loop = asyncio.get_running_loop()
+        if self._locks_loop is not loop:  # asyncio locks belong to one event loop
+            self._init_locks, self._locks_loop = {}, loop
+        lock = self._init_locks.setdefault(target.plugin_id, asyncio.Lock())
+        async with lock:
+            loaded = self._plugins.get(target.plugin_id)
+            if loaded is None or loaded.key != key:
+                deps = deps_dir(target.folder)  # `plugin install --with-deps`
+                if deps is not None and str(deps) not in sys.path:
+                    sys.path.insert(0, str(deps))
+                # Importing may be slow (a plugin's own dependencies): keep the loop free.
+                cls = await asyncio.to_thread(_load_class, target.folder, module_path)
+                settings = _read_config(target.folder / config.config_file)
+                instance = cls(
+                    plugin_id=target.plugin_id,
+                    folder=target.folder,
+                    config=settings,
+                    data_dir=target.data_dir,
+                    permissions=target.granted,
+                )
+                loaded = _Loaded(key, instance)
+                self._plugins[target.plugin_id] = loaded
+            if not loaded.initialized:
+                await _invoke(loaded.instance.initialize, {})
+                loaded.initialized = True
+        return loaded
+
+    async def aclose(self) -> None:
+        for loaded in self._plugins.values():
+            close = getattr(loaded.instance, "aclose", None) or getattr(
+                loaded.instance, "close", None
+            )
+            if callable(close):
+                try:
+                    with captured_output():
+                        await _invoke(close, {})
+                except Exception:
+                    pass
+        self._plugins.clear()
+
+
+class _PluginExit(Exception):
+    """A plugin called sys.exit(); asyncio would let SystemExit stop the whole event loop."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+async def _invoke(method: Any, kwargs: dict[str, Any]) -> Any:
+    try:
+        if inspect.iscoroutinefunction(method):
+            return await method(**kwargs)
+        value = await asyncio.to_thread(method, **kwargs)
+        if inspect.isawaitable(value):
+            return await value
+        return value
+    except SystemExit as exc:
+        raise _PluginExit(exc.code) from None
+
+
+def _accepted(method: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters the method declares (all of them if it takes **kwargs)."""
+    try:
+        signature = inspect.signature(method)
+    except (TypeError, ValueError):
+        return params
+    names = signature.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in names.values()):
+        return params
+    return {k: v for k, v in params.items() if k in names}
+
+
+def _to_result(request: PluginRequest, value: Any, who: str) -> RunResult:
+    if isinstance(value, PluginResult):
+        return (
+            RunResult(value) if value.success else fail(request, "plugin_error", value.error or "")
+        )
+    if isinstance(value, dict) and {"success", "text", "error"} & value.keys():
+        # SDK contract: fields besides text/success/error are kept as metadata.
+        extra = {k: v for k, v in value.items() if k not in _RESULT_KEYS}
+        nested = value.get("metadata")
+        payload = {**value, "metadata": {**(nested if isinstance(nested, dict) else {}), **extra}}
+        return result_from_payload(request, payload, who)
+    if isinstance(value, dict):
+        return ok(request, value_to_text(value), {"data": value})
+    return ok(request, value_to_text(value))
+
+
+def _package_name(folder: Path) -> str:
+    digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
+    safe = "".join(c if c.isalnum() else "_" for c in folder.name)
+    return f"{PACKAGE_PREFIX}{safe}_{digest}"
+
+
+def _load_class(folder: Path, module_path: Path) -> type[BasePlugin]:
+    package = _package_name(folder)
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+        del sys.modules[name]  # the code changed since the last load: import it afresh
+    pkg = types.ModuleType(package)
+    pkg.__path__ = [str(folder)]
+    sys.modules[package] = pkg
+    relative = module_path.relative_to(folder)
+    parts = list(relative.with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    module_name = ".".join([package, *parts])
+    importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(module_name)
+    except SyntaxError as exc:
+        raise InlineLoadError(f"{module_path.name}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except Exception as exc:
+        raise InlineLoadError(
+            f"importing {module_path.name} raised {type(exc).__name__}: {exc}"
+        ) from None
+    candidates = [
+        obj
+        for obj in vars(module).values()
+        if isinstance(obj, type)
+        and issubclass(obj, BasePlugin)
+        and obj is not BasePlugin
+        and obj.__module__ == module.__name__
+    ]
+    if not candidates:
+        raise InlineLoadError(f"{module_path.name} defines no BasePlugin subclass")
+    # The most derived class wins when a module defines a base and a concrete plugin.
+    candidates.sort(key=lambda c: len(c.__mro__), reverse=True)
+    return candidates[0]
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InlineLoadError(f"cannot read {path.name}: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InlineLoadError(f"{path.name} must be a mapping of settings")
+    return data

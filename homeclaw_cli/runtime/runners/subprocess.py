@@ -1,0 +1,172 @@
+"""Subprocess plugins (seed 001 §5.3): one PluginRequest JSON on stdin, one PluginResult out.
+
+The process runs in its own session so a timeout kills its whole process group
+(grandchildren included). Stdout is read incrementally under a byte cap and the plugin is
+killed when it exceeds it; only the tail of stderr is kept, for the error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections import deque
+
+from homeclaw_cli.catalog.plugin_files import resolve_command
+from homeclaw_cli.core.manifest import SubprocessConfig
+from homeclaw_cli.runtime.process_env import process_env_and_args
+from homeclaw_cli.runtime.runners.base import (
+    MAX_BODY_BYTES,
+    OutputCap,
+    PluginRequest,
+    RunResult,
+    RunTarget,
+    fail,
+    quote,
+    result_from_payload,
+)
+
+MAX_STDOUT_BYTES = MAX_BODY_BYTES
+STDERR_TAIL_BYTES = 4096
+_CHUNK = 65536
+
+
+class SubprocessRunner:
+    def __init__(self, *, max_stdout_bytes: int = MAX_STDOUT_BYTES) -> None:
+        self.max_stdout_bytes = max_stdout_bytes
+
+    async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
+        config = target.manifest.config
+        assert isinstance(config, SubprocessConfig)
+        who = f"plugin {target.plugin_id}"
+        executable = resolve_command(config.command, target.folder)
+        if executable is None:
+            return fail(
+                request,
+                "unavailable",
+                f"{who}: command {config.command!r} was not found (not on PATH, not in the "
+                "plugin folder)",
+            )
+        env, args = process_env_and_args(target, config.env, config.args)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                executable,
+                *args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=target.folder,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return fail(request, "unavailable", f"{who}: cannot start {executable}: {exc.strerror}")
+        return await self._talk(process, request, config.timeout_sec, who)
+
+    async def _talk(
+        self, process: asyncio.subprocess.Process, request: PluginRequest, timeout: float, who: str
+    ) -> RunResult:
+        stdout = OutputCap(self.max_stdout_bytes)
+        stderr: deque[bytes] = deque()
+        started = time.monotonic()
+
+        async def feed() -> None:
+            assert process.stdin is not None
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                process.stdin.write(request.model_dump_json().encode() + b"\n")
+                await process.stdin.drain()
+                process.stdin.close()
+
+        async def read_stdout() -> None:
+            assert process.stdout is not None
+            while chunk := await process.stdout.read(_CHUNK):
+                if not stdout.add(chunk):
+                    _kill_group(process)
+                    return
+
+        async def read_stderr() -> None:
+            assert process.stderr is not None
+            kept = 0
+            while chunk := await process.stderr.read(_CHUNK):
+                stderr.append(chunk)
+                kept += len(chunk)
+                while kept - len(stderr[0]) >= STDERR_TAIL_BYTES:
+                    kept -= len(stderr.popleft())
+
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(feed(), read_stdout(), read_stderr(), process.wait()), timeout
+            )
+        except TimeoutError:
+            _kill_group(process)
+            await process.wait()
+            return fail(
+                request,
+                "timeout",
+                f"{who} did not answer within {timeout:g} s and was stopped" + _stderr_note(stderr),
+            )
+        finally:
+            if process.returncode is None:
+                _kill_group(process)
+                await process.wait()
+        seconds = time.monotonic() - started
+        if stdout.exceeded:
+            return fail(
+                request,
+                "bad_output",
+                f"{who} printed more than {self.max_stdout_bytes // 1024} KiB and was stopped "
+                f"(started with {quote(stdout.text(), 80)})",
+            )
+        code = process.returncode
+        out = stdout.text().strip()
+        if code != 0:
+            reason = f"was killed by signal {-code}" if code and code < 0 else f"exited with {code}"
+            detail = _stderr_note(stderr) or (f"; it printed {quote(out)}" if out else "")
+            return fail(request, "crash", f"{who} {reason}{detail}")
+        if not out:
+            return fail(
+                request,
+                "bad_output",
+                f"{who} printed nothing; a subprocess plugin must print one PluginResult JSON "
+                "line" + _stderr_note(stderr),
+            )
+        payload = _decode(out)
+        if payload is None:
+            return fail(
+                request,
+                "bad_output",
+                f"{who} printed {quote(out)}, which is not JSON; a subprocess plugin must print "
+                "one PluginResult JSON line",
+            )
+        run = result_from_payload(request, payload, who)
+        run.result.metadata.setdefault("seconds", round(seconds, 4))
+        return run
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _decode(out: str) -> object | None:
+    """The whole stdout as JSON, or else its last line (a plugin may log before answering)."""
+    for candidate in (out, out.splitlines()[-1]):
+        try:
+            return json.loads(candidate)  # type: ignore[no-any-return]
+        except json.JSONDecodeError:
+            continue
+    return None
+
+
+def _stderr_note(stderr: deque[bytes]) -> str:
+    text = b"".join(stderr).decode("utf-8", errors="replace").strip()
+    if not text:
+        return ""
+    lines = text.splitlines()[-5:]
+    return "; stderr: " + quote("\n".join(lines))
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)

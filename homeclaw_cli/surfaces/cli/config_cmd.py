@@ -1,0 +1,39 @@
+"""`homeclaw config ...`: what the effective configuration is and where it came from."""
+
+from __future__ import annotations
+
+import typer
+
+from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.render import Output
+
+app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
+
+
+@app.command("show")
+def show(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Print every setting, its value and where it came from."""
+    from homeclaw_cli.settings import effective_values
+
+    settings = get_state(ctx).settings()
+    out = Output(json_mode=as_json)
+    rows = effective_values(settings)
+    if as_json:
+        out.json(
+            {
+                "config_path": str(settings.config_path),
+                "config_exists": settings.config_path.is_file(),
+                "values": {key: {"value": value, "source": src} for key, value, src in rows},
+            }
+        )
+        return
+    exists = "" if settings.config_path.is_file() else " (not created yet)"
+    out.info(f"config file: {settings.config_path}{exists}")
+    out.table(["KEY", "VALUE", "SOURCE"], rows, styles={"KEY": "cyan", "SOURCE": "dim"})
+
+
+@app.command("path")
+def path(ctx: typer.Context) -> None:
+    """Print the path of the config file homeclaw reads."""
+    Output().text(str(get_state(ctx).settings().config_path))

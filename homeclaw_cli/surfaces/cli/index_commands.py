@@ -1,0 +1,127 @@
+"""`homeclaw plugin|skill search` and `homeclaw plugin|skill sync`: one pair of commands per kind.
+
+main.py calls `register(app, kind)` for the `plugin` and the `skill` app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.cli.sync import sync_command_for
+from homeclaw_cli.surfaces.render import Output
+
+if TYPE_CHECKING:
+    from homeclaw_cli.core.retrieval import RetrievalResult
+
+Kind = Literal["plugin", "skill"]
+
+QueryArg = Annotated[list[str], typer.Argument(help="What the user asked, in their words.")]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit", "-n", min=1, help="Hits to keep (default from config).")
+]
+MethodOpt = Annotated[
+    str | None,
+    typer.Option("--method", help="dense, fts or hybrid (default from config: hybrid)."),
+]
+ExplainFlag = Annotated[
+    bool,
+    typer.Option("--explain", help="Show every candidate's scores and why it was kept or dropped."),
+]
+
+_SYNC_HELP: dict[Kind, str] = {
+    "plugin": "Index plugins only (see `homeclaw sync`).",
+    "skill": "Index skills only, including the test dir (see `homeclaw sync`).",
+}
+
+
+def register(app: typer.Typer, kind: Kind) -> None:
+    """Add `search` and `sync` for one kind of descriptor to its command group."""
+    app.command("search")(search_command(kind))
+    app.command("sync")(sync_command_for((f"{kind}s",), _SYNC_HELP[kind]))
+
+
+def search_command(kind: Kind) -> Callable[..., None]:
+    """The `search` command for plugins or skills."""
+
+    def search(
+        ctx: typer.Context,
+        query: QueryArg,
+        *,
+        limit: LimitOpt = None,
+        method: MethodOpt = None,
+        explain: ExplainFlag = False,
+        as_json: JsonFlag = False,
+    ) -> None:
+        from homeclaw_cli.app.retrieval import RetrievalService
+
+        service = RetrievalService(get_state(ctx).settings(), method=check_method(method))
+        find = service.search_plugins if kind == "plugin" else service.search_skills
+        result = find(" ".join(query), limit=limit)
+        render_search(Output(json_mode=as_json), result, explain=explain, kind=kind)
+
+    search.__doc__ = f"Find the {kind}s a request needs, the way the chat loop retrieves them."
+    return search
+
+
+def check_method(method: str | None) -> str | None:
+    """Reject an unknown --method with the list of known ones."""
+    from homeclaw_cli.core.retrieval import METHODS
+    from homeclaw_cli.errors import UsageError
+
+    if method is not None and method not in METHODS:
+        raise UsageError(
+            f"unknown retrieval method {method!r}", hint=f"use one of: {', '.join(METHODS)}"
+        )
+    return method
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_search(out: Output, result: RetrievalResult, *, explain: bool, kind: str) -> None:
+    """Kept hits (or the fallback), and with --explain every candidate and its reason."""
+    if out.json_mode:
+        out.json(result.to_json(explain=explain))
+        return
+    if explain:
+        rows = [
+            [
+                c.rank,
+                c.id,
+                _fmt(c.score),
+                _fmt(c.dense_score),
+                _fmt(c.keyword_score),
+                "kept" if c.kept else "dropped",
+                c.reason,
+            ]
+            for c in result.candidates
+        ]
+        out.table(
+            ["RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY"],
+            rows,
+            title=f"{kind} candidates for {result.query!r} ({result.method})",
+            styles={"ID": "cyan"},
+        )
+        timing = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items())
+        out.info(f"{len(result.candidates)} candidates; {timing}")
+    else:
+        out.table(
+            ["ID", "SCORE", "DESCRIPTION"],
+            [[h.id, _fmt(h.score), _description(h.descriptor)] for h in result.hits],
+            styles={"ID": "cyan"},
+        )
+    if result.fallback:
+        names = ", ".join(result.fallback_names) or "(none indexed: run `homeclaw sync`)"
+        out.info(f"no {kind} cleared the similarity threshold; closest: {names}")
+
+
+def _description(descriptor: dict[str, object]) -> str:
+    manifest = descriptor.get("manifest")
+    source = manifest if isinstance(manifest, dict) else descriptor
+    return str(source.get("description", ""))

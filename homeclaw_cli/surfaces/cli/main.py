@@ -1,0 +1,133 @@
+"""`homeclaw` entry point: the root Typer app, global options and the one error boundary."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from homeclaw_cli import __version__
+from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
+from homeclaw_cli.surfaces.cli import (
+    audit,
+    chat_cmd,
+    config_cmd,
+    eval_cmd,
+    index_commands,
+    mcp_cmd,
+    plugin,
+    plugin_install,
+    serve,
+    skill,
+    skill_lifecycle,
+)
+from homeclaw_cli.surfaces.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
+from homeclaw_cli.surfaces.cli import sync as sync_cli
+from homeclaw_cli.surfaces.cli.state import AppState, get_state
+
+
+class _ErrorBoundary(TyperGroup):
+    """Turns HomeclawError into `error: ...` + `hint: ...` on stderr and its exit code."""
+
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except HomeclawError as exc:
+            state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
+            if state.debug:
+                traceback.print_exc()
+            from homeclaw_cli.surfaces.render import Output
+
+            Output().error(exc.message, exc.hint)
+            raise typer.Exit(int(exc.exit_code)) from None
+        except KeyboardInterrupt:
+            sys.stderr.write("interrupted\n")
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        except (RuntimeError, OSError, ValueError) as exc:
+            state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
+            try:
+                uri = state.settings().index_uri
+            except HomeclawError:
+                uri = "the index folder"
+            error = damaged_index(uri, exc)
+            if error is None or state.debug:
+                raise
+            from homeclaw_cli.surfaces.render import Output
+
+            Output().error(error.message, error.hint)
+            raise typer.Exit(int(error.exit_code)) from None
+
+
+app = typer.Typer(
+    name="homeclaw",
+    cls=_ErrorBoundary,
+    help="Local-first plugins and skills for LLM agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(plugin.app, name="plugin")
+app.add_typer(config_cmd.app, name="config")
+index_commands.register(plugin.app, "plugin")
+index_commands.register(skill.app, "skill")
+skill_lifecycle.register(skill.app)
+app.add_typer(skill.app, name="skill")
+app.command("sync")(sync_cli.sync_command)
+app.add_typer(eval_cmd.app, name="eval")
+app.command("audit")(audit.audit)
+_ = plugin_install  # registers install/update/remove/enable/disable/new on `plugin`
+app.command("chat")(chat_cmd.chat)
+app.command("logs")(chat_cmd.logs)
+app.command("doctor")(chat_cmd.doctor)
+app.add_typer(mcp_cmd.app, name="mcp")
+app.command("serve")(serve.serve)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"homeclaw {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", metavar="FILE", help="Config file (default: platform config dir)."
+        ),
+    ] = None,
+    plugins_dir: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--plugins-dir",
+            metavar="DIR",
+            help="Extra plugin folder, highest precedence. Repeatable.",
+        ),
+    ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = None,
+) -> None:
+    for folder in plugins_dir or []:
+        if not folder.expanduser().is_dir():
+            what = "is not a folder" if folder.exists() else "does not exist"
+            raise UsageError(
+                f"--plugins-dir {folder} {what}", hint="give a folder that holds plugin folders"
+            )
+    state = get_state(ctx)
+    state.config_file = config
+    state.plugin_dirs = list(plugins_dir or [])
+    state.debug = debug
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="homeclaw")

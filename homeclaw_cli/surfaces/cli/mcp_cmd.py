@@ -1,0 +1,56 @@
+"""`homeclaw mcp ...`: homeclaw as an MCP server for other agents."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from homeclaw_cli.errors import UsageError
+from homeclaw_cli.surfaces.cli.serve import is_loopback
+from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.render import Output
+
+app = typer.Typer(
+    help="Use homeclaw's plugins and skills from any MCP client.", no_args_is_help=True
+)
+
+
+@app.command("serve")
+def serve(
+    ctx: typer.Context,
+    transport: Annotated[
+        str, typer.Option("--transport", "-t", help="stdio (default) or http (streamable HTTP).")
+    ] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="Bind address for http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port for http (0 = a free one).")] = 9751,
+    no_token: Annotated[
+        bool,
+        typer.Option("--no-token", help="http: let anyone who can reach the port call tools."),
+    ] = False,
+) -> None:
+    """Expose plugin capabilities, skills and a search tool as MCP tools."""
+    if transport not in ("stdio", "http"):
+        raise UsageError(f"unknown transport {transport!r}", hint="use --transport stdio or http")
+    import anyio
+
+    from homeclaw_cli.app.mcp_toolbox import Toolbox
+    from homeclaw_cli.surfaces.mcp.server import build_server, serve_http, serve_stdio
+
+    settings = get_state(ctx).settings()
+    server = build_server(Toolbox(settings))
+    out = Output()
+    if transport == "stdio":
+        anyio.run(serve_stdio, server)
+        return
+    from homeclaw_cli.state.serve_token import load_or_create_token, token_path
+
+    token: str | None = None
+    if no_token:
+        out.warning("the bearer token is turned off: anyone who can reach the port can call tools")
+    else:
+        token, _ = load_or_create_token(settings.state_dir)
+        out.info(f"clients send `Authorization: Bearer <{token_path(settings.state_dir)}>`")
+    if not is_loopback(host):
+        out.warning(f"binding to {host}, not loopback: other machines can reach your plugins")
+    anyio.run(serve_http, server, host, port, out.info, token)

@@ -1,0 +1,217 @@
+"""`homeclaw plugin ...`: validate, list and inspect plugins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.render import Output
+
+if TYPE_CHECKING:
+    from homeclaw_cli.settings import Settings
+
+app = typer.Typer(help="Write, inspect and run plugins.", no_args_is_help=True)
+
+SyncOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--sync/--no-sync", help="Update the search index now (default: serve.sync_on_register)."
+    ),
+]
+
+
+@app.command("validate")
+def validate(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path], typer.Argument(help="Plugin folders, manifest files, or folders of plugins.")
+    ],
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
+    live: Annotated[
+        bool,
+        typer.Option("--live", help="Also start MCP servers / contact http plugins to check them."),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Check plugin manifests the way homeclaw will load them. Exit 0 valid, 1 invalid."""
+    from homeclaw_cli.app.validate import validate_paths
+
+    report = validate_paths(paths, strict=strict)
+    if live:
+        import asyncio
+
+        from homeclaw_cli.runtime.health import add_live_diagnostics
+
+        asyncio.run(add_live_diagnostics(report.results, get_state(ctx).settings()))
+    out = Output(json_mode=as_json)
+    if as_json:
+        out.json(report.to_json())
+    else:
+        for result in report.results:
+            label = result.manifest.id if result.manifest else result.folder.name
+            where = result.manifest_path or result.folder
+            out.verdict(report.passed(result), f"{label} ({where})")
+            for diagnostic in result.diagnostics:
+                out.text(f"  {diagnostic}")
+        out.tally([report.passed(r) for r in report.results])
+    if not report.ok:
+        raise typer.Exit(int(ExitCode.FAILURE))
+
+
+@app.command("list")
+def list_plugins(
+    ctx: typer.Context,
+    show_all: Annotated[
+        bool, typer.Option("--all", "-a", help="Also list shadowed plugins.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """List installed plugins: id, type, source, capabilities, status, token cost."""
+    from homeclaw_cli.app.plugin_listing import plugin_rows
+
+    rows = plugin_rows(get_state(ctx).settings(), include_shadowed=show_all)
+    out = Output(json_mode=as_json)
+    if as_json:
+        out.json(rows)
+        return
+    columns = ["ID", "NAME", "TYPE", "SOURCE", "CAPS", "STATUS", "TOKENS"]
+    keys = ["id", "name", "type", "source", "capabilities", "status", "tokens"]
+    out.table(
+        columns,
+        [[row[k] if k != "capabilities" else len(row[k]) for k in keys] for row in rows],
+        styles={"ID": "cyan", "SOURCE": "dim"},
+    )
+    for row in rows:
+        if row["status"] in ("broken", "unhealthy"):
+            out.warning(f"{row['id']}: {row['problem']}")
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
+    from homeclaw_cli.catalog.registry import describe_entry, scan
+    from homeclaw_cli.core.tools import descriptor_token_cost, plugin_tools
+
+    entry = scan(get_state(ctx).settings()).get(plugin_id)
+    out = Output(json_mode=as_json)
+    manifest = entry.manifest
+    if as_json:
+        data = describe_entry(entry)
+        data["tools"] = plugin_tools(manifest)
+        data["tokens"] = descriptor_token_cost(manifest)
+        out.json(data)
+        return
+    heading = escape(f"{manifest.name} {manifest.version or ''}")
+    out.markup(f"[bold cyan]{manifest.id}[/bold cyan]  {heading}")
+    out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
+    out.text(f"description: {manifest.description}")
+    if manifest.description_long:
+        out.text(f"description_long: {manifest.description_long}")
+    if manifest.keywords:
+        out.text("keywords: " + ", ".join(manifest.keywords))
+    out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
+    if not manifest.permissions.empty:
+        from homeclaw_cli.core.permissions import describe
+
+        out.text("permissions: " + "; ".join(describe(manifest.permissions)))
+    for cap in manifest.callable_capabilities():
+        flags = " (post-processed)" if cap.post_process else ""
+        route = f" [{cap.method} {cap.path}]" if cap.method or cap.path else ""
+        out.text(f"\n{cap.id}{route}: {cap.description}{flags}")
+        for p in cap.parameters:
+            need = "required" if p.required and not p.has_default else f"default={p.default!r}"
+            out.text(f"  - {p.name} ({p.type}, {need}) {p.description}")
+        if cap.output_description:
+            out.text(f"  returns: {cap.output_description}")
+    for warning in entry.warnings:
+        out.warning(str(warning))
+
+
+@app.command("register")
+def register(
+    ctx: typer.Context,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Plugin descriptor as JSON (plugin.yaml fields, `plugin_id` for `id`), or - "
+            "for stdin."
+        ),
+    ],
+    *,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Update a registration that already has this id.")
+    ] = False,
+    check: Annotated[
+        bool | None,
+        typer.Option("--check/--no-check", help="GET health_check_url first (default: config)."),
+    ] = None,
+    sync: SyncOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
+    import sys
+
+    from homeclaw_cli.app.registration import read_registration, register_plugin
+
+    stdin_text = sys.stdin.read() if str(file) == "-" else None
+    where, document = read_registration(file, stdin_text)
+    payload = document.data
+    settings = get_state(ctx).settings()
+    result = register_plugin(
+        settings, payload, replace=replace, check=check, where=where, document=document
+    )
+    out = Output(json_mode=as_json)
+    for warning in result.warnings:
+        out.warning(warning)
+    if result.change != "unchanged":
+        _sync_index(settings, out, sync)
+    if as_json:
+        out.json(result.to_json())
+    else:
+        verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
+        out.text(f"{verb[result.change]} {result.plugin_id}")
+
+
+@app.command("unregister")
+def unregister(
+    ctx: typer.Context,
+    plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    sync: SyncOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Remove an external plugin registration."""
+    from homeclaw_cli.app.registration import unregister_plugin
+
+    settings = get_state(ctx).settings()
+    unregister_plugin(settings, plugin_id)
+    out = Output(json_mode=as_json)
+    _sync_index(settings, out, sync)
+    if as_json:
+        out.json({"plugin_id": plugin_id, "unregistered": True})
+    else:
+        out.text(f"unregistered {plugin_id}")
+
+
+def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
+    """Sync the plugin index after a registration change; the change itself is already saved."""
+    from homeclaw_cli.app.registration import index_sync_function
+    from homeclaw_cli.errors import HomeclawError
+
+    if not (settings.serve.sync_on_register if wanted is None else wanted):
+        return
+    sync = index_sync_function()
+    try:
+        with out.status("updating the plugin index"):
+            sync(settings)
+    except HomeclawError as exc:
+        out.warning(f"saved, but the index was not updated ({exc.message}); run `homeclaw sync`")

@@ -1,0 +1,196 @@
+"""`homeclaw plugin call|health|mcp-import`: run plugins directly, check them, import MCP tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from homeclaw_cli.errors import ExitCode, PluginCallError, UnavailableError, UsageError
+from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.plugin import app
+from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.render import Output
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """`-p key=value` (text, coerced to the declared type later) or `-p key:=JSON` (typed)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(
+                f"-p {item!r}: expected key=value (or key:=JSON for a typed value)",
+                hint='e.g. -p city=Paris -p days=3 -p tags:=\'["a","b"]\'',
+            )
+        if key.endswith(":"):
+            key = key[:-1]
+            try:
+                out[key] = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise UsageError(
+                    f"-p {item!r}: the value after := is not JSON ({exc.msg})"
+                ) from None
+        else:
+            out[key] = value
+    return out
+
+
+def complete_plugin_id(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: installed plugin ids."""
+    from homeclaw_cli.catalog.registry import scan
+
+    try:
+        plugins = scan(get_state(ctx).settings()).plugins
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+    return sorted(pid for pid in plugins if pid.startswith(incomplete))
+
+
+def complete_capability(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: the capabilities of the plugin named before."""
+    from homeclaw_cli.catalog.registry import scan
+
+    plugin_id = ctx.params.get("plugin_id")
+    try:
+        entry = scan(get_state(ctx).settings()).plugins.get(plugin_id or "")
+    except Exception:
+        return []
+    if entry is None:
+        return []
+    ids = [c.id for c in entry.manifest.callable_capabilities()]
+    return [c for c in ids if c.startswith(incomplete)]
+
+
+@app.command("call")
+def call(  # noqa: PLR0917 - Typer maps parameters to options
+    ctx: typer.Context,
+    plugin_id: Annotated[str, typer.Argument(help="Plugin id.", autocompletion=complete_plugin_id)],
+    capability: Annotated[
+        str | None,
+        typer.Argument(
+            help="Capability id (optional when there is only one).",
+            autocompletion=complete_capability,
+        ),
+    ] = None,
+    params: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param", "-p", help="key=value, or key:=JSON for a typed value. Repeatable."
+        ),
+    ] = None,
+    user_input: Annotated[
+        str,
+        typer.Option("--input", "-i", help="The user's request text (PluginRequest.user_input)."),
+    ] = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """Run one plugin capability and print its answer. Exit 0 ok, 1 failed, 5 unreachable."""
+    from homeclaw_cli.runtime.caller import PluginCaller
+
+    settings = get_state(ctx).settings()
+    values = parse_params(params or [])
+
+    async def run() -> Any:
+        async with PluginCaller(settings) as caller:
+            return await caller.call(plugin_id, capability, values, user_input=user_input)
+
+    import asyncio
+
+    outcome = asyncio.run(run())
+    out = Output(json_mode=as_json)
+    result = outcome.result
+    if as_json:
+        out.json(outcome.to_json())
+    elif result.success:
+        out.text(result.text)
+        if outcome.post_process and out.rich:
+            out.info(
+                "[dim](in chat, the model rewrites this answer: post_process)[/dim]", markup=True
+            )
+    if result.success:
+        return
+    if as_json:
+        code = ExitCode.UNAVAILABLE if outcome.failure == "unavailable" else ExitCode.FAILURE
+        raise typer.Exit(int(code))
+    message = result.error or "the plugin failed"
+    if outcome.failure == "unavailable":
+        raise UnavailableError(
+            message,
+            hint=f"start it (`homeclaw plugin show {plugin_id}` describes it), then "
+            f"`homeclaw plugin health {plugin_id}` checks it",
+        )
+    raise PluginCallError(message)
+
+
+@app.command("health")
+def health(
+    ctx: typer.Context,
+    plugin_id: Annotated[
+        str | None,
+        typer.Argument(help="Plugin id (default: all).", autocompletion=complete_plugin_id),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Check plugins (http: health URL, subprocess: command, mcp: handshake) and store the result.
+
+    Retrieval skips plugins whose stored status is unhealthy. Exit 5 when any check failed.
+    """
+    import asyncio
+
+    from homeclaw_cli.runtime.health import check_plugins
+
+    reports = asyncio.run(check_plugins(get_state(ctx).settings(), plugin_id))
+    out = Output(json_mode=as_json)
+    if as_json:
+        out.json([r.to_json() for r in reports])
+    else:
+        rows = [
+            [
+                r.plugin_id,
+                r.type,
+                "ok" if r.status.ok else "unhealthy",
+                f"{r.seconds * 1000:.0f} ms",
+                r.status.detail,
+            ]
+            for r in reports
+        ]
+        out.table(["ID", "TYPE", "STATUS", "TIME", "DETAIL"], rows, styles={"ID": "cyan"})
+        bad = sum(not r.status.ok for r in reports)
+        out.info(f"{len(reports) - bad} healthy, {bad} unhealthy")
+    if any(not r.status.ok for r in reports):
+        raise typer.Exit(int(ExitCode.UNAVAILABLE))
+
+
+@app.command("mcp-import")
+def mcp_import(
+    folder: Annotated[Path, typer.Argument(help="An mcp plugin's folder (or its plugin.yaml).")],
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Import only these tools. Repeatable.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the capabilities instead of writing.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """List an MCP server's tools and write them into plugin.yaml as capabilities.
+
+    Retrieval and the model then see each tool; calls go straight to that tool.
+    """
+    import asyncio
+
+    from homeclaw_cli.app.mcp_import import import_tools
+
+    report = asyncio.run(import_tools(folder, only=only or [], write=not dry_run))
+    out = Output(json_mode=as_json)
+    if as_json:
+        out.json(report.to_json())
+        return
+    if dry_run:
+        out.text(report.yaml_text)
+    for warning in report.warnings:
+        out.warning(warning)
+    verb = "would write" if dry_run else "wrote"
+    out.info(f"{verb} {len(report.capabilities)} capabilities to {report.manifest_path}")

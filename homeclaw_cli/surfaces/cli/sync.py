@@ -1,0 +1,147 @@
+"""`homeclaw sync` (and the `plugin sync` / `skill sync` shortcuts): update the index.
+
+Made for cron: `--quiet` prints nothing on success, `--json` prints one summary document,
+`--check` exits 1 when the index is stale without writing anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.render import Output
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.sync import SyncReport
+
+FullFlag = Annotated[
+    bool, typer.Option("--full", help="Re-embed everything, not only new and changed items.")
+]
+CheckFlag = Annotated[
+    bool, typer.Option("--check", help="Only report whether the index is stale (exit 1 if so).")
+]
+QuietFlag = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing unless it fails.")]
+LockTimeout = Annotated[
+    float,
+    typer.Option("--lock-timeout", help="Seconds to wait for another sync to finish.", min=0),
+]
+
+
+def sync_command_for(kinds: Sequence[str], doc: str) -> Callable[..., None]:
+    """A `sync` command that indexes `kinds` ("plugins", "skills")."""
+
+    def sync(
+        ctx: typer.Context,
+        *,
+        full: FullFlag = False,
+        check: CheckFlag = False,
+        quiet: QuietFlag = False,
+        as_json: JsonFlag = False,
+        lock_timeout: LockTimeout = 30.0,
+    ) -> None:
+        run_sync(
+            ctx,
+            kinds,
+            full=full,
+            check=check,
+            quiet=quiet,
+            as_json=as_json,
+            lock_timeout=lock_timeout,
+        )
+
+    sync.__doc__ = doc
+    return sync
+
+
+sync_command = sync_command_for(
+    ("plugins", "skills"), "Index plugins and skills for retrieval (incremental; run it from cron)."
+)
+
+
+def run_sync(
+    ctx: typer.Context,
+    kinds: Sequence[str],
+    *,
+    full: bool,
+    check: bool,
+    quiet: bool,
+    as_json: bool,
+    lock_timeout: float,
+) -> None:
+    """Sync `kinds` into the index and report it (`--check`: exit 1 when stale)."""
+    from homeclaw_cli.app.sync import sync
+
+    settings = get_state(ctx).settings()
+    out = Output(json_mode=as_json)
+    with _progress(out, enabled=not (quiet or as_json or check)) as progress:
+        report = sync(
+            settings,
+            kinds=kinds,
+            full=full,
+            check=check,
+            progress=progress,
+            lock_timeout=lock_timeout,
+        )
+    if as_json:
+        out.json(report.to_json())
+    elif not quiet:
+        _print_summary(out, report)
+    if check and report.stale:
+        raise typer.Exit(int(ExitCode.FAILURE))
+
+
+def _print_summary(out: Output, report: SyncReport) -> None:
+    for message in report.errors:
+        out.warning(f"not indexed: {message}")
+    for message in report.warnings:
+        out.warning(message)
+    for name, kind in report.kinds.items():
+        if kind.rebuilt and kind.rebuilt != "--full":
+            out.info(f"{name}: rebuilt ({kind.rebuilt})")
+    verb = "would change" if report.check else "synced"
+    counts = (
+        f"{len(report.added)} added, {len(report.updated)} updated, "
+        f"{len(report.removed)} removed, {report.unchanged} unchanged"
+    )
+    if report.check:
+        state = "stale" if report.stale else "up to date"
+        out.text(f"index {state}: {verb} {counts}")
+    else:
+        out.text(f"{verb}: {counts} in {report.seconds:.1f}s")
+
+
+class _RichProgress:
+    def __init__(self, progress: Any) -> None:
+        self._progress = progress
+        self._task: Any = None
+
+    def start(self, kind: str, total: int) -> None:
+        self._task = self._progress.add_task(f"embedding {kind}", total=total)
+
+    def advance(self, count: int) -> None:
+        if self._task is not None:
+            self._progress.advance(self._task, count)
+
+
+@contextmanager
+def _progress(out: Output, *, enabled: bool) -> Iterator[_RichProgress | None]:
+    if not (enabled and out.err.is_terminal):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=out.err,
+        transient=True,
+    ) as progress:
+        yield _RichProgress(progress)

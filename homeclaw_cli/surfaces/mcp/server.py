@@ -1,0 +1,123 @@
+"""`homeclaw mcp serve`: the Toolbox (app/mcp_toolbox.py) as an MCP server.
+
+Built on the SDK's low-level Server rather than MCPServer: MCPServer derives each tool's schema
+from a Python function signature, while homeclaw's tools are data (one per plugin capability,
+with the JSON schema from core/tools.py), so list/call handlers over the Toolbox fit better.
+The tool list is rebuilt on every tools/list, so registrations and new plugins show up without
+a restart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Literal
+
+from homeclaw_cli import __version__
+from homeclaw_cli.app.mcp_toolbox import Toolbox
+
+if TYPE_CHECKING:
+    from mcp.server import Server
+
+Transport = Literal["stdio", "http"]
+
+INSTRUCTIONS = (
+    "homeclaw's plugins and skills. Call homeclaw_search with the user's request to find the "
+    "relevant tools, then call them. Plugin tools are named <plugin>__<capability>; skill "
+    "tools skill__<id> return the skill's instructions, or run one of its scripts."
+)
+
+
+def build_server(toolbox: Toolbox) -> Server[Any]:
+    """A low-level MCP server whose tools are the Toolbox's."""
+    import anyio
+    from mcp import types
+    from mcp.server import Server, ServerRequestContext
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        specs = await anyio.to_thread.run_sync(toolbox.list_tools)
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=s.name, description=s.description, input_schema=s.input_schema)
+                for s in specs
+            ]
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        reply = await toolbox.call(params.name, params.arguments or {})
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=reply.text)],
+            structured_content=reply.structured,
+            is_error=reply.is_error,
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await toolbox.aclose()
+
+    return Server(
+        "homeclaw",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        lifespan=lifespan,
+    )
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(
+    server: Server[Any], host: str, port: int, announce: Any, token: str | None = None
+) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp (DNS-rebinding protection on loopback);
+    with `token`, every HTTP request needs `Authorization: Bearer <token>`."""
+    from homeclaw_cli.adapters.asgi_server import serve_asgi
+
+    app: Any = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    if token is not None:
+        app = BearerAuth(app, token)
+    await serve_asgi(app, host, port, announce, "MCP server on {url}/mcp (streamable HTTP)")
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests without the bearer token get a 401; lifespan passes."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from homeclaw_cli.state.serve_token import token_matches
+
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            header = headers.get(b"authorization", b"").decode("latin-1")
+            if not token_matches(self.token, header or None):
+                body = b'{"error": "missing or wrong bearer token"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b"Bearer"),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

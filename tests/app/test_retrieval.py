@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore
+from homeclaw_cli.app.retrieval import RetrievalService
+from homeclaw_cli.app.sync import sync
+from homeclaw_cli.errors import HomeclawError
+from tests.fakes.index import settings_for
+
+
+@pytest.fixture
+def synced(index_env: dict[str, Any]) -> dict[str, Any]:
+    sync(settings_for(index_env["home"]))
+    return index_env
+
+
+@pytest.mark.parametrize("method", ["dense", "fts", "hybrid"])
+def test_each_method_finds_the_plugin(synced: dict[str, Any], method: str) -> None:
+    service = RetrievalService(settings_for(synced["home"]), method=method)
+    result = service.search_plugins("post a message in the slack channel")
+    assert result.hits[0].id == "slack"
+    assert result.hits[0].kind == "plugin"
+    assert result.hits[0].descriptor["manifest"]["name"] == "Slack"
+    assert not result.fallback
+    assert result.method == method
+    assert {"total"} <= set(result.timings)
+
+
+def test_hybrid_reports_dense_and_keyword_scores(synced: dict[str, Any]) -> None:
+    result = RetrievalService(settings_for(synced["home"])).search_plugins("slack")
+    top = result.candidates[0]
+    assert top.id == "slack" and top.dense_score is not None and top.keyword_score
+    assert top.score > top.dense_score
+
+
+def test_nothing_relevant_falls_back_to_a_list_of_names(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"], **{"plugins.similarity_threshold": 0.9})
+    result = RetrievalService(settings).search_plugins("tell me a joke")
+    assert result.hits == []
+    assert result.fallback
+    assert result.fallback_names
+    assert all(c.reason == "below threshold" for c in result.candidates)
+
+
+def test_a_plugin_whose_folder_is_gone_is_skipped_and_deleted(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"])
+    shutil.rmtree(synced["plugins"] / "slack")
+    result = RetrievalService(settings).search_plugins("post a message in the slack channel")
+    assert "slack" not in result.ids
+    stale = next(c for c in result.candidates if c.id == "slack")
+    assert stale.reason.startswith("stale")
+    assert "slack" not in VectorStore(settings.index_uri).meta("homeclaw_plugins")
+
+
+def test_ineligible_skills_are_never_kept(synced: dict[str, Any], monkeypatch: Any) -> None:
+    settings = settings_for(synced["home"])
+    store = VectorStore(settings.index_uri)
+    handle = store.db.open_table("homeclaw_skills")
+    handle.update(where="id = 'haiku'", values={"status": "ineligible", "status_detail": "no"})
+    store.refresh_snapshot("homeclaw_skills")
+    result = RetrievalService(settings).search_skills("write a haiku poem")
+    assert "haiku" not in result.ids
+    assert next(c for c in result.candidates if c.id == "haiku").reason == "ineligible: no"
+
+
+def test_test_dir_skills_are_found_by_their_test_id(synced: dict[str, Any]) -> None:
+    result = RetrievalService(settings_for(synced["home"])).search_skills("draft an email reply")
+    assert result.hits[0].id == "test__draft"
+    assert result.hits[0].kind == "skill"
+
+
+def test_unhealthy_plugins_are_dropped(synced: dict[str, Any]) -> None:
+    from homeclaw_cli.state.health import HealthStore
+
+    settings = settings_for(synced["home"])
+    HealthStore(settings.state_dir).set("slack", False, "connection refused")
+    HealthStore(settings.state_dir).set("weather", True, "ok")
+    result = RetrievalService(settings).search_plugins("slack message")
+    assert "slack" not in result.ids
+    slack = next(c for c in result.candidates if c.id == "slack")
+    assert slack.reason == "unhealthy: connection refused"
+    HealthStore(settings.state_dir).set("slack", True, "back")
+    assert RetrievalService(settings).search_plugins("slack message").ids[0] == "slack"
+
+
+def test_vector_search_off_returns_the_first_n(synced: dict[str, Any]) -> None:
+    settings = settings_for(
+        synced["home"], **{"plugins.use_vector_search": False, "plugins.max_retrieved": 2}
+    )
+    synced["models"].reset()
+    result = RetrievalService(settings).search_plugins("anything")
+    assert result.ids == ["calculator", "slack"]
+    assert not synced["models"].loaded  # the query is never embedded
+
+
+def test_limit_caps_the_hits(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"], **{"plugins.similarity_threshold": -1.0})
+    result = RetrievalService(settings).search_plugins("weather slack timer math", limit=2)
+    assert len(result.hits) == 2
+    assert [c.reason for c in result.candidates].count("top-k cut") >= 1
+
+
+def test_snapshot_and_lancedb_give_the_same_answer(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"])
+    service = RetrievalService(settings)
+    assert isinstance(service.reader("homeclaw_plugins"), SnapshotReader)
+    fast = service.search_plugins("post a message in the slack channel")
+    slow_settings = settings_for(synced["home"], **{"index.snapshots": False})
+    slow_service = RetrievalService(slow_settings)
+    assert isinstance(slow_service.reader("homeclaw_plugins"), VectorStore)
+    slow = slow_service.search_plugins("post a message in the slack channel")
+    assert fast.ids == slow.ids
+    fast_dense = {c.id: c.dense_score for c in fast.candidates}
+    slow_dense = {c.id: c.dense_score for c in slow.candidates}
+    assert fast_dense == pytest.approx(slow_dense, abs=1e-5)
+
+
+def test_missing_snapshot_falls_back_to_lancedb_and_sync_rebuilds_it(
+    synced: dict[str, Any],
+) -> None:
+    settings = settings_for(synced["home"])
+    store = VectorStore(settings.index_uri)
+    assert store.snapshot_root is not None
+    (store.snapshot_root / "homeclaw_plugins" / "current").unlink()  # as after a crash
+    service = RetrievalService(settings)
+    assert isinstance(service.reader("homeclaw_plugins"), VectorStore)
+    assert service.search_plugins("slack message").ids[0] == "slack"
+    check = sync(settings, check=True)
+    assert check.stale
+    assert check.kinds["plugins"].rebuilt == "query snapshot missing"
+    synced["models"].reset()
+    sync(settings, kinds=["plugins"])
+    assert not synced["models"].loaded
+    assert isinstance(RetrievalService(settings).reader("homeclaw_plugins"), SnapshotReader)
+
+
+def test_model_mismatch_is_a_clear_error(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"], **{"embedding.model": "another-model"})
+    with pytest.raises(HomeclawError) as info:
+        RetrievalService(settings).search_plugins("slack")
+    assert "run `homeclaw sync`" in (info.value.hint or "")
+
+
+def test_fts_without_a_match_still_offers_names(synced: dict[str, Any]) -> None:
+    result = RetrievalService(settings_for(synced["home"]), method="fts").search_plugins("zzzz")
+    assert result.fallback and result.hits == [] and result.candidates == []
+    assert result.fallback_names == ["calculator", "slack", "timer", "weather"]
+
+
+def test_a_reader_survives_a_sync_that_replaces_its_snapshot(synced: dict[str, Any]) -> None:
+    settings = settings_for(synced["home"])
+    service = RetrievalService(settings)
+    reader = service.reader("homeclaw_plugins")
+    assert isinstance(reader, SnapshotReader)
+    old_folder = reader.snapshot.folder
+    VectorStore(settings.index_uri).refresh_snapshot("homeclaw_plugins")  # as another sync would
+    assert not old_folder.exists()
+    assert reader.keyword("homeclaw_plugins", "slack", 3)[0].id == "slack"
+    assert reader.all_rows("homeclaw_plugins")[0]["descriptor"].startswith("{")
+    assert service.search_plugins("slack channel message").ids[0] == "slack"
+    assert service.reader("homeclaw_plugins") is not reader  # the new generation is picked up
+
+
+def test_a_damaged_snapshot_falls_back_to_lancedb(synced: dict[str, Any], cli: Any) -> None:
+    settings = settings_for(synced["home"])
+    root = VectorStore(settings.index_uri).snapshot_root
+    assert root is not None
+    current = (root / "homeclaw_plugins" / "current").read_text().strip()
+    (root / "homeclaw_plugins" / current / "descriptors.jsonl").write_text("garbage\n")
+    assert isinstance(RetrievalService(settings).reader("homeclaw_plugins"), VectorStore)
+    result = cli("plugin", "search", "slack message")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split("\t")[0] == "slack"

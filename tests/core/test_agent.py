@@ -1,0 +1,306 @@
+"""The turn loop against in-memory fakes."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.core.agent import Agent, AgentConfig, LLMReply, LLMToolCall
+from homeclaw_cli.core.agent_tools import ToolRegistry
+from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
+from tests.fakes.agent_fakes import (
+    NOTES,
+    WEATHER,
+    FakeCaller,
+    FakeLLM,
+    FakeRetriever,
+    FakeSkills,
+    Hit,
+    PResult,
+    call,
+)
+
+MANIFESTS = {"weather": WEATHER, "notes": NOTES}
+
+
+def make_agent(
+    llm: FakeLLM,
+    *,
+    caller: FakeCaller | None = None,
+    skills: FakeSkills | None = None,
+    tmp: Path | None = None,
+    **config: Any,
+) -> tuple[Agent, FakeCaller]:
+    caller = caller or FakeCaller(MANIFESTS)
+    builtins = ToolRegistry()
+    add_builtins(builtins, BuiltinConfig(allowed_dirs=[tmp] if tmp else []))
+    retriever = FakeRetriever(
+        {"weather": ["weather"], "note": ["notes"]},
+        {"greet": [Hit("greet", "skill", descriptor={"name": "greet", "description": "Say hi"})]},
+    )
+    agent = Agent(
+        llm=llm,
+        retriever=retriever,
+        caller=caller,
+        manifests=MANIFESTS.get,
+        skills=skills,
+        builtins=builtins,
+        config=AgentConfig(**config),
+    )
+    return agent, caller
+
+
+def run(agent: Agent, message: str, sink: list[str] | None = None) -> Any:
+    return asyncio.run(agent.turn(message, on_text=sink.append if sink is not None else None))
+
+
+def test_retrieval_narrows_the_tools_offered() -> None:
+    llm = FakeLLM("It is sunny.")
+    agent, _ = make_agent(llm)
+    result = run(agent, "what is the weather in Paris")
+    tools = [t["function"]["name"] for t in llm.requests[0]["tools"]]
+    assert "weather__now" in tools and "weather__summary" in tools
+    assert not any(t.startswith("notes__") for t in tools)
+    system = llm.requests[0]["messages"][0]["content"]
+    assert "- weather: Current weather" in system and "notes:" not in system
+    assert result.answer == "It is sunny." and result.ok
+
+
+def test_plugin_result_goes_to_the_user_directly() -> None:
+    llm = FakeLLM(call("weather__now", city="Paris"))
+    agent, caller = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "weather in Paris please", sink)
+    assert caller.calls == [("weather", "now", {"city": "Paris"})]
+    assert result.answer == "weather.now {'city': 'Paris'}"
+    assert "".join(sink) == result.answer
+    assert len(llm.requests) == 1  # no post-processing call
+
+
+def test_post_process_runs_one_more_model_call_with_the_prompt() -> None:
+    llm = FakeLLM(call("weather__summary", city="Oslo"), "Cold and snowy, wear a hat!")
+    agent, _ = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "weather summary for Oslo", sink)
+    assert result.answer == "Cold and snowy, wear a hat!"
+    post = llm.requests[1]["messages"]
+    assert post[0] == {"role": "system", "content": "Summarise for a child."}
+    assert "weather.summary" in post[1]["content"]
+    assert "".join(sink).strip() == result.answer
+    assert [s.kind for s in result.steps][-1] == "post_process"
+
+
+def test_bad_calls_go_back_to_the_model_as_errors() -> None:
+    llm = FakeLLM(
+        call("weather__nwo", city="Paris"),
+        call("weather__now"),
+        call("weather__now", city=3),
+        call("weather__now", city="Paris"),
+    )
+    agent, caller = make_agent(llm)
+    result = run(agent, "weather in Paris")
+    errors = [m["content"] for m in llm.requests[3]["messages"] if m["role"] == "tool"]
+    assert "unknown tool `weather__nwo` (did you mean `weather__now`?)" in errors[0]
+    assert "missing required parameter `city`" in errors[1]
+    assert "`city` must be a string, got number" in errors[2]
+    assert caller.calls == [("weather", "now", {"city": "Paris"})]
+    assert result.ok
+
+
+def test_malformed_argument_string_is_an_error_not_a_crash() -> None:
+    llm = FakeLLM(LLMReply("", [LLMToolCall("weather__now", "{not json")]), "sorry")
+    agent, _ = make_agent(llm)
+    result = run(agent, "weather in Paris")
+    tool_msgs = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert "arguments must be a JSON object" in tool_msgs[0]["content"]
+    assert result.answer == "sorry"
+
+
+def test_plugin_failure_is_reported_and_marks_the_turn_failed() -> None:
+    caller = FakeCaller(MANIFESTS, lambda p, c, a: PResult(False, error="service down"))
+    llm = FakeLLM(call("weather__now", city="Paris"), "The weather service is down.")
+    agent, _ = make_agent(llm, caller=caller)
+    result = run(agent, "weather in Paris")
+    assert result.answer == "The weather service is down."
+    assert not result.ok and "service down" in (result.error or "")
+
+
+def test_round_cap() -> None:
+    llm = FakeLLM(*[call("current_time") for _ in range(3)])
+    agent, _ = make_agent(llm, max_rounds=3)
+    result = run(agent, "what time")
+    assert not result.ok and "3 rounds" in (result.error or "")
+
+
+def test_json_in_content_call_is_understood_and_not_streamed() -> None:
+    llm = FakeLLM('```json\n{"name": "weather__now", "arguments": {"city": "Rome"}}\n```')
+    agent, caller = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "weather in Rome", sink)
+    assert caller.calls == [("weather", "now", {"city": "Rome"})]
+    assert "".join(sink) == result.answer  # the JSON itself never reached the user
+
+
+def test_json_answer_about_unknown_tool_is_kept_as_text() -> None:
+    llm = FakeLLM('{"name": "Ada", "arguments": {}}')
+    agent, caller = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "give me JSON", sink)
+    assert result.answer == '{"name": "Ada", "arguments": {}}' and not caller.calls
+    assert "".join(sink).strip() == result.answer
+
+
+def test_model_without_tools_uses_format_schema() -> None:
+    llm = FakeLLM('{"tool": "weather__now", "arguments": {"city": "Lima"}}', tools=False)
+    agent, caller = make_agent(llm)
+    result = run(agent, "weather in Lima")
+    request = llm.requests[0]
+    assert (
+        request["tools"] is None
+        and "weather__now" in request["format"]["properties"]["tool"]["enum"]
+    )
+    assert "## Tools" in request["messages"][0]["content"]
+    assert caller.calls == [("weather", "now", {"city": "Lima"})] and result.ok
+
+    llm2 = FakeLLM('{"tool": "answer", "answer": "Hi there"}', tools=False)
+    agent2, _ = make_agent(llm2)
+    sink: list[str] = []
+    assert run(agent2, "hello", sink).answer == "Hi there"
+    assert sink == ["Hi ", "there"]  # streamed out of the JSON reply as it arrived
+
+
+def test_search_plugins_adds_tools_for_the_next_round() -> None:
+    llm = FakeLLM(call("search_plugins", query="note"), call("notes__add", text="milk"))
+    agent, caller = make_agent(llm)
+    result = run(agent, "remember to buy milk")
+    assert "notes__add" not in [t["function"]["name"] for t in llm.requests[0]["tools"]]
+    assert "notes__add" in [t["function"]["name"] for t in llm.requests[1]["tools"]]
+    assert caller.calls == [("notes", "add", {"text": "milk"})] and result.ok
+
+
+def test_skills_block_and_skill_tools() -> None:
+    skills = FakeSkills()
+    llm = FakeLLM(
+        call("read_skill", skill="greet"),
+        call("run_skill", skill_name="greet", script="hello.sh", args=["Bob"]),
+        "Done: hello Bob",
+    )
+    agent, _ = make_agent(llm, skills=skills)
+    result = run(agent, "greet Bob")
+    system = llm.requests[0]["messages"][0]["content"]
+    assert "<available_skills>" in system and "<name>greet</name>" in system
+    assert skills.runs == [("greet", "hello.sh", ["Bob"])]
+    tool_msgs = [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "tool"]
+    assert "Run scripts/hello.sh" in tool_msgs[0] and "hello Bob" in tool_msgs[1]
+    assert result.answer == "Done: hello Bob"
+
+
+def test_no_skills_block_without_retrieved_skills() -> None:
+    llm = FakeLLM("ok")
+    agent, _ = make_agent(llm, skills=FakeSkills())
+    run(agent, "weather")
+    assert "<available_skills>" not in llm.requests[0]["messages"][0]["content"]
+
+
+def test_follow_up_is_retrieved_with_previous_message_and_history_kept() -> None:
+    llm = FakeLLM("Sunny.", "Rainy.")
+    agent, _ = make_agent(llm)
+    run(agent, "what is the weather like in Paris today?")
+    run(agent, "and tomorrow?")
+    assert agent.retriever.queries[-1].endswith("and tomorrow?")  # type: ignore[attr-defined]
+    assert "weather" in agent.retriever.queries[-1]  # type: ignore[attr-defined]
+    roles = [m["role"] for m in llm.requests[1]["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+
+
+def test_workspace_identity_and_tools_md(tmp_path: Path) -> None:
+    (tmp_path / "IDENTITY.md").write_text("You are Claw, a pirate.")
+    (tmp_path / "TOOLS.md").write_text("Use weather for weather.")
+    llm = FakeLLM("Arr")
+    agent, _ = make_agent(llm, workspace_dirs=[tmp_path])
+    run(agent, "hi")
+    system = llm.requests[0]["messages"][0]["content"]
+    assert system.startswith("You are Claw, a pirate.") and "Use weather for weather." in system
+
+
+def test_read_file_builtin_stays_inside_allowed_dirs(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("secret plan")
+    llm = FakeLLM(call("read_file", path="a.txt"), call("read_file", path="/etc/passwd"), "ok")
+    agent, _ = make_agent(llm, tmp=tmp_path)
+    run(agent, "read a.txt")
+    tool_msgs = [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "tool"]
+    assert tool_msgs[0] == "secret plan"
+    assert tool_msgs[1].startswith("ERROR:") and "outside the allowed folders" in tool_msgs[1]
+
+
+def test_trace_json_has_timings_and_prompt_size() -> None:
+    llm = FakeLLM(call("weather__now", city="Paris"))
+    agent, _ = make_agent(llm)
+    data = run(agent, "weather in Paris").to_json()
+    assert {"retrieve", "llm", "tools", "total", "overhead"} <= set(data["timings"])
+    assert [s["kind"] for s in data["trace"]] == ["retrieve", "prompt", "llm", "tool"]
+    assert data["prompt_tokens"] > 0 and data["retrieved"]["plugins"][0]["id"] == "weather"
+
+
+def test_history_is_trimmed_to_fit_the_context_window() -> None:
+    llm = FakeLLM(*["word " * 500 for _ in range(4)])
+    agent, _ = make_agent(llm, context_tokens=2000)
+    for i in range(4):
+        run(agent, f"question number {i} about nothing in particular today")
+    last = llm.requests[-1]["messages"]
+    assert len(agent.history) == 8  # all kept in memory ...
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "user"]  # ... but trimmed
+    prompt = agent.last.steps[1].detail  # type: ignore[union-attr]
+    assert prompt["history_dropped"] == 4 and prompt["history_messages"] == 2
+
+
+def test_num_ctx_is_sent_to_ollama() -> None:
+    from homeclaw_cli.adapters.llm_ollama import OllamaLLM
+    from tests.fakes.ollama_server import FakeOllama, text
+
+    with FakeOllama() as fake:
+        fake.add_model("llama3.2")
+        fake.script(text("ok"))
+
+        async def go() -> None:
+            llm = OllamaLLM(fake.host, "llama3.2", num_ctx=8192)
+            try:
+                await llm.chat([{"role": "user", "content": "x"}])
+            finally:
+                await llm.aclose()
+
+        asyncio.run(go())
+        assert fake.last_chat["options"]["num_ctx"] == 8192
+
+
+def test_skill_tool_refusal_goes_back_as_error() -> None:
+    llm = FakeLLM(call("read_skill", skill="nope"), "no such skill")
+    agent, _ = make_agent(llm, skills=FakeSkills())
+    result = run(agent, "greet someone")
+    tool_msgs = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert tool_msgs == ["ERROR: no skill 'nope'"] and result.ok
+
+
+def test_skill_call_tools_only_once_a_skill_is_in_play() -> None:
+    llm = FakeLLM(call("search_skills", query="greet"), "ok")
+    agent, _ = make_agent(llm, skills=FakeSkills())
+    run(agent, "what is the weather")  # no skill retrieved
+    first = [t["function"]["name"] for t in llm.requests[0]["tools"]]
+    second = [t["function"]["name"] for t in llm.requests[1]["tools"]]
+    assert "search_skills" in first and "read_skill" not in first
+    assert {"read_skill", "run_skill"} <= set(second)
+
+
+def test_reasoning_block_is_neither_shown_nor_parsed() -> None:
+    llm = FakeLLM("<think>the user wants weather, hmm</think>\nIt is sunny.")
+    agent, _ = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "weather in Paris", sink)
+    assert result.answer == "It is sunny." and "think" not in "".join(sink)
+    assert "".join(sink).strip() == "It is sunny."
+
+    llm2 = FakeLLM('<think>call it</think>{"name": "weather__now", "arguments": {"city": "Oslo"}}')
+    agent2, caller = make_agent(llm2)
+    run(agent2, "weather in Oslo")
+    assert caller.calls == [("weather", "now", {"city": "Oslo"})]

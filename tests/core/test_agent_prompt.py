@@ -1,0 +1,55 @@
+"""System prompt blocks: order, workspace files, routing lines, fallback names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from homeclaw_cli.core.agent_prompt import (
+    DEFAULT_IDENTITY,
+    MAX_FALLBACK_NAMES,
+    build_system_prompt,
+    read_workspace,
+)
+from tests.fakes.agent_fakes import NOTES, WEATHER
+
+
+def test_default_identity_without_workspace(tmp_path: Path) -> None:
+    blocks = read_workspace([tmp_path])
+    assert [b.name for b in blocks] == ["identity"] and blocks[0].text == DEFAULT_IDENTITY
+
+
+def test_later_workspace_folder_wins(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    (first / "IDENTITY.md").write_text("I am A")
+    (first / "TOOLS.md").write_text("tools A")
+    (second / "IDENTITY.md").write_text("I am B")
+    blocks = read_workspace([first, second])
+    assert [(b.name, b.text) for b in blocks] == [
+        ("workspace:IDENTITY.md", "I am B"),
+        ("workspace:TOOLS.md", "tools A"),
+    ]
+
+
+def test_block_order_and_routing_lines(tmp_path: Path) -> None:
+    prompt = build_system_prompt(
+        read_workspace([tmp_path]), "<available_skills/>", [WEATHER, NOTES], []
+    )
+    assert [b.name for b in prompt.blocks] == ["identity", "skills", "routing"]
+    routing = prompt.blocks[2].text
+    assert (
+        "- weather: Current weather and forecast for a city. (tools: weather__now, "
+        "weather__summary)" in routing
+    )
+    assert "- notes: Write and search personal notes. (tools: notes__add)" in routing
+    assert prompt.tokens > 0
+
+
+def test_no_plugins_offers_search_and_caps_fallback_names(tmp_path: Path) -> None:
+    names = [f"p{i}" for i in range(50)]
+    prompt = build_system_prompt(read_workspace([tmp_path]), "", [], names)
+    routing = prompt.blocks[-1].text
+    assert "search_plugins(query)" in routing
+    assert f"p{MAX_FALLBACK_NAMES - 1}" in routing and f"p{MAX_FALLBACK_NAMES}," not in routing
+    assert [b.name for b in prompt.blocks] == ["identity", "routing"]  # empty skills block dropped

@@ -1,0 +1,108 @@
+"""Built-in tools, argument checks and the plugin allowlist."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry, check_arguments
+from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "days": {"type": "number"}},
+    "required": ["city"],
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"city": "Oslo"}, None),
+        ({"city": "Oslo", "days": 3}, None),
+        ({}, "missing required parameter `city`"),
+        ({"city": "Oslo", "days": "3"}, "parameter `days` must be a number, got string"),
+        ({"city": "Oslo", "days": True}, "parameter `days` must be a number, got boolean"),
+        ({"cty": "Oslo"}, "unknown parameter `cty` (did you mean `city`?); valid: city, days"),
+        ("Oslo", "arguments must be a JSON object, got str"),
+    ],
+)
+def test_check_arguments(args: Any, problem: str | None) -> None:
+    assert check_arguments(SCHEMA, args) == problem
+
+
+class _Big(BaseHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"x" * 5000 if self.path == "/big" else b"hello"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def web() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Big)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def tools(tmp_path: Path, **config: Any) -> ToolRegistry:
+    registry = ToolRegistry()
+    add_builtins(registry, BuiltinConfig(allowed_dirs=[tmp_path], **config))
+    return registry
+
+
+def run(registry: ToolRegistry, name: str, args: Any, caller: str = "model") -> ToolOutcome:
+    return asyncio.run(registry.execute(name, args, caller=caller))
+
+
+def test_fetch_url_limits_and_private_hosts(tmp_path: Path, web: str) -> None:
+    refused = run(tools(tmp_path), "fetch_url", {"url": web + "/"})
+    assert not refused.ok and "fetch_allow_private" in refused.text
+    allowed = tools(tmp_path, fetch_allow_private=True, fetch_max_bytes=1024)
+    small = run(allowed, "fetch_url", {"url": web + "/"})
+    assert small.ok and small.text == "HTTP 200\nhello"
+    big = run(allowed, "fetch_url", {"url": web + "/big"})
+    assert big.text.endswith("[truncated at 1024 bytes]") and big.text.count("x") == 1024
+    assert not run(allowed, "fetch_url", {"url": "file:///etc/passwd"}).ok
+
+
+def test_list_dir_and_current_time(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.txt").write_text("a")
+    assert run(tools(tmp_path), "list_dir", {}).text == "a.txt\nsub/"
+    assert not run(tools(tmp_path), "list_dir", {"path": "/"}).ok
+    assert "UTC" in run(tools(tmp_path), "current_time", {"timezone": "UTC"}).text
+    assert not run(tools(tmp_path), "current_time", {"timezone": "Mars/Base"}).ok
+
+
+def test_plugins_may_call_only_allowlisted_tools(tmp_path: Path) -> None:
+    registry = tools(tmp_path)
+    assert run(registry, "current_time", {}, caller="plugin:weather").ok
+    refused = run(registry, "read_file", {"path": "a"}, caller="plugin:weather")
+    assert not refused.ok and "not allowlisted for plugins" in refused.text
+
+
+def test_a_crashing_tool_is_an_error_outcome() -> None:
+    from homeclaw_cli.core.agent_tools import Tool, object_schema
+
+    async def boom(args: dict[str, Any]) -> ToolOutcome:
+        raise RuntimeError("kaput")
+
+    registry = ToolRegistry()
+    registry.add(Tool("boom", "explodes", object_schema({}), boom))
+    outcome = run(registry, "boom", {})
+    assert not outcome.ok and outcome.failed_for_good and "kaput" in outcome.text

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from homeclaw_cli.core.retrieval import (
+    KEYWORD_WEIGHT,
+    RELATIVE_MARGIN,
+    Candidate,
+    fallback_names,
+    final_score,
+    keyword_bonus,
+    rank_candidates,
+)
+
+
+def _rank(cands: list[Candidate], method: str = "hybrid", threshold: float = 0.2, cap: int = 5):
+    return rank_candidates(
+        cands, kind="plugin", method=method, threshold=threshold, max_in_prompt=cap
+    )
+
+
+def test_keyword_bonus_is_bounded_and_monotonic() -> None:
+    assert keyword_bonus(None) == 0.0
+    assert keyword_bonus(0.0) == 0.0
+    assert 0 < keyword_bonus(1.0) < keyword_bonus(10.0) < KEYWORD_WEIGHT
+
+
+def test_hybrid_lifts_an_exact_keyword_match_over_a_near_miss() -> None:
+    kept, _ = _rank([Candidate("a", {}, dense=0.42), Candidate("b", {}, dense=0.40, keyword=6.0)])
+    assert [h.id for h in kept] == ["b", "a"]
+    assert final_score("dense", 0.40, 6.0) == 0.40
+
+
+def test_threshold_margin_and_top_k_reasons() -> None:
+    cands = [Candidate(f"p{i}", {}, dense=0.6 - i * 0.02) for i in range(6)]
+    cands += [Candidate("far", {}, dense=0.6 - RELATIVE_MARGIN - 0.05)]
+    cands += [Candidate("low", {}, dense=0.1)]
+    kept, everything = _rank(cands, cap=3)
+    assert [h.id for h in kept] == ["p0", "p1", "p2"]
+    reasons = {h.id: h.reason for h in everything}
+    assert reasons["p3"] == "top-k cut"
+    assert reasons["far"] == "below threshold: more than 0.15 under the best match"
+    assert reasons["low"] == "below threshold"
+    assert [h.rank for h in everything] == list(range(1, 9))
+    assert all(h.kept == (h.reason == "kept") for h in everything)
+
+
+def test_ineligible_unhealthy_and_stale_are_never_kept() -> None:
+    cands = [
+        Candidate("skill", {}, dense=0.9, status="ineligible", detail="needs ffmpeg"),
+        Candidate("down", {}, dense=0.8, status="unhealthy"),
+        Candidate("gone", {}, dense=0.7, status="stale"),
+        Candidate("ok", {}, dense=0.5),
+    ]
+    kept, everything = _rank(cands)
+    assert [h.id for h in kept] == ["ok"]
+    reasons = {h.id: h.reason for h in everything}
+    assert reasons == {
+        "skill": "ineligible: needs ffmpeg",
+        "down": "unhealthy",
+        "gone": "stale",
+        "ok": "kept",
+    }
+
+
+def test_fts_keeps_only_keyword_matches() -> None:
+    kept, everything = _rank(
+        [Candidate("a", {}, keyword=3.0), Candidate("b", {}, dense=0.9)], method="fts"
+    )
+    assert [h.id for h in kept] == ["a"]
+    assert everything[1].reason == "below threshold"
+
+
+def test_fallback_names_prefer_usable_candidates() -> None:
+    _, everything = _rank(
+        [Candidate("a", {}, dense=0.1), Candidate("b", {}, dense=0.05, status="unhealthy")]
+    )
+    assert fallback_names(everything, ["a", "b", "c"], 5) == ["a", "c"]

@@ -1,0 +1,67 @@
+"""Tool calls small models write as text."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply
+
+KNOWN = {"weather__now", "notes__add"}
+CALL = '{"name": "weather__now", "arguments": {"city": "Paris"}}'
+
+# What small Qwen / Llama models actually emit instead of structured tool_calls.
+RECOGNIZED = [
+    CALL,
+    f"```json\n{CALL}\n```",
+    f"```\n{CALL}\n```",
+    f"<tool_call>\n{CALL}\n</tool_call>",
+    f"<|python_tag|>{CALL}",
+    '{"name": "weather__now", "parameters": {"city": "Paris"}}',
+    '{"type": "function", "name": "weather__now", "parameters": {"city": "Paris"}}',
+    f"[{CALL}]",
+    '{"function": {"name": "weather__now", "arguments": "{\\"city\\": \\"Paris\\"}"}}',
+    '{"tool": "weather__now", "arguments": {"city": "Paris"}}',
+    f"Sure, let me check the weather.\n{CALL}",
+]
+NOT_CALLS = [
+    '{"name": "Ada", "arguments": {}}',
+    'Here is the JSON you asked for: {"name": "Ada", "age": 3}',
+    "The weather__now tool needs a city.",
+    "{not json at all",
+    "",
+]
+
+
+@pytest.mark.parametrize("content", RECOGNIZED)
+def test_recognized(content: str) -> None:
+    calls = parse_content_calls(content, KNOWN)
+    assert [(c.name, c.arguments) for c in calls] == [("weather__now", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize("content", NOT_CALLS)
+def test_ordinary_answers_are_not_calls(content: str) -> None:
+    assert parse_content_calls(content, KNOWN) == []
+
+
+def test_json_mode_replies() -> None:
+    assert parse_json_mode_reply('{"tool": "answer", "answer": "hi"}', KNOWN) == ("hi", None)
+    answer, call = parse_json_mode_reply(
+        '{"tool": "notes__add", "arguments": {"text": "x"}}', KNOWN
+    )
+    assert answer is None and call is not None and call.arguments == {"text": "x"}
+    assert parse_json_mode_reply("plain text", KNOWN) == ("plain text", None)
+
+
+def test_answer_streamer_decodes_the_answer_as_it_arrives() -> None:
+    from homeclaw_cli.core.tool_parse import AnswerStreamer
+
+    pieces: list[str] = []
+    streamer = AnswerStreamer(pieces.append)
+    reply = '{"tool": "answer", "answer": "Line one\\nsays \\"hi\\" \\u00e9t\\u00e9 \\\\o/"}'
+    for i in range(0, len(reply), 3):
+        streamer(reply[i : i + 3])
+    assert "".join(pieces) == 'Line one\nsays "hi" été \\o/'
+    assert streamer.emitted and streamer.done
+    silent = AnswerStreamer(pieces.append)
+    silent('{"tool": "notes__add", "arguments": {"text": "x"}}')
+    assert not silent.emitted

@@ -1,0 +1,208 @@
+"""`homeclaw plugin register FILE.json` / `plugin unregister ID` from the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.settings import load_settings
+from homeclaw_cli.state.health import HealthStore
+
+
+def write_descriptor(folder: Path, plugin_id: str = "slack-bot", **extra: Any) -> Path:
+    body = {
+        "plugin_id": plugin_id,
+        "name": "Slack",
+        "description": "Post messages to Slack.",
+        "health_check_url": "http://127.0.0.1:9/health",
+        "type": "http",
+        "config": {"base_url": "http://127.0.0.1:9"},
+        **extra,
+    }
+    path = folder / f"{plugin_id}.json"
+    path.write_text(json.dumps(body, indent=2))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def no_bundled(hc_home: Path, monkeypatch: pytest.MonkeyPatch, fake_models: Any) -> None:
+    # fake_models (tests/fakes/index.py): registrations sync the real index, fake embedder.
+    monkeypatch.setenv("HOMECLAW_NO_BUNDLED", "1")
+
+
+def test_register_list_unregister(cli: Callable[..., Any], tmp_path: Path) -> None:
+    path = write_descriptor(tmp_path)
+    result = cli("plugin", "register", "--no-check", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "registered slack-bot"
+    again = cli("plugin", "register", "--no-check", str(path), "--json")
+    assert json.loads(again.stdout)["change"] == "unchanged"
+
+    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    assert [(r["id"], r["source"], r["status"]) for r in rows] == [("slack-bot", "external", "ok")]
+    gone = cli("plugin", "unregister", "slack-bot")
+    assert gone.exit_code == 0
+    assert json.loads(cli("plugin", "list", "--json").stdout) == []
+    missing = cli("plugin", "unregister", "slack-bot")
+    assert missing.exit_code == 4
+    assert "no external plugin registered" in missing.stderr
+
+
+def test_register_checks_health_by_default(cli: Callable[..., Any], tmp_path: Path) -> None:
+    result = cli("plugin", "register", str(write_descriptor(tmp_path)))
+    assert result.exit_code == 5
+    assert "not reachable" in result.stderr
+    assert "--no-check" in result.stderr
+
+
+def test_bad_descriptor_names_file_and_field(cli: Callable[..., Any], tmp_path: Path) -> None:
+    path = write_descriptor(tmp_path, config={"base_url": "ftp://nope"})
+    result = cli("plugin", "register", "--no-check", str(path))
+    assert result.exit_code == 1
+    assert str(path) in result.stderr
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "ftp://" in text)
+    assert f"config.base_url (line {line}): base_url 'ftp://nope' is not an http(s) URL" in (
+        result.stderr
+    )
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"plugin_id": "x",\n  oops}')
+    syntax = cli("plugin", "register", str(broken))
+    assert syntax.exit_code == 1
+    assert f"{broken}:2:" in syntax.stderr
+
+
+def test_conflicts_replace_and_folder_plugins(cli: Callable[..., Any], tmp_path: Path) -> None:
+    cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path)))
+    changed = write_descriptor(tmp_path, description="Read Slack history.")
+    conflict = cli("plugin", "register", "--no-check", str(changed))
+    assert conflict.exit_code == 1
+    assert "--replace" in conflict.stderr
+    assert cli("plugin", "register", "--no-check", "--replace", str(changed)).exit_code == 0
+
+    folder = load_settings().user_plugins_dir / "notes"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "id: notes\nname: Notes\ndescription: Keep notes.\ntype: subprocess\n"
+        "config: {command: python3}\n"
+    )
+    taken = cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path, "notes")))
+    assert taken.exit_code == 1
+    assert "can never replace a folder plugin" in taken.stderr
+    refused = cli("plugin", "unregister", "notes")
+    assert refused.exit_code == 4
+    assert "remove its folder" in refused.stderr
+
+
+def test_corrupt_file_is_backed_up_with_a_warning(cli: Callable[..., Any], tmp_path: Path) -> None:
+    settings = load_settings()
+    settings.external_plugins_file.parent.mkdir(parents=True, exist_ok=True)
+    settings.external_plugins_file.write_text("{half a file")
+    result = cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path)))
+    assert result.exit_code == 0
+    assert "could not be read" in result.stderr
+    backup = settings.external_plugins_file.with_name("external_plugins.json.bak")
+    assert backup.read_text() == "{half a file"
+
+
+def test_malformed_entries_are_reported_briefly_and_the_rest_still_load(
+    cli: Callable[..., Any],
+) -> None:
+    settings = load_settings()
+    settings.external_plugins_file.parent.mkdir(parents=True, exist_ok=True)
+    good = {"plugin_id": "ok-bot", "name": "Ok", "description": "Fine.", "type": "inline"}
+    for bad, message in (
+        (3, "plugins[0]: each registration must be a JSON object"),
+        ({"plugin_id": 4}, "plugins[0]: id: Input should be a valid string"),
+    ):
+        settings.external_plugins_file.write_text(json.dumps({"plugins": [bad, good]}))
+        result = cli("plugin", "list")
+        assert result.exit_code == 0, result.output
+        assert "ok-bot" in result.stdout
+        assert message in result.stderr
+        assert "errors.pydantic.dev" not in result.stderr
+
+
+def test_unhealthy_status_shows_in_plugin_list(cli: Callable[..., Any], tmp_path: Path) -> None:
+    cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path)))
+    store = HealthStore(load_settings().state_dir)
+    store.record("slack-bot", False, "HTTP 503", unhealthy_after=1)
+    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    assert rows[0]["status"] == "unhealthy"
+    assert rows[0]["problem"] == "HTTP 503"
+    plain = cli("plugin", "list")
+    assert "unhealthy" in plain.stdout
+
+
+def test_register_from_stdin(cli: Callable[..., Any], tmp_path: Path) -> None:
+    text = write_descriptor(tmp_path).read_text()
+    result = cli("plugin", "register", "--no-check", "-", input=text)
+    assert result.exit_code == 0, result.output
+
+
+def test_register_and_unregister_sync_the_index(
+    cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.app import registration
+    from homeclaw_cli.errors import UnavailableError
+
+    synced: list[str] = []
+
+    def fake_sync(settings: Any) -> None:
+        synced.append("sync")
+        if len(synced) == 3:
+            raise UnavailableError("embedding model missing")
+
+    monkeypatch.setattr(registration, "index_sync_function", lambda: fake_sync)
+    path = write_descriptor(tmp_path)
+    cli("plugin", "register", "--no-check", "--no-sync", str(path))
+    assert synced == []
+    cli("plugin", "unregister", "slack-bot")
+    assert synced == ["sync"]
+    cli("plugin", "register", "--no-check", str(path))
+    assert synced == ["sync", "sync"]
+    cli("plugin", "register", "--no-check", str(path))  # unchanged: nothing to sync
+    assert len(synced) == 2
+    failed = cli("plugin", "unregister", "slack-bot")
+    assert failed.exit_code == 0
+    assert "run `homeclaw sync`" in failed.stderr
+
+
+def test_registered_plugin_is_retrieved_and_unhealthy_one_is_not(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = write_descriptor(
+        tmp_path,
+        description="Post messages to Slack channels.",
+        description_long="Send a chat message to a Slack channel or read channel history.",
+    )
+    assert cli("plugin", "register", "--no-check", str(path)).exit_code == 0
+
+    def search() -> dict[str, Any]:
+        found = cli(
+            "plugin", "search", "post a message to the slack channel", "--explain", "--json"
+        )
+        assert found.exit_code == 0, found.output
+        return json.loads(found.stdout)
+
+    assert [h["id"] for h in search()["hits"]] == ["slack-bot"]
+    HealthStore(load_settings().state_dir).record("slack-bot", False, "down", unhealthy_after=1)
+    result = search()
+    assert result["hits"] == []
+    reasons = {c["id"]: c["reason"] for c in result["candidates"]}
+    assert reasons["slack-bot"] == "unhealthy: down"
+    cli("plugin", "unregister", "slack-bot")
+    assert "slack-bot" not in {c["id"] for c in search().get("candidates", [])}
+
+
+def test_help_and_hints_do_not_cite_internal_specs(cli: Callable[..., Any], tmp_path: Path) -> None:
+    assert "seed" not in cli("plugin", "register", "--help").stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"plugin_id": "x"}')
+    result = cli("plugin", "register", "--no-check", str(bad))
+    assert result.exit_code != 0 and "plugin_id" in result.stderr
+    assert "seed" not in result.stderr

@@ -1,0 +1,222 @@
+"""`homeclaw skill list/show/validate/test/install` through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.app import skill_test
+from tests.fakes.skill_retriever import FakeSkillRetriever
+from tests.skill_helpers import make_skill
+
+BUNDLED = {"data-inspect", "disk-usage", "git-summary", "organize-files"}
+
+
+@pytest.fixture
+def user_skills(hc_home: Path) -> Path:
+    return hc_home / "data" / "skills"
+
+
+def test_list_shows_bundled_skills(cli: Any) -> None:
+    result = cli("skill", "list", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert {r["id"] for r in rows} >= BUNDLED
+    assert all(r["status"] == "ok" for r in rows)
+    plain = cli("skill", "list")
+    assert "disk-usage\tdisk-usage\tbundled\tok\t1\t" in plain.stdout
+
+
+def test_list_all_shows_ineligible_shadowed_and_broken(cli: Any, user_skills: Path) -> None:
+    make_skill(user_skills, "mac-only", extra='metadata: {"openclaw":{"os":["darwin"]}}\n')
+    make_skill(user_skills, "disk-usage", description="my override")
+    (user_skills / "broken").mkdir()
+    (user_skills / "broken" / "SKILL.md").write_text("nothing")
+    default = cli("skill", "list", "--json")
+    ids = [r["id"] for r in json.loads(default.stdout)]
+    assert "mac-only" not in ids and ids.count("disk-usage") == 1
+    assert "1 ineligible, 1 shadowed, 1 broken not shown" in default.stderr
+    assert "no YAML frontmatter" in default.stderr
+    rows = json.loads(cli("skill", "list", "--all", "--json").stdout)
+    status = {(r["id"], r["source"]): (r["status"], r["reason"]) for r in rows}
+    assert status[("mac-only", "user")] == ("ineligible", "only for darwin (this system is linux)")
+    assert status[("disk-usage", "user")][0] == "ok"
+    assert status[("disk-usage", "bundled")][0] == "shadowed"
+    assert "by disk-usage from user" in status[("disk-usage", "bundled")][1]
+    assert status[("broken", "user")][0] == "broken"
+
+
+def test_workspace_skills_need_trust(cli: Any, hc_home: Path) -> None:
+    make_skill(Path.cwd() / "skills", "ws-skill")
+    result = cli("skill", "list", "--json")
+    assert "ws-skill" not in result.stdout
+    assert "not loaded: workspace skills are untrusted" in result.stderr
+    trusted = cli("skill", "list", "--json", "--trust-workspace")
+    assert any(
+        r["id"] == "ws-skill" and r["source"] == "workspace" for r in json.loads(trusted.stdout)
+    )
+
+
+def test_show(cli: Any, user_skills: Path) -> None:
+    make_skill(
+        user_skills,
+        "notes-folder",
+        name="notes",
+        extra=(
+            "homepage: https://n.example\n"
+            'metadata: {"openclaw":{"requires":{"env":["NOTES_KEY"]}}}\n'
+        ),
+    )
+    result = cli("skill", "show", "notes-folder")
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "notes-folder  (name: notes)" in out
+    assert "status: ineligible: needs env var NOTES_KEY" in out
+    assert "requires (metadata.openclaw): env: NOTES_KEY" in out
+    assert "homepage: https://n.example" in out
+    assert "# Steps" not in out
+    assert "# Steps" in cli("skill", "show", "notes-folder", "--body").stdout
+    data = json.loads(cli("skill", "show", "notes", "--json").stdout)
+    assert data["id"] == "notes-folder" and data["requires"]["env"] == ["NOTES_KEY"]
+    missing = cli("skill", "show", "notes-foldr")
+    assert missing.exit_code == 4 and "did you mean `notes-folder`" in missing.stderr
+
+
+def test_validate(cli: Any, tmp_path: Path) -> None:
+    good = make_skill(tmp_path / "v", "good", scripts={"run.py": "print(1)", "weird.xyz": "?"})
+    bad = tmp_path / "v" / "bad"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: bad\nmetadata: '{x'\n---\n")
+    ok = cli("skill", "validate", str(good))
+    assert ok.exit_code == 0 and "ok good" in ok.stdout
+    assert "weird.xyz: no interpreter known" in ok.stdout
+    assert cli("skill", "validate", "--strict", str(good)).exit_code == 1
+    both = cli("skill", "validate", str(tmp_path / "v"), "--json")
+    assert both.exit_code == 1
+    report = json.loads(both.stdout)
+    assert (report["valid"], report["invalid"]) == (1, 1)
+    errors = next(s for s in report["skills"] if s["id"] == "bad")["errors"]
+    assert "SKILL.md:2: frontmatter needs a non-empty `description` string (missing)" in errors[0]
+    assert cli("skill", "validate", str(tmp_path / "nothing")).exit_code == 1
+
+
+def test_validate_bundled_skills(cli: Any) -> None:
+    root = Path(__file__).resolve().parents[3] / "skills"
+    result = cli("skill", "validate", "--strict", str(root))
+    assert result.exit_code == 0, result.output
+    assert "4 valid, 0 invalid" in result.stderr
+
+
+def test_test_script_runs_like_run_skill(cli: Any, user_skills: Path) -> None:
+    make_skill(
+        user_skills,
+        "echo",
+        scripts={"echo.py": "import sys\nprint(sys.argv[1:])\nsys.exit(len(sys.argv) > 4)\n"},
+    )
+    result = cli("skill", "test", "echo", "--script", "echo.py", "--", "a; rm -rf /", "--top", "5")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "['a; rm -rf /', '--top', '5']\n"
+    assert "echo/echo.py: exit 0" in result.stderr
+    split = cli("skill", "test", "echo", "--script", "echo.py", "--args", "x 'y z'", "--json")
+    assert json.loads(split.stdout)["stdout"] == "['x', 'y z']\n"
+    failing = cli("skill", "test", "echo", "-s", "echo.py", "--", "1", "2", "3", "4")
+    assert failing.exit_code == 1 and "exit 1" in failing.stderr
+    refused = cli("skill", "test", "echo", "--script", "../SKILL.md")
+    assert refused.exit_code == 2 and "contains `..`" in refused.stderr
+    assert cli("skill", "test", "echo", "--", "x").exit_code == 2
+
+
+def test_test_query_against_the_retrieval_contract(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeSkillRetriever(
+        {
+            "how full is my disk": [("disk-usage", 0.82), ("organize-files", 0.4)],
+            "tidy downloads": [("organize-files", 0.7), ("disk-usage", 0.5)],
+        }
+    )
+    monkeypatch.setattr(skill_test, "default_retriever", lambda _settings: fake)
+    ok = cli("skill", "test", "disk-usage", "--query", "how full is my disk", "--expect-rank", "1")
+    assert ok.exit_code == 0 and "rank 1, score 0.820: offered" in ok.stdout
+    second = cli("skill", "test", "disk-usage", "-q", "tidy downloads", "--expect-rank", "1")
+    assert second.exit_code == 1
+    assert "rank 2, score 0.500: offered, but expected rank 1 or better" in second.stdout
+    assert "above: #1 organize-files (0.700, offered)" in second.stdout
+    data = json.loads(cli("skill", "test", "disk-usage", "-q", "tidy downloads", "--json").stdout)
+    assert data[0]["rank"] == 2 and data[0]["passed"] is True
+
+
+def test_test_runs_tests_yaml_of_a_bundled_skill(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeSkillRetriever(
+        {
+            "what is taking up space in my downloads folder": [("disk-usage", 0.7)],
+            "how big is this directory": [("disk-usage", 0.6)],
+        }
+    )
+    monkeypatch.setattr(skill_test, "default_retriever", lambda _settings: fake)
+    result = cli("skill", "test", "disk-usage")
+    assert result.exit_code == 0, result.output
+    assert "ok  script du.py . --top 3" in result.stdout
+    assert "disk-usage: 3/3 checks passed" in result.stderr
+
+
+def test_install_then_list(cli: Any, tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "incoming", "fresh", scripts={"go.sh": "echo go\n"})
+    result = cli("skill", "install", str(src))
+    assert result.exit_code == 0, result.output
+    assert "installed fresh ->" in result.stdout
+    rows = json.loads(cli("skill", "list", "--json").stdout)
+    assert any(r["id"] == "fresh" and r["source"] == "user" for r in rows)
+    again = cli("skill", "install", str(src))
+    assert again.exit_code == 2 and "--force" in again.stderr
+    assert cli("skill", "test", "fresh", "--script", "go.sh").stdout == "go\n"
+
+
+def test_test_given_a_folder_says_how_to_test_it(cli: Any, tmp_path: Path) -> None:
+    src = make_skill(tmp_path / "drafts", "draft", scripts={"go.sh": "echo go\n"})
+    result = cli("skill", "test", str(src), "--script", "go.sh")
+    assert result.exit_code == 4
+    assert "takes a skill id, not a folder" in result.stderr
+    assert f"homeclaw skill install {src}" in result.stderr and "test_dir" in result.stderr
+
+
+def test_real_entry_point(run_cli: Any) -> None:
+    listed = run_cli("skill", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert {r["id"] for r in json.loads(listed.stdout)} >= BUNDLED
+    ran = run_cli(
+        "skill",
+        "test",
+        "data-inspect",
+        "--script",
+        "inspect.py",
+        "--",
+        str(Path(__file__).resolve().parents[3] / "skills/data-inspect/examples/cities.csv"),
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "4 fields" in ran.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["skill", "list", "--all"], ["skill", "validate", "skills"], ["skill", "show", "disk-usage"]],
+    ids=["list", "validate", "show"],
+)
+def test_skill_commands_stay_light(hc_home: Path, argv: list[str]) -> None:
+    import subprocess
+    import sys
+
+    from tests.test_imports import HEAVY, PROBE
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % HEAVY, *argv],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=False,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [], done.stderr

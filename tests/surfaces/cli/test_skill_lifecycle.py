@@ -1,0 +1,116 @@
+"""`homeclaw skill install/update/remove` on the shared install machinery: lockfile,
+approvals, git refs, audit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.core.permissions import skill_permissions
+from homeclaw_cli.state.approvals import ApprovalStore, permissions_for
+
+
+def write_skill(folder: Path, *, version: str = "1", env: list[str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = f"metadata: {json.dumps({'openclaw': {'requires': {'env': env}}})}\n" if env else ""
+    (folder / "SKILL.md").write_text(
+        f"---\nname: gh-helper\ndescription: Work with GitHub issues.\nversion: '{version}'\n"
+        f"{meta}---\nUse the gh CLI.\n"
+    )
+    (folder / "scripts").mkdir(exist_ok=True)
+    (folder / "scripts" / "run.sh").write_text("echo hi\n")
+    return folder
+
+
+def lock(hc_home: Path) -> dict[str, Any]:
+    return json.loads((hc_home / "data" / "homeclaw-lock.json").read_text())
+
+
+def test_skill_install_asks_records_lock_and_grants_env(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = write_skill(tmp_path / "gh-helper", env=["GITHUB_TOKEN"])
+    refused = cli("skill", "install", str(src), input="n\n")
+    assert refused.exit_code == 1 and "skill gh-helper asks" in refused.stderr
+    assert "env var: GITHUB_TOKEN" in refused.stderr
+    assert not (hc_home / "data" / "skills" / "gh-helper").exists()
+    result = cli("skill", "install", str(src), "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["id"] == "gh-helper" and data["digest"].startswith("sha256:")
+    dest = hc_home / "data" / "skills" / "gh-helper"
+    assert (dest / "scripts" / "run.sh").is_file()
+    entry = lock(hc_home)["skills"]["gh-helper"]
+    assert (entry["kind"], entry["version"], entry["source_kind"]) == ("skill", "1", "folder")
+    state = hc_home / "data" / "state"
+    assert ApprovalStore.for_state_dir(state).get("gh-helper", "skill") is not None
+    declared = skill_permissions(
+        {"metadata": {"openclaw": {"requires": {"env": ["GITHUB_TOKEN", "OTHER"]}}}}
+    )
+    assert permissions_for(state, "gh-helper", declared, "skill").env_vars == ["GITHUB_TOKEN"]
+    events = json.loads(cli("audit", "--json").stdout)
+    assert [(e["action"], e.get("kind")) for e in events] == [
+        ("approval-refused", "skill"),
+        ("install", "skill"),
+        ("approve", "skill"),
+    ]
+
+
+def test_skill_upgrade_update_and_remove(cli: Any, hc_home: Path, tmp_path: Path) -> None:
+    src = write_skill(tmp_path / "gh-helper")
+    assert cli("skill", "install", str(src), "--id", "gh").exit_code == 0
+    again = cli("skill", "install", str(src), "--id", "gh")
+    assert again.exit_code == 2 and "--force" in again.stderr
+    assert "up to date" in cli("skill", "update", "gh").stdout
+    write_skill(src, version="2")
+    updated = cli("skill", "update", "--all")
+    assert updated.exit_code == 0, updated.output
+    assert "upgraded gh 2 (was 1)" in updated.stdout and "~ SKILL.md" in updated.stdout
+    assert lock(hc_home)["skills"]["gh"]["version"] == "2"
+    assert cli("skill", "remove", "gh").exit_code == 0
+    assert not (hc_home / "data" / "skills" / "gh").exists()
+    assert lock(hc_home)["skills"] == {}
+    assert cli("skill", "remove", "gh").exit_code == 4
+
+
+def test_skill_from_git_ref_records_the_commit(cli: Any, hc_home: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "skills-repo"
+    write_skill(repo / "skills" / "gh-helper")
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout.strip()
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "one")
+    git("tag", "v1")
+    commit = git("rev-parse", "HEAD")
+    write_skill(repo / "skills" / "gh-helper", version="2")
+    git("commit", "-qam", "two")
+    result = cli("skill", "install", f"file://{repo}@v1", "--subdir", "skills/gh-helper")
+    assert result.exit_code == 0, result.output
+    entry = lock(hc_home)["skills"]["gh-helper"]
+    assert (entry["ref"], entry["commit"], entry["version"]) == ("v1", commit, "1")
+    assert entry["subdir"] == "skills/gh-helper"
+    assert "up to date" in cli("skill", "update", "gh-helper").stdout  # pinned to v1
+
+
+def test_invalid_skill_permissions_are_named(cli: Any, hc_home: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "badperm"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text(
+        "---\nname: x\ndescription: y\npermissions:\n  filesystem: [rel]\n---\nbody\n"
+    )
+    result = cli("skill", "install", str(bad))
+    assert result.exit_code == 1 and "permissions.filesystem" in result.stderr
+    skills = hc_home / "data" / "skills"
+    assert not skills.exists() or list(skills.iterdir()) == []
