@@ -11,28 +11,11 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeclaw_cli.app.scaffold_templates import (
-    CAPABILITY,
-    HTTP_JS,
-    HTTP_JS_TEST,
-    HTTP_PY,
-    HTTP_PY_TEST,
-    INLINE_PY,
-    INLINE_TEST,
-    MCP_JS,
-    MCP_JS_TEST,
-    MCP_PY,
-    MCP_PY_TEST,
-    PERMISSIONS,
-    README,
-    SUBPROCESS_JS,
-    SUBPROCESS_JS_TEST,
-    SUBPROCESS_PY,
-    SUBPROCESS_PY_TEST,
-)
 from homeclaw_cli.errors import UsageError
 
+TEMPLATES = Path(__file__).resolve().parent / "scaffold_templates"
 TYPES = ("inline", "subprocess", "http", "mcp")
+EXECUTABLES = ("main.py", "main.js", "server.py", "server.js")
 LANGS = ("python", "node")
 
 
@@ -58,75 +41,86 @@ def _port(plugin_id: str) -> int:
     return 3100 + zlib.crc32(plugin_id.encode()) % 900
 
 
+def template(name: str) -> str:
+    """A scaffold file as written, placeholders (__ID__, __NAME__, ...) still in it."""
+    return (TEMPLATES / f"{name}.tmpl").read_text(encoding="utf-8")
+
+
 def _manifest(plugin_id: str, name: str, ptype: str, config: str) -> str:
     return (
         f"id: {plugin_id}\n"
         f"name: {name}\n"
         f"description: Greets people by name (replace with what {name} does).\n"
         'version: "0.1.0"\n'
-        f"type: {ptype}\n" + config + CAPABILITY + PERMISSIONS
+        f"type: {ptype}\n" + config + template("capability.yaml") + template("permissions.yaml")
     )
+
+
+def _config(ptype: str, lang: str, port: int) -> str:
+    """The manifest's `config:` block (and for http its health check) for a type and language."""
+    python = lang == "python"
+    if ptype == "subprocess":
+        return f"config:\n  command: {'python3' if python else 'node'}\n" + (
+            '  args: ["main.py"]\n' if python else '  args: ["main.js"]\n'
+        )
+    if ptype == "http":
+        return f"config:\n  base_url: http://127.0.0.1:{port}\n  path: /run\n"
+    if ptype == "mcp":
+        command, entry = ("python3", "server.py") if python else ("node", "server.js")
+        return (
+            f'config:\n  transport: stdio\n  command: {command}\n  args: ["{entry}"]\n'
+            "  tool: handle_request\n"
+        )
+    return ""
+
+
+def _code_files(ptype: str, lang: str, module: str) -> dict[str, str]:
+    """The plugin's code and its test, named as the scaffold's README tells people to run them."""
+    if ptype == "inline":
+        return {
+            "plugin.py": template("inline/plugin.py"),
+            f"test_{module}.py": template("inline/test_plugin.py"),
+        }
+    entry = "main" if ptype == "subprocess" else "server"
+    if lang == "python":
+        files = {
+            f"{entry}.py": template(f"{ptype}/{entry}.py"),
+            f"test_{module}.py": template(f"{ptype}/test_plugin.py"),
+        }
+        if ptype == "mcp":
+            files["requirements.txt"] = "mcp>=1.9\n"
+        return files
+    return {
+        f"{entry}.js": template(f"{ptype}/{entry}.js"),
+        f"{module}.test.js": template(f"{ptype}/plugin.test.js"),
+    }
+
+
+def _class_name(plugin_id: str) -> str:
+    klass = "".join(part.capitalize() for part in re.split(r"[-_]", plugin_id)) + "Plugin"
+    return "P" + klass if klass[0].isdigit() else klass
 
 
 def _files(plugin_id: str, name: str, ptype: str, lang: str) -> tuple[dict[str, str], str]:
     module = plugin_id.replace("-", "_")
-    test_py = f"test_{module}.py"
-    test_js = f"{module}.test.js"
     port = _port(plugin_id)
-    files: dict[str, str]
-    if ptype == "inline":
-        files = {
-            "plugin.yaml": _manifest(plugin_id, name, "inline", ""),
-            "plugin.py": INLINE_PY,
-            test_py: INLINE_TEST,
-        }
-    elif ptype == "subprocess":
-        cmd = (
-            '  command: python3\n  args: ["main.py"]\n'
-            if lang == "python"
-            else ('  command: node\n  args: ["main.js"]\n')
-        )
-        files = {"plugin.yaml": _manifest(plugin_id, name, "subprocess", "config:\n" + cmd)}
-        if lang == "python":
-            files.update({"main.py": SUBPROCESS_PY, test_py: SUBPROCESS_PY_TEST})
-        else:
-            files.update({"main.js": SUBPROCESS_JS, test_js: SUBPROCESS_JS_TEST})
-    elif ptype == "http":
-        config = f"config:\n  base_url: http://127.0.0.1:{port}\n  path: /run\n"
-        manifest = _manifest(plugin_id, name, "http", config)
+    manifest = _manifest(plugin_id, name, ptype, _config(ptype, lang, port))
+    if ptype == "http":
         manifest += f"health_check_url: http://127.0.0.1:{port}/health\n"
-        files = {"plugin.yaml": manifest}
-        if lang == "python":
-            files.update({"server.py": HTTP_PY, test_py: HTTP_PY_TEST})
-        else:
-            files.update({"server.js": HTTP_JS, test_js: HTTP_JS_TEST})
-    else:
-        cmd = "python3" if lang == "python" else "node"
-        entry = "server.py" if lang == "python" else "server.js"
-        config = f'config:\n  transport: stdio\n  command: {cmd}\n  args: ["{entry}"]\n'
-        config += "  tool: handle_request\n"
-        files = {"plugin.yaml": _manifest(plugin_id, name, "mcp", config)}
-        if lang == "python":
-            files.update(
-                {"server.py": MCP_PY, test_py: MCP_PY_TEST, "requirements.txt": "mcp>=1.9\n"}
-            )
-        else:
-            files.update({"server.js": MCP_JS, test_js: MCP_JS_TEST})
+    files = {"plugin.yaml": manifest, **_code_files(ptype, lang, module)}
     test_cmd = "python -m pytest" if lang == "python" or ptype == "inline" else "node --test"
     shown_lang = "python" if ptype == "inline" else lang
     files["README.md"] = (
-        README.replace("__TYPE__", ptype)
+        template("README.md")
+        .replace("__TYPE__", ptype)
         .replace("__LANG__", shown_lang)
         .replace("__TEST__", test_cmd.ljust(34))  # keeps the comments in one column
     )
-    klass = "".join(part.capitalize() for part in re.split(r"[-_]", plugin_id)) + "Plugin"
-    if klass[0].isdigit():
-        klass = "P" + klass
     rendered = {
         path: text.replace("__ID__", plugin_id)
         .replace("__NAME__", name)
         .replace("__MODULE__", module)
-        .replace("__CLASS__", klass)
+        .replace("__CLASS__", _class_name(plugin_id))
         .replace("__PORT__", str(port))
         for path, text in files.items()
     }
@@ -154,6 +148,6 @@ def scaffold_plugin(name: str, ptype: str, lang: str, directory: Path) -> Scaffo
     for rel, text in files.items():
         path = folder / rel
         path.write_text(text, encoding="utf-8")
-        if rel in ("main.py", "main.js", "server.py", "server.js"):
+        if rel in EXECUTABLES:
             path.chmod(0o755)
     return ScaffoldResult(plugin_id, folder, sorted(files), test_cmd)
