@@ -247,22 +247,20 @@ def query_embedder(models_dir: Path, model_name: str, batch_size: int = 64) -> E
     return load_onnx(models_dir, model_name) or sentence_transformer(model_name, batch_size)
 
 
-def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> bool:
-    """Export `reference` to ONNX next to the index; keep it only if it matches. True if kept."""
-    import numpy as np
-    import torch
-
-    model = reference.model
-    pooling_module = model[1] if len(model) > 1 else None
+def _pooling_mode(model: Any) -> str | None:
+    """'mean' or 'cls' when the model's pooling is one the ONNX path reproduces, else None."""
+    pooling_module: Any = model[1] if len(model) > 1 else None
     mode = getattr(pooling_module, "pooling_mode", None)
     if not isinstance(mode, str) and hasattr(pooling_module, "get_pooling_mode_str"):
-        mode = pooling_module.get_pooling_mode_str()  # type: ignore[union-attr]
-    transformer = model[0]
-    if mode not in ("mean", "cls") or not hasattr(transformer, "auto_model"):
-        return False
-    tokenizer = model.tokenizer
-    if not getattr(tokenizer, "is_fast", False):
-        return False
+        mode = pooling_module.get_pooling_mode_str()
+    return mode if mode in ("mean", "cls") else None
+
+
+def _write_onnx_model(transformer: Any, tokenizer: Any, path: Path) -> None:
+    """torch.onnx.export of the transformer's last hidden state, batch and tokens dynamic."""
+    import warnings
+
+    import torch
 
     class _Wrapped(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
@@ -274,44 +272,52 @@ def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> boo
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
 
+    sample = tokenizer(list(PROBES[:2]), padding=True, return_tensors="pt")
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    axes = {0: "batch", 1: "tokens"}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            _Wrapped(transformer.auto_model).eval(),
+            tuple(sample[name] for name in names),
+            str(path),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes={name: axes for name in [*names, "last_hidden_state"]},
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> bool:
+    """Export `reference` to ONNX next to the index; keep it only if it matches. True if kept."""
+    import numpy as np
+
+    model = reference.model
+    mode = _pooling_mode(model)
+    transformer = model[0]
+    tokenizer = model.tokenizer
+    if mode is None or not hasattr(transformer, "auto_model"):
+        return False
+    if not getattr(tokenizer, "is_fast", False):
+        return False
     final = onnx_dir(models_dir, reference.model_name)
     tmp = final.with_name(final.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        sample = tokenizer(list(PROBES[:2]), padding=True, return_tensors="pt")
-        axes = {0: "batch", 1: "tokens"}
-        import warnings
-
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _Wrapped(transformer.auto_model).eval(),
-                (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
-                str(tmp / "model.onnx"),
-                input_names=["input_ids", "attention_mask", "token_type_ids"],
-                output_names=["last_hidden_state"],
-                dynamic_axes={
-                    "input_ids": axes,
-                    "attention_mask": axes,
-                    "token_type_ids": axes,
-                    "last_hidden_state": axes,
-                },
-                opset_version=17,
-                dynamo=False,
-            )
+        _write_onnx_model(transformer, tokenizer, tmp / "model.onnx")
         tokenizer.backend_tokenizer.save(str(tmp / "tokenizer.json"))
+        info = OnnxInfo(reference.model_name, reference.dimension, mode, int(model.max_seq_length))
         meta = {
             "format": ONNX_FORMAT,
-            "model": reference.model_name,
-            "dimension": reference.dimension,
-            "pooling": mode,
-            "max_length": int(model.max_seq_length),
+            "model": info.model_name,
+            "dimension": info.dimension,
+            "pooling": info.pooling,
+            "max_length": info.max_length,
         }
         atomic_write_text(tmp / ONNX_META, json.dumps(meta, indent=2))
-        info = OnnxInfo(reference.model_name, meta["dimension"], mode, meta["max_length"])
-        twin = OnnxEmbedder(tmp, info)
-        error = float(np.abs(twin.embed(PROBES) - reference.embed(PROBES)).max())
+        error = float(np.abs(OnnxEmbedder(tmp, info).embed(PROBES) - reference.embed(PROBES)).max())
         if error > _MAX_ONNX_ERROR:
             return False
         shutil.rmtree(final, ignore_errors=True)
@@ -319,10 +325,9 @@ def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> boo
         with _LOCK:
             _ONNX_CACHE.pop(final, None)
         return True
-    except Exception as exc:  # export is an optimisation: any failure leaves the torch path
+    except Exception:  # export is an optimisation: any failure leaves the torch path
         if os.environ.get("HOMECLAW_DEBUG_ONNX"):
             raise
-        del exc
         return False
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -14,12 +14,13 @@ import json
 import re
 import ssl
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote as quote_url
 
 import httpx
 
-from homeclaw_cli.core.manifest import HttpConfig
+from homeclaw_cli.core.manifest import Capability, HttpConfig
 from homeclaw_cli.runtime.runners.base import (
     MAX_BODY_BYTES,
     FailureKind,
@@ -61,69 +62,29 @@ class HttpRunner:
     async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
         config = target.manifest.config
         assert isinstance(config, HttpConfig)
-        cap = target.capability
-        who = f"plugin {target.plugin_id}"
-        base = config.base_url.rstrip("/")
-        rest = cap.method is not None or cap.path is not None
-        method = cap.method or "POST"
-        path, params = fill_path(cap.path or config.path, request.parameters if rest else {})
-        url = base + path
-        kwargs: dict[str, Any] = {}
-        if not rest:
-            kwargs["json"] = request.model_dump(mode="json")
-        elif method in _QUERY_METHODS:
-            kwargs["params"] = {k: _query_value(v) for k, v in params.items()}
-        else:
-            kwargs["json"] = params
+        call = _HttpCall.build(target.plugin_id, config, target.capability, request)
         headers = {"X-Homeclaw-Request-Id": request.request_id, "Accept": "application/json"}
         try:
             async with (
-                self._http(url) as http,
+                self._http(call.url) as http,
                 http.stream(
-                    method, url, headers=headers, timeout=config.timeout_sec, **kwargs
+                    call.method,
+                    call.url,
+                    headers=headers,
+                    timeout=config.timeout_sec,
+                    **call.body,
                 ) as response,
             ):
                 body, truncated = await _read_capped(response)
-        except httpx.ConnectError:
-            return fail(
-                request,
-                "unavailable",
-                f"{who} is not running at {config.base_url} (connection refused)",
-            )
-        except httpx.TimeoutException:
-            return fail(
-                request,
-                "timeout",
-                f"{who} did not answer within {config.timeout_sec:g} s ({method} {url})",
-            )
         except httpx.HTTPError as exc:
-            return fail(request, "unavailable", f"{who}: {method} {url} failed: {exc}")
+            return fail(request, *call.transport_failure(exc, config))
         if truncated:
             return fail(
                 request,
                 "bad_output",
-                f"{who} sent more than {MAX_BODY_BYTES // 1024} KiB from {method} {url}",
+                f"{call.who} sent more than {MAX_BODY_BYTES // 1024} KiB from {call.where}",
             )
-        text = body.decode("utf-8", errors="replace")
-        payload = _json_or_none(text)
-        if response.status_code >= 400:
-            reason = _error_text(payload) or (
-                quote(text) if text.strip() else response.reason_phrase
-            )
-            kind: FailureKind = "crash" if response.status_code >= 500 else "plugin_error"
-            return fail(request, kind, f"{who}: {method} {url} -> {response.status_code}: {reason}")
-        if not rest:
-            if payload is None:
-                return fail(
-                    request,
-                    "bad_output",
-                    f"{who} answered {quote(text)} from {url}, which is not JSON "
-                    "(expected a PluginResult)",
-                )
-            return result_from_payload(request, payload, who)
-        if isinstance(payload, dict) and {"success", "text"} & payload.keys():
-            return result_from_payload(request, payload, who)
-        return ok(request, value_to_text(payload) if payload is not None else text)
+        return call.result(request, response, body.decode("utf-8", errors="replace"))
 
     async def aclose(self) -> None:
         return None
@@ -174,3 +135,78 @@ def _query_value(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value)
     return str(value)
+
+
+@dataclass
+class _HttpCall:
+    """One capability call as an HTTP request, and how its answer becomes a RunResult.
+
+    A capability with its own `method`/`path` is a REST call (parameters fill the path, then go
+    in the query or the JSON body); otherwise the whole PluginRequest is POSTed to `config.path`
+    and a PluginResult is expected back.
+    """
+
+    who: str
+    method: str
+    url: str
+    rest: bool
+    body: dict[str, Any]
+
+    @classmethod
+    def build(
+        cls, plugin_id: str, config: HttpConfig, cap: Capability, request: PluginRequest
+    ) -> _HttpCall:
+        rest = cap.method is not None or cap.path is not None
+        method = cap.method or "POST"
+        path, params = fill_path(cap.path or config.path, request.parameters if rest else {})
+        body: dict[str, Any]
+        if not rest:
+            body = {"json": request.model_dump(mode="json")}
+        elif method in _QUERY_METHODS:
+            body = {"params": {k: _query_value(v) for k, v in params.items()}}
+        else:
+            body = {"json": params}
+        url = config.base_url.rstrip("/") + path
+        return cls(f"plugin {plugin_id}", method, url, rest, body)
+
+    @property
+    def where(self) -> str:
+        return f"{self.method} {self.url}"
+
+    def transport_failure(
+        self, exc: httpx.HTTPError, config: HttpConfig
+    ) -> tuple[FailureKind, str]:
+        if isinstance(exc, httpx.ConnectError):
+            return (
+                "unavailable",
+                f"{self.who} is not running at {config.base_url} (connection refused)",
+            )
+        if isinstance(exc, httpx.TimeoutException):
+            return (
+                "timeout",
+                f"{self.who} did not answer within {config.timeout_sec:g} s ({self.where})",
+            )
+        return "unavailable", f"{self.who}: {self.where} failed: {exc}"
+
+    def result(self, request: PluginRequest, response: httpx.Response, text: str) -> RunResult:
+        payload = _json_or_none(text)
+        if response.status_code >= 400:
+            reason = _error_text(payload) or (
+                quote(text) if text.strip() else response.reason_phrase
+            )
+            kind: FailureKind = "crash" if response.status_code >= 500 else "plugin_error"
+            return fail(
+                request, kind, f"{self.who}: {self.where} -> {response.status_code}: {reason}"
+            )
+        if not self.rest:
+            if payload is None:
+                return fail(
+                    request,
+                    "bad_output",
+                    f"{self.who} answered {quote(text)} from {self.url}, which is not JSON "
+                    "(expected a PluginResult)",
+                )
+            return result_from_payload(request, payload, self.who)
+        if isinstance(payload, dict) and {"success", "text"} & payload.keys():
+            return result_from_payload(request, payload, self.who)
+        return ok(request, value_to_text(payload) if payload is not None else text)

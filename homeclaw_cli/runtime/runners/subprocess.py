@@ -69,36 +69,17 @@ class SubprocessRunner:
     async def _talk(
         self, process: asyncio.subprocess.Process, request: PluginRequest, timeout: float, who: str
     ) -> RunResult:
-        stdout = OutputCap(self.max_stdout_bytes)
-        stderr: deque[bytes] = deque()
+        streams = _Streams(process, self.max_stdout_bytes)
         started = time.monotonic()
-
-        async def feed() -> None:
-            assert process.stdin is not None
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                process.stdin.write(request.model_dump_json().encode() + b"\n")
-                await process.stdin.drain()
-                process.stdin.close()
-
-        async def read_stdout() -> None:
-            assert process.stdout is not None
-            while chunk := await process.stdout.read(_CHUNK):
-                if not stdout.add(chunk):
-                    _kill_group(process)
-                    return
-
-        async def read_stderr() -> None:
-            assert process.stderr is not None
-            kept = 0
-            while chunk := await process.stderr.read(_CHUNK):
-                stderr.append(chunk)
-                kept += len(chunk)
-                while kept - len(stderr[0]) >= STDERR_TAIL_BYTES:
-                    kept -= len(stderr.popleft())
-
         try:
             await asyncio.wait_for(
-                asyncio.gather(feed(), read_stdout(), read_stderr(), process.wait()), timeout
+                asyncio.gather(
+                    streams.feed(request.model_dump_json().encode() + b"\n"),
+                    streams.read_stdout(),
+                    streams.read_stderr(),
+                    process.wait(),
+                ),
+                timeout,
             )
         except TimeoutError:
             _kill_group(process)
@@ -106,13 +87,21 @@ class SubprocessRunner:
             return fail(
                 request,
                 "timeout",
-                f"{who} did not answer within {timeout:g} s and was stopped" + _stderr_note(stderr),
+                f"{who} did not answer within {timeout:g} s and was stopped"
+                + streams.stderr_note(),
             )
         finally:
             if process.returncode is None:
                 _kill_group(process)
                 await process.wait()
         seconds = time.monotonic() - started
+        return self._interpret(request, process.returncode, streams, who, seconds)
+
+    def _interpret(
+        self, request: PluginRequest, code: int | None, streams: _Streams, who: str, seconds: float
+    ) -> RunResult:
+        """The PluginResult the process printed, or a failure that says what went wrong."""
+        stdout = streams.stdout
         if stdout.exceeded:
             return fail(
                 request,
@@ -120,18 +109,17 @@ class SubprocessRunner:
                 f"{who} printed more than {self.max_stdout_bytes // 1024} KiB and was stopped "
                 f"(started with {quote(stdout.text(), 80)})",
             )
-        code = process.returncode
         out = stdout.text().strip()
         if code != 0:
             reason = f"was killed by signal {-code}" if code and code < 0 else f"exited with {code}"
-            detail = _stderr_note(stderr) or (f"; it printed {quote(out)}" if out else "")
+            detail = streams.stderr_note() or (f"; it printed {quote(out)}" if out else "")
             return fail(request, "crash", f"{who} {reason}{detail}")
         if not out:
             return fail(
                 request,
                 "bad_output",
                 f"{who} printed nothing; a subprocess plugin must print one PluginResult JSON "
-                "line" + _stderr_note(stderr),
+                "line" + streams.stderr_note(),
             )
         payload = _decode(out)
         if payload is None:
@@ -159,12 +147,44 @@ def _decode(out: str) -> object | None:
     return None
 
 
-def _stderr_note(stderr: deque[bytes]) -> str:
-    text = b"".join(stderr).decode("utf-8", errors="replace").strip()
-    if not text:
-        return ""
-    lines = text.splitlines()[-5:]
-    return "; stderr: " + quote("\n".join(lines))
+class _Streams:
+    """The plugin process's pipes: the request in, stdout under a byte cap, a tail of stderr."""
+
+    def __init__(self, process: asyncio.subprocess.Process, max_stdout: int) -> None:
+        self.process = process
+        self.stdout = OutputCap(max_stdout)
+        self.stderr: deque[bytes] = deque()
+
+    async def feed(self, data: bytes) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stdin.write(data)
+            await stdin.drain()
+            stdin.close()
+
+    async def read_stdout(self) -> None:
+        assert self.process.stdout is not None
+        while chunk := await self.process.stdout.read(_CHUNK):
+            if not self.stdout.add(chunk):
+                _kill_group(self.process)
+                return
+
+    async def read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        kept = 0
+        while chunk := await self.process.stderr.read(_CHUNK):
+            self.stderr.append(chunk)
+            kept += len(chunk)
+            while kept - len(self.stderr[0]) >= STDERR_TAIL_BYTES:
+                kept -= len(self.stderr.popleft())
+
+    def stderr_note(self) -> str:
+        text = b"".join(self.stderr).decode("utf-8", errors="replace").strip()
+        if not text:
+            return ""
+        lines = text.splitlines()[-5:]
+        return "; stderr: " + quote("\n".join(lines))
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
