@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from homeclaw_cli.catalog.plugin_loader import method_name
+from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.registry import PluginEntry, Registry, scan
 from homeclaw_cli.core.manifest import Capability
 from homeclaw_cli.core.params import ParameterError, validate_parameters

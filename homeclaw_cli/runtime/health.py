@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from homeclaw_cli.catalog.plugin_checks import format_loc, inline_module_path
 from homeclaw_cli.catalog.plugin_files import resolve_command
-from homeclaw_cli.catalog.plugin_loader import LoadResult, format_loc, inline_module_path
+from homeclaw_cli.catalog.plugin_loader import LoadResult
 from homeclaw_cli.catalog.registry import PluginEntry
 from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
 from homeclaw_cli.core.manifest import HttpConfig, InlineConfig, McpConfig, SubprocessConfig

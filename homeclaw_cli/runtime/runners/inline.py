@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
+from homeclaw_cli.catalog.plugin_checks import inline_module_path, method_name
 from homeclaw_cli.catalog.plugin_files import deps_dir
-from homeclaw_cli.catalog.plugin_loader import inline_module_path, method_name
 from homeclaw_cli.core.manifest import InlineConfig
 from homeclaw_cli.runtime.runners.base import (
     PluginRequest,

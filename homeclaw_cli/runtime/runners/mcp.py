@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.plugin_files import resolve_command
-from homeclaw_cli.catalog.plugin_loader import method_name
 from homeclaw_cli.core.manifest import DEFAULT_CAPABILITY_ID as DEFAULT_RUN
 from homeclaw_cli.core.manifest import McpConfig
 from homeclaw_cli.runtime.process_env import process_env_and_args

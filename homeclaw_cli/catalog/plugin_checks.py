@@ -1,0 +1,209 @@
+"""Checks on a plugin that need its folder or more than one manifest field.
+
+The schema (pydantic) catches what one field can get wrong; these catch what only the whole
+plugin shows: capability methods missing from an inline plugin's class, a subprocess command
+that does not exist, descriptions too long for the embedding model, and the like.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from homeclaw_cli.core.diagnostics import Diagnostic
+from homeclaw_cli.core.manifest import InlineConfig, McpConfig, PluginManifest, SubprocessConfig
+from homeclaw_cli.core.tokens import estimate_tokens
+from homeclaw_cli.document import Document, FieldPath
+from homeclaw_cli.suggest import did_you_mean
+
+BASE_CLASS = "BasePlugin"
+MAX_SOURCE_BYTES = 2 * 1024 * 1024
+DESCRIPTION_TOKEN_LIMIT = 60
+EMBEDDING_TOKEN_LIMIT = 256  # all-MiniLM-L6-v2 reads at most 256 word pieces
+
+
+def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+
+    def add(
+        severity: str, code: str, loc: FieldPath, message: str, hint: str | None = None
+    ) -> None:
+        position = document.position(loc)
+        out.append(
+            Diagnostic(
+                severity,  # type: ignore[arg-type]
+                code,
+                document.path,
+                message,
+                field=format_loc(loc) or None,
+                line=position[0] if position else None,
+                column=position[1] if position else None,
+                hint=hint,
+            )
+        )
+
+    config = manifest.config
+    if isinstance(config, InlineConfig):
+        _check_inline(manifest, config, folder, add)
+    else:
+        command = config.command if isinstance(config, SubprocessConfig | McpConfig) else None
+        if command and not command_exists(command, folder):
+            add(
+                "warning",
+                "command-not-found",
+                ("config", "command"),
+                f"command {command!r} is not on PATH (or in the plugin folder)",
+                "install it, or use an absolute path",
+            )
+
+    for loc, text in _descriptions(manifest):
+        tokens = estimate_tokens(text)
+        if tokens > DESCRIPTION_TOKEN_LIMIT:
+            add(
+                "warning",
+                "description-length",
+                loc,
+                f"description is about {tokens} tokens; routing works best under "
+                f"{DESCRIPTION_TOKEN_LIMIT}",
+                "keep it to one or two sentences; put detail in description_long",
+            )
+    embed_tokens = estimate_tokens(manifest.embedding_text())
+    if embed_tokens > EMBEDDING_TOKEN_LIMIT:
+        add(
+            "warning",
+            "description-length",
+            ("description_long",) if manifest.description_long else ("description",),
+            f"the embedded text is about {embed_tokens} tokens; the embedding model reads only "
+            f"the first {EMBEDDING_TOKEN_LIMIT}, so the rest does not help retrieval",
+            "shorten description_long or capability descriptions",
+        )
+    return out
+
+
+def _descriptions(manifest: PluginManifest) -> list[tuple[FieldPath, str]]:
+    found: list[tuple[FieldPath, str]] = [(("description",), manifest.description)]
+    for index, cap in enumerate(manifest.capabilities):
+        found.append((("capabilities", index, "description"), cap.description))
+    return found
+
+
+def command_exists(command: str, folder: Path) -> bool:
+    """True when the runners would find `command` (see catalog/plugin_files.py)."""
+    from homeclaw_cli.catalog.plugin_files import resolve_command
+
+    return resolve_command(command, folder) is not None
+
+
+def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, add: Any) -> None:
+    module_path = inline_module_path(folder, config)
+    if not module_path.is_file():
+        add(
+            "error",
+            "inline-module",
+            ("config", "plugin_module") if config.plugin_module else ("type",),
+            f"inline plugin code {module_path.name} not found in {folder}",
+            "create plugin.py with a BasePlugin subclass, or set config.plugin_module",
+        )
+        return
+    try:
+        methods = _plugin_class(module_path)
+    except SyntaxError as exc:
+        add(
+            "error",
+            "inline-module",
+            ("config", "plugin_module") if config.plugin_module else ("type",),
+            f"{module_path.name}:{exc.lineno}: Python syntax error: {exc.msg}",
+        )
+        return
+    if methods is None:
+        add(
+            "error",
+            "inline-module",
+            ("type",),
+            f"{module_path.name} defines no {BASE_CLASS} subclass",
+            f"add `class MyPlugin({BASE_CLASS})` (from homeclaw_cli.sdk import {BASE_CLASS})",
+        )
+        return
+    declared = manifest.capabilities or manifest.callable_capabilities()
+    for index, cap in enumerate(declared):
+        wanted = method_name(cap.id)
+        if wanted not in methods and not (not manifest.capabilities and "run" in methods):
+            add(
+                "error",
+                "inline-method",
+                ("capabilities", index, "id") if manifest.capabilities else ("type",),
+                f"capability {cap.id!r} has no method `{wanted}` in {module_path.name}"
+                + did_you_mean(wanted, sorted(methods)),
+                f"define `def {wanted}(self, ...)` on the plugin class",
+            )
+
+
+def safe_plugin_class(module_path: Path) -> set[str] | None:
+    try:
+        return _plugin_class(module_path)
+    except (SyntaxError, ValueError, OSError):
+        return None
+
+
+def _plugin_class(module_path: Path) -> set[str] | None:
+    """Method names of the module's BasePlugin subclass (and its local bases), or None."""
+    if module_path.stat().st_size > MAX_SOURCE_BYTES:
+        return None
+    tree = ast.parse(module_path.read_bytes(), filename=str(module_path))
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def base_names(node: ast.ClassDef) -> list[str]:
+        names = []
+        for base in node.bases:
+            if isinstance(base, ast.Name):
+                names.append(base.id)
+            elif isinstance(base, ast.Attribute):
+                names.append(base.attr)
+        return names
+
+    def is_plugin(node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+        for name in base_names(node):
+            if name == BASE_CLASS:
+                return True
+            if name in classes and name not in seen and is_plugin(classes[name], seen | {name}):
+                return True
+        return False
+
+    def methods(node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> set[str]:
+        found = {
+            item.name
+            for item in node.body
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+        for name in base_names(node):
+            if name in classes and name not in seen:
+                found |= methods(classes[name], seen | {name})
+        return found
+
+    for node in classes.values():
+        if node.name != BASE_CLASS and is_plugin(node):
+            return methods(node)
+    return None
+
+
+def format_loc(loc: FieldPath) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def method_name(capability_id: str) -> str:
+    """The Python method an inline capability maps to: `fetch-weather` -> `fetch_weather`."""
+    return capability_id.replace("-", "_")
+
+
+def inline_module_path(folder: Path, config: InlineConfig) -> Path:
+    """The file holding an inline plugin's class (`plugin_module`, or plugin.py)."""
+    module = config.plugin_module or "plugin.py"
+    if module.endswith(".py"):
+        return folder / module
+    relative = Path(*module.split("."))
+    package_init = folder / relative / "__init__.py"
+    return package_init if package_init.is_file() else folder / relative.with_suffix(".py")
