@@ -8,6 +8,7 @@ that does not exist, descriptions too long for the embedding model, and the like
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,15 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
                 "install it, or use an absolute path",
             )
 
+    for index, cap in enumerate(manifest.capabilities):
+        if cap.post_process_prompt and not cap.post_process:
+            add(
+                "warning",
+                "post-process-prompt-unused",
+                ("capabilities", index, "post_process_prompt"),
+                "post_process_prompt is set but post_process is false, so the prompt is not used",
+                "set `post_process: true`, or remove the prompt",
+            )
     for loc, text in _descriptions(manifest):
         tokens = estimate_tokens(text)
         if tokens > DESCRIPTION_TOKEN_LIMIT:
@@ -97,94 +107,131 @@ def command_exists(command: str, folder: Path) -> bool:
 
 def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, add: Any) -> None:
     module_path = inline_module_path(folder, config)
+    where = ("config", "plugin_module") if config.plugin_module else ("type",)
     if not module_path.is_file():
         add(
             "error",
             "inline-module",
-            ("config", "plugin_module") if config.plugin_module else ("type",),
+            where,
             f"inline plugin code {module_path.name} not found in {folder}",
             "create plugin.py with a BasePlugin subclass, or set config.plugin_module",
         )
         return
+    declared = manifest.capabilities or manifest.callable_capabilities()
+    wanted = [method_name(cap.id) for cap in declared]
     try:
-        methods = _plugin_class(module_path)
+        found = find_plugin_class(module_path, set(wanted))
     except SyntaxError as exc:
         add(
             "error",
             "inline-module",
-            ("config", "plugin_module") if config.plugin_module else ("type",),
+            where,
             f"{module_path.name}:{exc.lineno}: Python syntax error: {exc.msg}",
         )
         return
-    if methods is None:
+    if found is None:
         add(
             "error",
             "inline-module",
             ("type",),
-            f"{module_path.name} defines no {BASE_CLASS} subclass",
+            f"{module_path.name} defines no {BASE_CLASS} subclass and no class with the "
+            f"capability methods ({', '.join(wanted)})",
             f"add `class MyPlugin({BASE_CLASS})` (from homeclaw_cli.sdk import {BASE_CLASS})",
         )
         return
-    declared = manifest.capabilities or manifest.callable_capabilities()
-    for index, cap in enumerate(declared):
-        wanted = method_name(cap.id)
-        if wanted not in methods and not (not manifest.capabilities and "run" in methods):
+    if not found.is_base_plugin:
+        add(
+            "warning",
+            "inline-plain-class",
+            ("type",),
+            f"class {found.name} in {module_path.name} is not a {BASE_CLASS} subclass: it runs, "
+            "but without the SDK helpers that enforce permissions (data_dir, fetch, getenv)",
+            f"subclass {BASE_CLASS} (from homeclaw_cli.sdk import {BASE_CLASS})",
+        )
+    for index, (cap, name) in enumerate(zip(declared, wanted, strict=True)):
+        if name not in found.methods and not (not manifest.capabilities and "run" in found.methods):
             add(
                 "error",
                 "inline-method",
                 ("capabilities", index, "id") if manifest.capabilities else ("type",),
-                f"capability {cap.id!r} has no method `{wanted}` in {module_path.name}"
-                + did_you_mean(wanted, sorted(methods)),
-                f"define `def {wanted}(self, ...)` on the plugin class",
+                f"capability {cap.id!r} has no method `{name}` in {module_path.name}"
+                + did_you_mean(name, sorted(found.methods)),
+                f"define `def {name}(self, ...)` on the plugin class",
             )
 
 
+@dataclass(frozen=True)
+class PluginClass:
+    """The class an inline plugin's module provides, as read from its source."""
+
+    name: str
+    methods: frozenset[str]
+    is_base_plugin: bool
+
+
 def safe_plugin_class(module_path: Path) -> set[str] | None:
+    """Method names of the module's BasePlugin subclass, or None (also for unreadable code)."""
     try:
-        return _plugin_class(module_path)
+        found = find_plugin_class(module_path, set())
     except (SyntaxError, ValueError, OSError):
         return None
+    return set(found.methods) if found is not None and found.is_base_plugin else None
 
 
-def _plugin_class(module_path: Path) -> set[str] | None:
-    """Method names of the module's BasePlugin subclass (and its local bases), or None."""
+def find_plugin_class(module_path: Path, wanted: set[str]) -> PluginClass | None:
+    """The module's BasePlugin subclass; failing that, the plain class that defines the most
+    of the `wanted` capability methods (at least one). None when there is neither."""
     if module_path.stat().st_size > MAX_SOURCE_BYTES:
         return None
     tree = ast.parse(module_path.read_bytes(), filename=str(module_path))
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-
-    def base_names(node: ast.ClassDef) -> list[str]:
-        names = []
-        for base in node.bases:
-            if isinstance(base, ast.Name):
-                names.append(base.id)
-            elif isinstance(base, ast.Attribute):
-                names.append(base.attr)
-        return names
-
-    def is_plugin(node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
-        for name in base_names(node):
-            if name == BASE_CLASS:
-                return True
-            if name in classes and name not in seen and is_plugin(classes[name], seen | {name}):
-                return True
-        return False
-
-    def methods(node: ast.ClassDef, seen: frozenset[str] = frozenset()) -> set[str]:
-        found = {
-            item.name
-            for item in node.body
-            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-        }
-        for name in base_names(node):
-            if name in classes and name not in seen:
-                found |= methods(classes[name], seen | {name})
-        return found
-
+    plain: list[PluginClass] = []
     for node in classes.values():
-        if node.name != BASE_CLASS and is_plugin(node):
-            return methods(node)
-    return None
+        if node.name == BASE_CLASS:
+            continue
+        methods = frozenset(_methods(node, classes))
+        if _is_plugin(node, classes):
+            return PluginClass(node.name, methods, is_base_plugin=True)
+        if not node.name.startswith("_") and methods & wanted:
+            plain.append(PluginClass(node.name, methods, is_base_plugin=False))
+    return max(plain, key=lambda c: len(c.methods & wanted), default=None)
+
+
+def _base_names(node: ast.ClassDef) -> list[str]:
+    names = []
+    for base in node.bases:
+        if isinstance(base, ast.Name):
+            names.append(base.id)
+        elif isinstance(base, ast.Attribute):
+            names.append(base.attr)
+    return names
+
+
+def _is_plugin(
+    node: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: frozenset[str] = frozenset()
+) -> bool:
+    for name in _base_names(node):
+        if name == BASE_CLASS:
+            return True
+        if (
+            name in classes
+            and name not in seen
+            and _is_plugin(classes[name], classes, seen | {name})
+        ):
+            return True
+    return False
+
+
+def _methods(
+    node: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: frozenset[str] = frozenset()
+) -> set[str]:
+    found = {
+        item.name for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    for name in _base_names(node):
+        if name in classes and name not in seen:
+            found |= _methods(classes[name], classes, seen | {name})
+    return found
 
 
 def format_loc(loc: FieldPath) -> str:

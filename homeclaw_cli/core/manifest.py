@@ -130,16 +130,6 @@ class Capability(_Model):
             seen.add(param.name)
         return value
 
-    @field_validator("post_process_prompt")
-    @classmethod
-    def _prompt_needs_post_process(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value and not info.data.get("post_process", False):
-            raise rule_error(
-                "post_process_prompt is set but post_process is false, so the prompt would "
-                "never be used; set `post_process: true` or remove the prompt"
-            )
-        return value
-
     @field_validator("path")
     @classmethod
     def _path(cls, value: str | None) -> str | None:

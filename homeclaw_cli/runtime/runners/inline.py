@@ -130,7 +130,8 @@ class InlineRunner:
                 if deps is not None and str(deps) not in sys.path:
                     sys.path.insert(0, str(deps))
                 # Importing may be slow (a plugin's own dependencies): keep the loop free.
-                cls = await asyncio.to_thread(_load_class, target.folder, module_path)
+                wanted = {method_name(c.id) for c in target.manifest.capabilities} or {"run"}
+                cls = await asyncio.to_thread(_load_class, target.folder, module_path, wanted)
                 settings = _read_config(target.folder / config.config_file)
                 instance = cls(
                     plugin_id=target.plugin_id,
@@ -214,7 +215,7 @@ def _package_name(folder: Path) -> str:
     return f"{PACKAGE_PREFIX}{safe}_{digest}"
 
 
-def _load_class(folder: Path, module_path: Path) -> type[BasePlugin]:
+def _load_class(folder: Path, module_path: Path, wanted: set[str]) -> type[BasePlugin]:
     package = _package_name(folder)
     for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
         del sys.modules[name]  # the code changed since the last load: import it afresh
@@ -235,19 +236,59 @@ def _load_class(folder: Path, module_path: Path) -> type[BasePlugin]:
         raise InlineLoadError(
             f"importing {module_path.name} raised {type(exc).__name__}: {exc}"
         ) from None
-    candidates = [
+    return _plugin_class(module, module_path, wanted)
+
+
+def _plugin_class(
+    module: types.ModuleType, module_path: Path, wanted: set[str]
+) -> type[BasePlugin]:
+    """The module's BasePlugin subclass, or a plain class with the capability methods wrapped
+    so it runs the same way (capabilities are plain methods; subclassing is recommended)."""
+    own = [
         obj
         for obj in vars(module).values()
-        if isinstance(obj, type)
-        and issubclass(obj, BasePlugin)
-        and obj is not BasePlugin
-        and obj.__module__ == module.__name__
+        if isinstance(obj, type) and obj.__module__ == module.__name__
     ]
-    if not candidates:
+    candidates = [c for c in own if issubclass(c, BasePlugin) and c is not BasePlugin]
+    if candidates:
+        # The most derived class wins when a module defines a base and a concrete plugin.
+        candidates.sort(key=lambda c: len(c.__mro__), reverse=True)
+        return candidates[0]
+    plain = [c for c in own if not c.__name__.startswith("_") and wanted & set(dir(c))]
+    if not plain:
         raise InlineLoadError(f"{module_path.name} defines no BasePlugin subclass")
-    # The most derived class wins when a module defines a base and a concrete plugin.
-    candidates.sort(key=lambda c: len(c.__mro__), reverse=True)
-    return candidates[0]
+    return _wrap_plain_class(max(plain, key=lambda c: len(wanted & set(dir(c)))))
+
+
+def _wrap_plain_class(plain: type) -> type[BasePlugin]:
+    """A BasePlugin whose capability methods (and initialize) are those of a `plain()` object."""
+
+    class PlainPlugin(BasePlugin):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            try:
+                self._inner = plain()
+            except TypeError as exc:
+                raise InlineLoadError(
+                    f"class {plain.__name__} cannot be created without arguments ({exc}); "
+                    "subclass BasePlugin to receive the plugin's config"
+                ) from None
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "_inner":  # not set yet: __init__ failed before assigning it
+                raise AttributeError(name)
+            return getattr(self._inner, name)
+
+        def initialize(self) -> Any:
+            setup = getattr(self._inner, "initialize", None)
+            return setup() if callable(setup) else None
+
+        def run(self) -> Any:  # sync or async, as the plain class wrote it
+            legacy = getattr(self._inner, "run", None)
+            return legacy() if callable(legacy) else super().run()
+
+    PlainPlugin.__name__ = PlainPlugin.__qualname__ = plain.__name__
+    return PlainPlugin
 
 
 def _read_config(path: Path) -> dict[str, Any]:

@@ -166,13 +166,18 @@ def test_default_must_match_parameter_type(cli: Any, tmp_path: Path) -> None:
     assert "is not a string" in error["message"]
 
 
-def test_post_process_prompt_needs_post_process(cli: Any, tmp_path: Path) -> None:
+def test_unused_post_process_prompt_is_a_warning_and_an_error_under_strict(
+    cli: Any, tmp_path: Path
+) -> None:
+    # Turning post-processing off must not break a working plugin: the prompt is just unused.
     folder = write_plugin(tmp_path, VALID + "    post_process_prompt: Summarize.\n")
     code, report = validate_json(cli, folder)
+    assert code == 0
+    warning = only_plugin(report)["warnings"][0]
+    assert warning["field"] == "capabilities[0].post_process_prompt"
+    assert "post_process: true" in warning["hint"]
+    code, report = validate_json(cli, folder, strict=True)
     assert code == 1
-    error = only_plugin(report)["errors"][0]
-    assert error["field"] == "capabilities[0].post_process_prompt"
-    assert "post_process: true" in error["message"]
 
 
 def test_method_and_path_only_on_http_plugins(cli: Any, tmp_path: Path) -> None:
