@@ -8,6 +8,7 @@ that does not exist, descriptions too long for the embedding model, and the like
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,16 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
             )
 
     for index, cap in enumerate(manifest.capabilities):
+        verb = _changing_verb(cap.id, cap.name)
+        if verb and not (cap.effects or manifest.effects):
+            add(
+                "warning",
+                "effects-undeclared",
+                ("capabilities", index, "id"),
+                f"capability {cap.id!r} sounds like it {verb}s but declares no `effects`",
+                "declare `effects: write` (or destructive / network / read) so homeclaw knows "
+                "whether the model may run it without asking",
+            )
         if cap.post_process_prompt and not cap.post_process:
             add(
                 "warning",
@@ -89,6 +100,19 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
             "shorten description_long or capability descriptions",
         )
     return out
+
+
+_CHANGING_VERBS = (
+    "delete", "remove", "erase", "drop", "purge", "clear", "send", "post", "publish", "email",
+    "write", "create", "add", "update", "edit", "set", "save", "move", "rename", "pay", "buy",
+    "order", "book", "cancel", "kill", "stop",
+)  # fmt: skip
+
+
+def _changing_verb(*names: str) -> str | None:
+    """The verb in a capability's id or name that says it changes something, if any."""
+    words = {w for name in names for w in re.split(r"[^a-z]+", name.lower()) if w}
+    return next((verb for verb in _CHANGING_VERBS if verb in words), None)
 
 
 def _descriptions(manifest: PluginManifest) -> list[tuple[FieldPath, str]]:

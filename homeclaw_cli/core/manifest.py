@@ -14,12 +14,20 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from homeclaw_cli.core.approval import Effect
+
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 PluginType = Literal["inline", "subprocess", "http", "mcp"]
 ParamType = Literal["string", "number", "boolean", "object", "array"]
 PLUGIN_TYPES: tuple[str, ...] = ("inline", "subprocess", "http", "mcp")
 MANIFEST_NAMES: tuple[str, ...] = ("plugin.yaml", "plugin.yml", "plugin.json")
+
+
+def _as_list(value: Any) -> Any:
+    """`effects: read` is shorthand for `effects: [read]`."""
+    return [value] if isinstance(value, str) else value
+
 
 _PY_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -109,6 +117,11 @@ class Capability(_Model):
     post_process_prompt: str | None = None
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] | None = None
     path: str | None = None
+    # What a call does to the world (read | write | network | destructive); decides whether
+    # the model may run it without asking. Absent: the plugin's `effects`, else inferred.
+    effects: list[Effect] | None = None
+
+    _one_effect = field_validator("effects", mode="before")(_as_list)
 
     @field_validator("id")
     @classmethod
@@ -296,6 +309,9 @@ class PluginManifest(_Model):
     capabilities: list[Capability] = Field(default_factory=list)
     health_check_url: str | None = None
     permissions: Permissions = Field(default_factory=Permissions)
+    effects: list[Effect] | None = None  # the default for capabilities that declare none
+
+    _one_effect = field_validator("effects", mode="before")(_as_list)
 
     @model_validator(mode="before")
     @classmethod
@@ -343,6 +359,14 @@ class PluginManifest(_Model):
 
     def capability(self, capability_id: str) -> Capability | None:
         return next((c for c in self.capabilities if c.id == capability_id), None)
+
+    def effects_of(self, cap: Capability) -> frozenset[Effect]:
+        """What calling `cap` may do: as declared, else read for an HTTP GET, else write
+        (an undeclared effect is treated as a change, so it is asked about by default)."""
+        declared = cap.effects or self.effects
+        if declared:
+            return frozenset(declared)
+        return frozenset({"read"}) if cap.method == "GET" else frozenset({"write"})
 
     def callable_capabilities(self) -> list[Capability]:
         """The capabilities a caller can pick; a plugin that declares none has one, `run`.
