@@ -40,6 +40,9 @@ class McpTool:
     name: str
     description: str
     input_schema: dict[str, Any]
+    # The server's own hints (MCP tool annotations); None when it gave none.
+    read_only: bool | None = None
+    destructive: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -145,10 +148,7 @@ class McpSession:
         try:
             async with Client(self._transport(), raise_exceptions=False) as client:
                 listing = await client.list_tools()
-                self.tools = [
-                    McpTool(t.name, t.description or "", dict(t.input_schema or {}))
-                    for t in listing.tools
-                ]
+                self.tools = [_tool(t) for t in listing.tools]
                 self._ready.set_result(None)
                 # Calls run concurrently, so one slow tool does not hold up the others.
                 while (item := await self._queue.get()) is not None:
@@ -284,3 +284,14 @@ def _leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def _tool(tool: Any) -> McpTool:
+    hints = tool.annotations
+    return McpTool(
+        tool.name,
+        tool.description or "",
+        dict(tool.input_schema or {}),
+        read_only=getattr(hints, "read_only_hint", None),
+        destructive=getattr(hints, "destructive_hint", None),
+    )

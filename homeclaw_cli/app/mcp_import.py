@@ -2,23 +2,27 @@
 
 Each tool becomes a capability (replacing one of the same id, keeping the others) whose
 id is the tool name made valid ([a-z0-9_-]); when the two differ, `config.tools` records
-the mapping so calls reach the right tool. Parameters come from the tool's JSON Schema
-(integer -> number; other schema types as declared; anything else as string). The
-manifest is rewritten atomically; YAML comments are lost.
+the mapping so calls reach the right tool. The plugin's own dispatcher (`config.tool`,
+`handle_request` by default) is not a capability and is left out unless named with --only.
+
+Parameters keep the tool's JSON Schema: its types (integer included), enums, defaults, and
+for object and array parameters the nested schema. Effects come from the server's
+annotations: readOnlyHint -> read, destructiveHint -> destructive, otherwise write. The
+manifest is rewritten atomically, keeping its comments and layout (ruamel.yaml round trip).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from homeclaw_cli.adapters.mcp_client import McpTool
 from homeclaw_cli.catalog.plugin_loader import load_plugin
-from homeclaw_cli.core.manifest import PARAM_NAME_RE, McpConfig, PluginManifest
+from homeclaw_cli.core.manifest import PARAM_NAME_RE, McpConfig, PluginManifest, value_matches_type
 from homeclaw_cli.document import read_document
 from homeclaw_cli.errors import ManifestError, UnavailableError, UsageError
 from homeclaw_cli.fsutil import atomic_write_text
@@ -27,14 +31,9 @@ from homeclaw_cli.runtime.runners.mcp import McpRunner
 from homeclaw_cli.settings import load_settings
 from homeclaw_cli.suggest import did_you_mean
 
-_SCHEMA_TYPES = {
-    "string": "string",
-    "number": "number",
-    "integer": "number",
-    "boolean": "boolean",
-    "object": "object",
-    "array": "array",
-}
+_SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array"})
+# What an object or array parameter's own schema keeps (the rest is said by homeclaw's fields).
+_NESTED_KEYS = ("properties", "required", "items", "additionalProperties", "minItems", "maxItems")
 DESCRIPTION_CHARS = 160
 
 
@@ -75,27 +74,15 @@ async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportR
     capabilities: list[dict[str, Any]] = []
     tool_map: dict[str, str] = {}
     for tool in tools:
-        if only and tool.name not in only:
+        if (only and tool.name not in only) or (not only and tool.name == manifest.config.tool):
             continue
         cap_id = capability_id(tool.name)
         if cap_id != tool.name:
             tool_map[cap_id] = tool.name
         capabilities.append(_capability(cap_id, tool, warnings))
-    data = _manifest_data(loaded.manifest_path)
-    # Imported tools replace capabilities of the same id; the others are kept.
-    imported = {c["id"] for c in capabilities}
-    kept = [c for c in data.get("capabilities") or [] if c.get("id") not in imported]
-    data["capabilities"] = [*kept, *capabilities]
-    config = dict(data.get("config") or {})
-    tool_map = {**(config.get("tools") or {}), **tool_map}
-    if tool_map:
-        config["tools"] = tool_map
-    data["config"] = config
-    PluginManifest.model_validate(data)  # never write a manifest homeclaw would refuse
-    if loaded.manifest_path.suffix == ".json":
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    manifest_file = _ManifestFile.read(loaded.manifest_path)
+    tool_map = manifest_file.merge(capabilities, tool_map)
+    text = manifest_file.text()
     if write:
         atomic_write_text(loaded.manifest_path, text)
     return ImportReport(loaded.manifest_path, capabilities, tool_map, text, warnings)
@@ -121,8 +108,7 @@ def short_description(text: str) -> str:
     return out
 
 
-def _capability(cap_id: str, tool: Any, warnings: list[str]) -> dict[str, Any]:
-    description = short_description(tool.description or tool.name)
+def _capability(cap_id: str, tool: McpTool, warnings: list[str]) -> dict[str, Any]:
     schema = tool.input_schema or {}
     required = set(schema.get("required") or [])
     parameters = []
@@ -132,25 +118,55 @@ def _capability(cap_id: str, tool: Any, warnings: list[str]) -> dict[str, Any]:
                 f"{tool.name}: parameter {name!r} has a name homeclaw cannot use; skipped"
             )
             continue
-        prop = raw if isinstance(raw, dict) else {}
-        kind = prop.get("type")
-        if isinstance(kind, list):
-            kind = next((k for k in kind if k != "null"), "string")
-        param: dict[str, Any] = {
-            "name": name,
-            "type": _SCHEMA_TYPES.get(str(kind), "string"),
-            "required": name in required,
-        }
-        text = " ".join(str(prop.get("description") or prop.get("title") or "").split())
-        if text:
-            param["description"] = text
-        parameters.append(param)
+        prop = _concrete(raw if isinstance(raw, dict) else {})
+        parameters.append(_parameter(name, prop, required=name in required))
     return {
         "id": cap_id,
         "name": tool.name.replace("_", " ").strip().capitalize(),
-        "description": description,
+        "description": short_description(tool.description or tool.name),
+        "effects": [_effect(tool)],
         "parameters": parameters,
     }
+
+
+def _effect(tool: McpTool) -> str:
+    if tool.read_only:
+        return "read"
+    return "destructive" if tool.destructive else "write"
+
+
+def _concrete(prop: dict[str, Any]) -> dict[str, Any]:
+    """The schema of an optional value (`anyOf: [X, null]`, `type: [X, "null"]`) is X's."""
+    for key in ("anyOf", "oneOf"):
+        branches = [b for b in prop.get(key) or [] if isinstance(b, dict)]
+        real = [b for b in branches if b.get("type") != "null"]
+        if real:
+            rest = {k: v for k, v in prop.items() if k != key}
+            return {**_concrete(real[0]), **rest}
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return {**prop, "type": next((k for k in kind if k != "null"), "string")}
+    return prop
+
+
+def _parameter(name: str, prop: dict[str, Any], *, required: bool) -> dict[str, Any]:
+    kind = str(prop.get("type"))
+    kind = kind if kind in _SCHEMA_TYPES else "string"
+    param: dict[str, Any] = {"name": name, "type": kind, "required": required}
+    text = " ".join(str(prop.get("description") or prop.get("title") or "").split())
+    if text:
+        param["description"] = text
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum and all(value_matches_type(v, kind) for v in enum):
+        param["enum"] = enum
+    default = prop.get("default")
+    if default is not None and value_matches_type(default, kind):
+        param["default"] = default
+        param["required"] = False
+    nested = {k: prop[k] for k in _NESTED_KEYS if k in prop}
+    if kind in ("object", "array") and nested:
+        param["json_schema"] = nested
+    return param
 
 
 async def _list_tools(manifest: PluginManifest, folder: Path) -> list[Any]:
@@ -168,8 +184,51 @@ async def _list_tools(manifest: PluginManifest, folder: Path) -> list[Any]:
         await runner.aclose()
 
 
-def _manifest_data(path: Path) -> dict[str, Any]:
-    data = read_document(path).data
-    if not isinstance(data, dict):
-        raise ManifestError(f"{path}: a plugin descriptor must be a mapping")
-    return dict(data)
+@dataclass
+class _ManifestFile:
+    """The manifest as its author wrote it: YAML is edited in place (comments, order and
+    layout kept), JSON is rewritten."""
+
+    path: Path
+    data: Any
+
+    @classmethod
+    def read(cls, path: Path) -> _ManifestFile:
+        checked = read_document(path).data  # the safe reader's limits and error messages first
+        if not isinstance(checked, dict):
+            raise ManifestError(f"{path}: a plugin descriptor must be a mapping")
+        if path.suffix == ".json":
+            return cls(path, dict(checked))
+        return cls(path, _round_trip_yaml().load(path.read_text(encoding="utf-8")))
+
+    def merge(self, capabilities: list[dict[str, Any]], tool_map: dict[str, str]) -> dict[str, str]:
+        """Imported tools replace capabilities of the same id; the others are kept."""
+        imported = {c["id"] for c in capabilities}
+        kept = [c for c in self.data.get("capabilities") or [] if c.get("id") not in imported]
+        self.data["capabilities"] = [*kept, *capabilities]
+        if self.data.get("config") is None:
+            self.data["config"] = {}
+        config = self.data["config"]
+        merged = {**(config.get("tools") or {}), **tool_map}
+        if merged:
+            config["tools"] = merged
+        # Never write a manifest homeclaw would refuse.
+        PluginManifest.model_validate(json.loads(json.dumps(self.data)))
+        return merged
+
+    def text(self) -> str:
+        if self.path.suffix == ".json":
+            return json.dumps(self.data, indent=2, ensure_ascii=False) + "\n"
+        out = io.StringIO()
+        _round_trip_yaml().dump(self.data, out)
+        return out.getvalue()
+
+
+def _round_trip_yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    loader = YAML()  # round-trip mode: comments and key order survive a load + dump
+    loader.preserve_quotes = True
+    loader.width = 100
+    loader.indent(mapping=2, sequence=4, offset=2)
+    return loader

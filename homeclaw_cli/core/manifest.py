@@ -19,7 +19,7 @@ from homeclaw_cli.core.approval import Effect
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 PluginType = Literal["inline", "subprocess", "http", "mcp"]
-ParamType = Literal["string", "number", "boolean", "object", "array"]
+ParamType = Literal["string", "number", "integer", "boolean", "object", "array"]
 PLUGIN_TYPES: tuple[str, ...] = ("inline", "subprocess", "http", "mcp")
 MANIFEST_NAMES: tuple[str, ...] = ("plugin.yaml", "plugin.yml", "plugin.json")
 
@@ -32,6 +32,7 @@ def _as_list(value: Any) -> Any:
 _PY_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "number": (int, float),
+    "integer": (int,),
     "boolean": (bool,),
     "object": (dict,),
     "array": (list,),
@@ -40,7 +41,7 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 
 def value_matches_type(value: Any, param_type: str) -> bool:
     """True when `value` is a JSON value of `param_type` (booleans are not numbers)."""
-    if param_type == "number" and isinstance(value, bool):
+    if param_type in ("number", "integer") and isinstance(value, bool):
         return False
     return isinstance(value, _PY_TYPES[param_type])
 
@@ -78,6 +79,9 @@ class Parameter(_Model):
     required: bool = True
     default: Any = None
     description: str = ""
+    enum: list[str | int | float | bool] | None = None  # the only values allowed
+    # The JSON Schema of an object or array parameter (properties, items), shown to the model.
+    json_schema: dict[str, Any] | None = None
 
     @field_validator("name")
     @classmethod
@@ -104,6 +108,13 @@ class Parameter(_Model):
                 f"default {self.default!r} of parameter {self.name!r} is not a {self.type}",
                 "default",
             )
+        for index, value in enumerate(self.enum or []):
+            if not value_matches_type(value, self.type):
+                raise rule_error(f"enum value {value!r} is not a {self.type}", "enum", index)
+        if self.enum and self.has_default and self.default not in self.enum:
+            raise rule_error(f"default {self.default!r} is not one of the enum values", "default")
+        if self.json_schema is not None and self.type not in ("object", "array"):
+            raise rule_error("json_schema is only for object and array parameters", "json_schema")
         return self
 
 

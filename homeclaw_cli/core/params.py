@@ -73,8 +73,20 @@ def validate_parameters(
 
 
 def coerce(value: Any, param: Parameter) -> Any:
-    """`value` as `param.type`; ValueError with a sentence fragment when it cannot be."""
+    """`value` as `param.type` (and one of `param.enum`); ValueError with a sentence fragment
+    when it cannot be."""
+    coerced = _as_type(value, param)
+    if param.enum and coerced not in param.enum:
+        shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in param.enum)
+        hint = did_you_mean(str(coerced), [str(v) for v in param.enum])
+        raise ValueError(f"must be one of {shown}, got {_short(value)}{hint}")
+    return coerced
+
+
+def _as_type(value: Any, param: Parameter) -> Any:
     kind = param.type
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
     if value_matches_type(value, kind):
         if kind == "number" and isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"must be a finite number, got {value!r}")
@@ -84,10 +96,16 @@ def coerce(value: Any, param: Parameter) -> Any:
             return str(value)
         raise ValueError(f"must be a string, got {_kind(value)} {_short(value)}")
     if not isinstance(value, str):
-        raise ValueError(f"must be a {kind}, got {_kind(value)} {_short(value)}")
+        article = "an" if kind in ("integer", "object", "array") else "a"
+        raise ValueError(f"must be {article} {kind}, got {_kind(value)} {_short(value)}")
     text = value.strip()
     if kind == "number":
         return _number(text, value)
+    if kind == "integer":
+        number = _number(text, value)
+        if isinstance(number, float) and not number.is_integer():
+            raise ValueError(f"must be a whole number, got {value!r}")
+        return int(number)
     if kind == "boolean":
         lowered = text.lower()
         if lowered in _TRUE:

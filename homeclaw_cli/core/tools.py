@@ -14,13 +14,15 @@ TOOL_NAME_SEPARATOR = "__"
 
 
 def parameter_schema(param: Parameter) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": param.type}
+    schema: dict[str, Any] = {**(param.json_schema or {}), "type": param.type}
     if param.description:
         schema["description"] = param.description
+    if param.enum:
+        schema["enum"] = list(param.enum)
     if param.has_default and param.default is not None:
         schema["default"] = param.default
     if param.type == "array":
-        schema["items"] = {}
+        schema.setdefault("items", {})
     return schema
 
 

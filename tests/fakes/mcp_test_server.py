@@ -8,9 +8,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 server = MCPServer("homeclaw-test")
 
@@ -53,6 +54,23 @@ async def hang() -> str:
 def get_time() -> str:
     """A camelCase tool name, for mcp-import."""
     return "noon"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def lookup(
+    city: str,
+    unit: Literal["celsius", "fahrenheit"] = "celsius",
+    days: int = 1,
+    note: str | None = None,
+) -> str:
+    """Read-only, with an enum, an integer and an optional parameter (mcp-import)."""
+    return f"{city} {unit} {days} {note}"
+
+
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
+def purge(ids: list[int], filters: dict[str, str]) -> str:
+    """Destructive, with array and object parameters (mcp-import)."""
+    return f"purged {len(ids)} matching {filters}"
 
 
 if __name__ == "__main__":

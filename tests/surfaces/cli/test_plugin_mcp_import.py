@@ -1,0 +1,93 @@
+"""`homeclaw plugin mcp-import`: the server's tools as faithful capabilities, layout kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.plugin_factory import REPO_ROOT, workspace_plugins
+
+pytestmark = pytest.mark.slow
+SERVER = REPO_ROOT / "tests" / "fakes" / "mcp_test_server.py"
+
+MANIFEST = f"""\
+# Our team's test server. Keep this comment.
+id: testmcp
+name: Test MCP
+description: A test MCP server.
+type: mcp
+config:
+  command: python
+  args: ["{SERVER}"]  # the fake server
+  timeout_sec: 20
+capabilities:
+  # Hand-written, must survive the import.
+  - id: pid
+    name: Process id
+    description: The server's pid.
+    effects: read
+"""
+
+
+def plugin_folder() -> Path:
+    folder = workspace_plugins() / "testmcp"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(MANIFEST)
+    return folder
+
+
+def capabilities(folder: Path) -> dict[str, dict[str, Any]]:
+    data = yaml.safe_load((folder / "plugin.yaml").read_text())
+    return {c["id"]: c for c in data["capabilities"]}
+
+
+def test_import_maps_schemas_and_annotations_and_keeps_comments(cli: Any) -> None:
+    folder = plugin_folder()
+    result = cli("plugin", "mcp-import", str(folder), "--only", "lookup", "--only", "purge")
+    assert result.exit_code == 0, result.output
+    text = (folder / "plugin.yaml").read_text()
+    assert text.startswith("# Our team's test server. Keep this comment.\n")
+    assert "# the fake server" in text and "# Hand-written, must survive the import." in text
+    caps = capabilities(folder)
+    assert caps["pid"]["effects"] == "read"  # the hand-written one, as written
+    lookup = {p["name"]: p for p in caps["lookup"]["parameters"]}
+    assert caps["lookup"]["effects"] == ["read"]  # readOnlyHint
+    # FastMCP gives each property a title; it stands in for a missing description.
+    assert lookup["city"] == {
+        "name": "city",
+        "type": "string",
+        "required": True,
+        "description": "City",
+    }
+    assert (
+        lookup["unit"]["enum"] == ["celsius", "fahrenheit"]
+        and lookup["unit"]["default"] == "celsius"
+    )
+    assert lookup["days"]["type"] == "integer" and lookup["days"]["required"] is False
+    assert lookup["note"]["type"] == "string" and lookup["note"]["required"] is False
+    purge = {p["name"]: p for p in caps["purge"]["parameters"]}
+    assert caps["purge"]["effects"] == ["destructive"]  # destructiveHint
+    assert purge["ids"]["type"] == "array"
+    assert purge["ids"]["json_schema"]["items"] == {"type": "integer"}
+    assert purge["filters"]["type"] == "object"
+    assert purge["filters"]["json_schema"]["additionalProperties"] == {"type": "string"}
+    assert cli("plugin", "validate", str(folder), "--strict").exit_code == 0
+    called = cli(
+        "plugin", "call", "testmcp", "purge", "-p", "ids:=[1,2]", "-p", 'filters:={"a":"b"}'
+    )
+    assert called.exit_code == 0, called.output
+    assert "purged 2 matching {'a': 'b'}" in called.stdout
+    refused = cli("plugin", "call", "testmcp", "lookup", "-p", "city=Oslo", "-p", "unit=kelvin")
+    assert refused.exit_code != 0 and "must be one of" in refused.stderr
+
+
+def test_the_dispatcher_tool_is_not_imported_as_a_capability(cli: Any) -> None:
+    folder = plugin_folder()
+    result = cli("plugin", "mcp-import", str(folder))
+    assert result.exit_code == 0, result.output
+    caps = capabilities(folder)
+    assert "handle_request" not in caps and "handle-request" not in caps
+    assert {"add", "get-time", "lookup", "purge"} <= set(caps)
