@@ -6,6 +6,7 @@ finding is shown), so both see exactly the same rules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -246,7 +247,9 @@ def _message(err: Any, loc: FieldPath, data: dict[str, Any]) -> str:
         return f"missing required field `{loc[-1]}`"
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
-        return f"must be one of {expected}, got {err.get('input')!r}"
+        got = err.get("input")
+        hint = did_you_mean(got, re.findall(r"'([^']*)'", expected)) if isinstance(got, str) else ""
+        return f"must be one of {expected}, got {got!r}{hint}"
     message = str(err["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
