@@ -81,7 +81,8 @@ def test_recovery_restores_the_records_a_killed_swap_left(tmp_path: Path) -> Non
     store = ApprovalStore.for_state_dir(settings.state_dir)
     meta = journal_meta("skill", "s", entry(settings, "1"), store.raw("s", "skill"))
     swapped = swap_into_place(staged(settings, "v2"), dest, meta=meta)
-    swapped.__enter__()  # the process "dies" inside the swap: no exit, no commit
+    # The process "dies" inside the swap: the block never ends, so nothing is committed.
+    swapped.__enter__()
     store.grant("s", Permissions(env_vars=["NEW"]), "skill")
     lock_file = lockfile_path(settings)
     data = json.loads(lock_file.read_text())
