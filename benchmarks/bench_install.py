@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from homeclaw_cli.adapters.archive import safe_extract_tar, safe_extract_zip  # noqa: E402
 from homeclaw_cli.adapters.install_source import tree_digest  # noqa: E402
-from homeclaw_cli.app.plugin_install import install_plugin, remove_plugin  # noqa: E402
+from homeclaw_cli.app.install.plugin import install_plugin, remove_plugin  # noqa: E402
 from homeclaw_cli.settings import load_settings  # noqa: E402
 
 RUNS = 7

@@ -18,6 +18,9 @@ from typing import Any
 from homeclaw_cli.errors import HomeclawError, UsageError
 
 SKIP_NAMES = {".git", "__pycache__", ".DS_Store", "__MACOSX"}
+ZIP_SUFFIX = ".zip"
+TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
+ARCHIVE_SUFFIXES = (ZIP_SUFFIX, *TAR_SUFFIXES)
 
 
 class UnsafeArchiveError(HomeclawError):
@@ -151,56 +154,63 @@ def _check_parent_inside(dest: Path, target: Path, source: str, name: str) -> No
 def safe_extract_tar(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Extract a tar(.gz/.bz2/.xz) after checking every member, links included."""
     source = archive.name
-    budget = Budget(limits, source)
     try:
         tf = tarfile.open(archive)  # noqa: SIM115 - closed by the `with` below
     except (tarfile.TarError, OSError) as exc:
         raise UsageError(f"{archive}: not a readable tar archive ({exc})") from None
     with tf:
         members = tf.getmembers()
-        for m in members:
-            rel = _safe_relative(m.name, source)
-            if m.issym():
-                _link_inside(rel, m.linkname, source, m.name)
-            elif m.islnk():
-                target_rel = _safe_relative(m.linkname, source)
-                if target_rel == PurePosixPath("."):
-                    raise UnsafeArchiveError(f"{source}: hard link {m.name!r} is invalid; refusing")
-            elif not (m.isfile() or m.isdir()):
-                raise UnsafeArchiveError(f"{source}: {m.name!r} is a device or fifo; refusing")
-            if m.isfile():
-                budget.file()
-                budget.add(m.size)
+        _check_tar_members(members, Budget(limits, source), source)
         dest.mkdir(parents=True, exist_ok=True)
         budget = Budget(limits, source)
         for m in members:
-            rel = _safe_relative(m.name, source)
-            target = dest / rel
-            if m.isdir():
-                target.mkdir(parents=True, exist_ok=True)
-            elif m.issym():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                _clear(target)
-                target.symlink_to(m.linkname)
-            elif m.islnk():
-                link_src = dest / _safe_relative(m.linkname, source)
-                if not link_src.is_file() or link_src.is_symlink():
-                    raise UnsafeArchiveError(
-                        f"{source}: hard link {m.name!r} has no target; refusing"
-                    )
-                _check_parent_inside(dest, target, source, m.name)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                _clear(target)
-                shutil.copyfile(link_src, target)  # a copy, never a real hard link
-            else:
-                budget.file()
-                _check_parent_inside(dest, target, source, m.name)
-                handle = tf.extractfile(m)
-                if handle is None:
-                    continue
-                with handle:
-                    _copy_stream(handle, target, budget, m.mode)
+            _write_tar_member(tf, m, dest, budget, source)
     verify_links_inside(dest, source)
+
+
+def _check_tar_members(members: list[tarfile.TarInfo], budget: Budget, source: str) -> None:
+    """Refuse unsafe paths, links leading out, devices, and archives over the limits."""
+    for m in members:
+        rel = _safe_relative(m.name, source)
+        if m.issym():
+            _link_inside(rel, m.linkname, source, m.name)
+        elif m.islnk():
+            target_rel = _safe_relative(m.linkname, source)
+            if target_rel == PurePosixPath("."):
+                raise UnsafeArchiveError(f"{source}: hard link {m.name!r} is invalid; refusing")
+        elif not (m.isfile() or m.isdir()):
+            raise UnsafeArchiveError(f"{source}: {m.name!r} is a device or fifo; refusing")
+        if m.isfile():
+            budget.file()
+            budget.add(m.size)
+
+
+def _write_tar_member(
+    tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, budget: Budget, source: str
+) -> None:
+    target = dest / _safe_relative(m.name, source)
+    if m.isdir():
+        target.mkdir(parents=True, exist_ok=True)
+    elif m.issym():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _clear(target)
+        target.symlink_to(m.linkname)
+    elif m.islnk():
+        link_src = dest / _safe_relative(m.linkname, source)
+        if not link_src.is_file() or link_src.is_symlink():
+            raise UnsafeArchiveError(f"{source}: hard link {m.name!r} has no target; refusing")
+        _check_parent_inside(dest, target, source, m.name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _clear(target)
+        shutil.copyfile(link_src, target)  # a copy, never a real hard link
+    else:
+        budget.file()
+        _check_parent_inside(dest, target, source, m.name)
+        handle = tf.extractfile(m)
+        if handle is None:
+            return
+        with handle:
+            _copy_stream(handle, target, budget, m.mode)
 
 
 def copy_tree_safely(src: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> None:

@@ -26,11 +26,14 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from homeclaw_cli.adapters.archive import (
+    ARCHIVE_SUFFIXES,
     DEFAULT_LIMITS,
     SKIP_NAMES,
+    TAR_SUFFIXES,
+    ZIP_SUFFIX,
     Budget,
     Limits,
     copy_tree_safely,
@@ -40,17 +43,18 @@ from homeclaw_cli.adapters.archive import (
 )
 from homeclaw_cli.errors import NotFoundError, UnavailableError, UsageError
 from homeclaw_cli.fsutil import atomic_write_text
+from homeclaw_cli.state.lockfile import SourceKind
 
-SourceKind = Literal["folder", "zip", "tar", "git"]
 STAGING_PREFIX = ".hc-staging-"
 BACKUP_PREFIX = ".hc-old-"
 JOURNAL_PREFIX = ".hc-txn-"
-TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 GIT_TIMEOUT_SEC = 300
 
 
 @dataclass(frozen=True)
 class SourceSpec:
+    """An install source as typed (`raw`) and what it was understood to be."""
+
     raw: str
     kind: SourceKind
     location: str  # absolute path for local sources, the URL for git
@@ -59,6 +63,8 @@ class SourceSpec:
 
 @dataclass
 class Fetched:
+    """A source brought into the staging area, with the item's folder found inside it."""
+
     spec: SourceSpec
     root: Path  # the item's folder inside the staging area
     commit: str | None = None
@@ -86,21 +92,25 @@ def parse_source(raw: str, *, cwd: Path | None = None) -> SourceSpec:
     text = raw.strip()
     if not text:
         raise UsageError("empty install source", hint="give a folder, an archive or a git URL")
-    base = cwd or Path.cwd()
     if text.startswith("git+"):
         url, ref = _split_ref(text[4:])
         return SourceSpec(raw, "git", url, ref)
-    is_url = "://" in text or (text.startswith("git@") and ":" in text)
-    if is_url:
-        url, ref = _split_ref(text)
-        if url.startswith(("http://", "https://")) and url.lower().endswith(
-            (".zip", *TAR_SUFFIXES)
-        ):
-            raise UsageError(
-                f"{raw}: downloading archives over HTTP is not supported",
-                hint="download it first and install the local file, or use the git URL",
-            )
-        return SourceSpec(raw, "git", url, ref)
+    if "://" in text or (text.startswith("git@") and ":" in text):
+        return _remote_source(raw, text)
+    return _local_source(raw, text, cwd or Path.cwd())
+
+
+def _remote_source(raw: str, text: str) -> SourceSpec:
+    url, ref = _split_ref(text)
+    if url.startswith(("http://", "https://")) and url.lower().endswith(ARCHIVE_SUFFIXES):
+        raise UsageError(
+            f"{raw}: downloading archives over HTTP is not supported",
+            hint="download it first and install the local file, or use the git URL",
+        )
+    return SourceSpec(raw, "git", url, ref)
+
+
+def _local_source(raw: str, text: str, base: Path) -> SourceSpec:
     path = (base / Path(text).expanduser()).resolve()
     if path.is_dir():
         if (path / ".git").exists() and "@" in text:
@@ -108,7 +118,7 @@ def parse_source(raw: str, *, cwd: Path | None = None) -> SourceSpec:
         return SourceSpec(raw, "folder", str(path))
     if path.is_file():
         name = path.name.lower()
-        if name.endswith(".zip"):
+        if name.endswith(ZIP_SUFFIX):
             return SourceSpec(raw, "zip", str(path))
         if name.endswith(TAR_SUFFIXES):
             return SourceSpec(raw, "tar", str(path))
@@ -122,6 +132,18 @@ def parse_source(raw: str, *, cwd: Path | None = None) -> SourceSpec:
     if ref and repo.is_dir() and (repo / ".git").exists():
         return SourceSpec(raw, "git", str(repo), ref)
     raise NotFoundError(f"{raw}: no such file or folder", hint="check the path, or give a git URL")
+
+
+def source_name(spec: SourceSpec) -> str:
+    """The name a source suggests for what it holds: the folder's, or the archive's or
+    repository's without its suffix."""
+    if spec.kind == "folder":
+        return Path(spec.location).name
+    tail = spec.location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    for suffix in (*ARCHIVE_SUFFIXES, ".git"):
+        if tail.lower().endswith(suffix):
+            return tail[: -len(suffix)]
+    return tail
 
 
 # --- staging --------------------------------------------------------------------------------

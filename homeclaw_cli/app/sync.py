@@ -20,12 +20,12 @@ from typing import Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
+from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
 
 SyncKind = Literal["plugins", "skills"]
 KINDS: tuple[SyncKind, ...] = ("plugins", "skills")
-TEST_PREFIX = "test__"
 
 
 class SyncProgress(Protocol):

@@ -14,18 +14,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from homeclaw_cli.core.permissions import Kind
 from homeclaw_cli.errors import ConfigError
 from homeclaw_cli.fsutil import atomic_write_text
 from homeclaw_cli.settings import Settings
 
 LOCKFILE_NAME = "homeclaw-lock.json"
+SourceKind = Literal["folder", "zip", "tar", "git"]
 
 
 class LockEntry(BaseModel):
+    """One installed plugin or skill: where it came from and exactly what was put in place."""
+
     id: str
-    kind: Literal["plugin", "skill"] = "plugin"
+    kind: Kind = "plugin"
     source: str  # as the user typed it
-    source_kind: Literal["folder", "zip", "tar", "git"]
+    source_kind: SourceKind
     location: str  # absolute path or URL
     ref: str | None = None  # the requested git ref (tag/branch/commit), if any
     commit: str | None = None  # the exact git commit installed
@@ -39,19 +43,24 @@ class LockEntry(BaseModel):
 
 
 class Lockfile(BaseModel):
+    """The whole lockfile: one section per kind, keyed by id."""
+
     version: int = 1
     plugins: dict[str, LockEntry] = Field(default_factory=dict)
     skills: dict[str, LockEntry] = Field(default_factory=dict)
 
-    def section(self, kind: str) -> dict[str, LockEntry]:
+    def section(self, kind: Kind) -> dict[str, LockEntry]:
+        """The entries of one kind (a live dict: changes go into the lockfile when written)."""
         return self.plugins if kind == "plugin" else self.skills
 
 
 def lockfile_path(settings: Settings) -> Path:
+    """Where the lockfile lives for these settings."""
     return settings.data_dir / LOCKFILE_NAME
 
 
 def read_lockfile(path: Path) -> Lockfile:
+    """The lockfile at `path` (empty when there is none); ConfigError when it is damaged."""
     if not path.is_file():
         return Lockfile()
     try:
@@ -64,4 +73,5 @@ def read_lockfile(path: Path) -> Lockfile:
 
 
 def write_lockfile(path: Path, lock: Lockfile) -> None:
+    """Write the whole lockfile atomically."""
     atomic_write_text(path, lock.model_dump_json(indent=2) + "\n")

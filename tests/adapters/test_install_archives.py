@@ -234,3 +234,14 @@ def test_macosx_folder_next_to_the_plugin_is_ignored(tmp_path: Path) -> None:
     spec = parse_source(str(z), cwd=tmp_path)
     fetched = fetch_source(spec, tmp_path / "work", is_root=is_plugin_folder)
     assert fetched.root.name == "p" and fetched.files == 1
+
+
+def test_source_name_drops_archive_and_git_suffixes(tmp_path: Path) -> None:
+    from homeclaw_cli.adapters.install_source import SourceSpec, source_name
+
+    (tmp_path / "weather").mkdir()
+    assert source_name(parse_source("weather", cwd=tmp_path)) == "weather"
+    assert source_name(SourceSpec("x", "tar", str(tmp_path / "gh-helper.tar.gz"))) == "gh-helper"
+    assert source_name(SourceSpec("x", "zip", str(tmp_path / "Tool.ZIP"))) == "Tool"
+    assert source_name(parse_source("git@host:o/skills.git@v1", cwd=tmp_path)) == "skills"
+    assert source_name(parse_source("https://host/o/repo/", cwd=tmp_path)) == "repo"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.adapters.archive import UnsafeArchiveError
-from homeclaw_cli.app.skill_install import install_skill
+from homeclaw_cli.app.install.skill import install_skill
 from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
 from tests.skill_helpers import make_skill, settings_for
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from homeclaw_cli.app.skill_install import install_skill
+from homeclaw_cli.app.install.skill import install_skill
 from homeclaw_cli.runtime.skill_run import run_skill
 from tests.skill_helpers import make_skill, settings_for
 
@@ -61,7 +61,7 @@ def test_hand_placed_skill_gets_what_it_declares(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("answer", [False])
 def test_refused_approval_installs_nothing(tmp_path: Path, answer: bool) -> None:
-    from homeclaw_cli.app.plugin_install import ApprovalRefused
+    from homeclaw_cli.app.install.approval import ApprovalRefused
 
     settings = settings_for(tmp_path)
     src = make_skill(tmp_path / "src", "needy", extra="permissions: {network: [api.x.com]}\n")

@@ -382,8 +382,8 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
     yes: YesFlag = False,
 ) -> None:
     """Validate a skill, then copy it atomically into the user skills folder."""
-    from homeclaw_cli.app.skill_install import install_skill
-    from homeclaw_cli.surfaces.cli.plugin_install import approver
+    from homeclaw_cli.app.install.skill import install_skill
+    from homeclaw_cli.surfaces.cli.install_view import approver, show_skill_installed
 
     out = Output(json_mode=as_json)
     result = install_skill(
@@ -394,15 +394,4 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
         subdir=subdir,
         approve=approver(out, yes),
     )
-    if as_json:
-        out.json(result.to_json())
-        return
-    verb = "replaced" if result.replaced else "installed"
-    out.text(f"{verb} {result.skill.display_name} -> {result.destination}")
-    if not result.skill.eligible:
-        out.warning(f"not eligible here: {result.skill.ineligible_reason}")
-    if result.shadowed_by is not None:
-        winner = result.shadowed_by
-        out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
-    for warning in result.skill.warnings:
-        out.warning(warning)
+    show_skill_installed(out, result)

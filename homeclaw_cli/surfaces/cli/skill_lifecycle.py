@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.surfaces.cli.install_view import run_update, show_removed
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
-from homeclaw_cli.surfaces.cli.plugin_install import approver, show_updates
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
@@ -27,19 +27,18 @@ def update(
     as_json: JsonFlag = False,
 ) -> None:
     """Re-resolve installed skills' sources; show the diff and upgrade what changed."""
-    from homeclaw_cli.app.skill_lifecycle import update_skills
-    from homeclaw_cli.errors import UsageError
+    from homeclaw_cli.app.install.skill import update_skills
 
-    if (skill_id is None) == (not update_all):
-        raise UsageError("give one skill id, or --all", hint="homeclaw skill update --all")
-    out = Output(json_mode=as_json)
-    results = update_skills(
-        get_state(ctx).settings(),
-        [skill_id] if skill_id else [],
-        approve=approver(out, yes),
+    run_update(
+        ctx,
+        "skill",
+        update_skills,
+        skill_id,
+        update_all=update_all,
         dry_run=dry_run,
+        yes=yes,
+        as_json=as_json,
     )
-    show_updates(out, results)
 
 
 def remove(
@@ -47,10 +46,9 @@ def remove(
     skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
 ) -> None:
     """Delete an installed skill, its lockfile entry and its approvals."""
-    from homeclaw_cli.app.skill_lifecycle import remove_skill
+    from homeclaw_cli.app.install.skill import remove_skill
 
-    result = remove_skill(get_state(ctx).settings(), skill_id)
-    Output().text(f"removed {result.plugin_id} ({result.folder})")
+    show_removed(Output(), remove_skill(get_state(ctx).settings(), skill_id))
 
 
 def register(app: typer.Typer) -> None:

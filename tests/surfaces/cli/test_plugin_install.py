@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.adapters import install_source as install_mod
-from homeclaw_cli.app import plugin_install
+from homeclaw_cli.app.install import plugin as plugin_install
+from homeclaw_cli.app.install import swap
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -267,7 +268,7 @@ def test_failure_after_swap_restores_previous_version(
     def boom(*args: Any) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(plugin_install, "write_lockfile", boom)
+    monkeypatch.setattr(swap, "write_lockfile", boom)
     with pytest.raises(OSError, match="disk full"):
         cli("plugin", "install", str(src), "-U", "--yes")
     monkeypatch.undo()
@@ -305,14 +306,14 @@ def test_failure_mid_swap_restores_previous_version(
 KILL_SCRIPT = """
 import os, signal, sys
 from pathlib import Path
-from homeclaw_cli.app import plugin_install
+from homeclaw_cli.app.install import plugin, swap
 from homeclaw_cli.settings import load_settings
 
 def die(*args):
     os.kill(os.getpid(), signal.SIGKILL)
 
-plugin_install.write_lockfile = die  # after the swap, before the commit
-plugin_install.install_plugin(load_settings(), sys.argv[1], approve=lambda r: True, upgrade=True)
+swap.write_lockfile = die  # after the swap, before the commit
+plugin.install_plugin(load_settings(), sys.argv[1], approve=lambda r: True, upgrade=True)
 """
 
 
@@ -606,7 +607,7 @@ def test_a_concurrent_install_is_refused_with_locked(
 ) -> None:
     from homeclaw_cli.fsutil import file_lock
 
-    monkeypatch.setattr(plugin_install, "LOCK_TIMEOUT_SEC", 0.2)
+    monkeypatch.setattr(swap, "LOCK_TIMEOUT_SEC", 0.2)
     src = write_plugin(tmp_path / "src")
     with file_lock(hc_home / "data" / "state" / "install.lock"):
         result = cli("plugin", "install", str(src))

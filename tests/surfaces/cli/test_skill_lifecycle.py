@@ -114,3 +114,11 @@ def test_invalid_skill_permissions_are_named(cli: Any, hc_home: Path, tmp_path: 
     assert result.exit_code == 1 and "permissions.filesystem" in result.stderr
     skills = hc_home / "data" / "skills"
     assert not skills.exists() or list(skills.iterdir()) == []
+
+
+def test_update_needs_one_id_or_all(cli: Any, hc_home: Path) -> None:
+    for kind in ("plugin", "skill"):
+        result = cli(kind, "update")
+        assert result.exit_code == 2 and f"give one {kind} id, or --all" in result.stderr
+        nothing = cli(kind, "update", "--all", "--json")
+        assert nothing.exit_code == 0 and json.loads(nothing.stdout) == []

@@ -1,0 +1,303 @@
+"""The install pipeline for any kind of item (plugins and skills alike).
+
+install: parse the source -> stage it next to the target and validate it -> compare with
+what is installed (refuse an overwrite without the upgrade flag) -> ask for the new
+permissions -> install Python deps into the staged folder -> swap into place with the
+approvals and the lockfile -> audit -> sync the index. update re-runs it from the lockfile;
+remove swaps the folder out the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, Limits
+from homeclaw_cli.adapters.install_source import (
+    Fetched,
+    SourceSpec,
+    fetch_source,
+    file_hashes,
+    parse_source,
+    staging_area,
+)
+from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
+from homeclaw_cli.app.install.deps import install_requirements
+from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
+from homeclaw_cli.app.install.records import audit_install, audit_removal, recover_interrupted
+from homeclaw_cli.app.install.results import InstallResult, RemoveResult
+from homeclaw_cli.app.install.swap import commit_install, commit_removal, install_lock
+from homeclaw_cli.catalog.plugin_files import DEPS_DIRNAME, REQUIREMENTS_FILE
+from homeclaw_cli.core.changes import ChangeSet
+from homeclaw_cli.core.permissions import Kind, PermissionDiff
+from homeclaw_cli.errors import HomeclawError, ManifestError, NotFoundError, UsageError
+from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.lockfile import LockEntry, lockfile_path, read_lockfile
+
+
+@dataclass(frozen=True)
+class InstallOptions:
+    """How to run one install (the command-line flags, and update's expectations)."""
+
+    approve: Approver
+    upgrade: bool = False
+    dry_run: bool = False
+    with_deps: bool = False
+    limits: Limits = DEFAULT_LIMITS
+    expect_id: str | None = None  # update: the source must still hold this item
+
+
+def install_item(
+    settings: Settings,
+    kind: ItemKind,
+    source: str,
+    *,
+    approve: Approver,
+    upgrade: bool = False,
+    dry_run: bool = False,
+    with_deps: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> InstallResult:
+    """Install (or with `upgrade`, replace) one item from a folder, archive or git URL."""
+    spec = parse_source(source, cwd=settings.cwd)
+    options = InstallOptions(approve, upgrade, dry_run, with_deps, limits)
+    with install_lock(settings):
+        recover_interrupted(settings)
+        result = _install(settings, kind, spec, options)
+    if result.action in ("installed", "upgraded"):
+        result.synced = sync_index(settings, kind.name)
+    return result
+
+
+def _install(
+    settings: Settings, kind: ItemKind, spec: SourceSpec, options: InstallOptions
+) -> InstallResult:
+    with staging_area(kind.target_dir(settings)) as work:
+        fetched, item = _stage(settings, kind, spec, work, options)
+        diff = permission_diff(settings, kind.name, item)
+        result = _compare_with_installed(
+            settings, kind, fetched, item, diff=diff, upgrade=options.upgrade
+        )
+        upgrade = result.action == "upgraded"
+        if _stops_before_changes(result, options):
+            return result
+        require_approval(settings, kind.name, item, diff, upgrade=upgrade, approve=options.approve)
+        if options.with_deps and (fetched.root / REQUIREMENTS_FILE).is_file():
+            install_requirements(fetched.root, item.id)
+            result.deps_dir = DEPS_DIRNAME
+        entry = _lock_entry(kind, fetched, result)
+        commit_install(settings, fetched.root, result.folder, entry, item.permissions)
+    audit_install(settings, result)
+    return result
+
+
+def _stage(
+    settings: Settings, kind: ItemKind, spec: SourceSpec, work: Path, options: InstallOptions
+) -> tuple[Fetched, StagedItem]:
+    """Fetch the source into `work` and validate the item in it."""
+    fetched = fetch_source(
+        spec, work, is_root=kind.is_root, limits=options.limits, locate=kind.locate
+    )
+    item = kind.validate(settings, fetched, options.with_deps)
+    expected = options.expect_id
+    if expected is not None and item.id != expected:
+        what = kind.name
+        raise ManifestError(
+            f"{spec.raw} now holds {what} {item.id!r}, not {expected!r}",
+            hint=f"install it as a new {what}, or `homeclaw {what} remove {expected}`",
+        )
+    return fetched, item
+
+
+def _compare_with_installed(
+    settings: Settings,
+    kind: ItemKind,
+    fetched: Fetched,
+    item: StagedItem,
+    *,
+    diff: PermissionDiff,
+    upgrade: bool,
+) -> InstallResult:
+    """What installing `item` would change; refuses an overwrite without `upgrade`."""
+    what, spec = kind.name, fetched.spec
+    dest = kind.target_dir(settings) / item.id
+    installed = dest.exists()
+    if installed and not upgrade:
+        raise UsageError(
+            f"{what} {item.id!r} is already installed in {dest}",
+            hint=f"`homeclaw {what} install {spec.raw} {kind.upgrade_flag}` replaces it",
+        )
+    previous = read_lockfile(lockfile_path(settings)).section(what).get(item.id)
+    return InstallResult(
+        item_id=item.id,
+        kind=what,
+        action="upgraded" if installed else "installed",
+        folder=dest,
+        source=spec.raw,
+        source_kind=spec.kind,
+        version=item.version,
+        old_version=kind.installed_version(dest) if installed else None,
+        commit=fetched.commit,
+        old_commit=previous.commit if previous else None,
+        digest=fetched.digest,
+        old_digest=previous.digest if previous else None,
+        permissions=item.permissions,
+        permission_diff=diff,
+        files=file_changes(dest, fetched.root) if installed else ChangeSet(),
+        notices=item.notices,
+        warnings=item.warnings,
+    )
+
+
+def _stops_before_changes(result: InstallResult, options: InstallOptions) -> bool:
+    """Mark the result unchanged (same source, nothing to redo) or a dry run's plan."""
+    installed = result.action == "upgraded"
+    same = result.old_digest is not None and (result.old_digest, result.old_commit) == (
+        result.digest,
+        result.commit,
+    )
+    if installed and same and not options.with_deps:
+        result.action = "unchanged"
+        return True
+    if options.dry_run:
+        result.action = "would upgrade" if installed else "would install"
+        return True
+    return False
+
+
+def _lock_entry(kind: ItemKind, fetched: Fetched, result: InstallResult) -> LockEntry:
+    spec = fetched.spec
+    return LockEntry(
+        id=result.item_id,
+        kind=kind.name,
+        source=spec.raw,
+        source_kind=spec.kind,
+        location=spec.location,
+        ref=spec.ref,
+        commit=fetched.commit,
+        digest=fetched.digest,
+        version=result.version,
+        permissions=result.permissions.model_dump(mode="json"),
+        deps_dir=result.deps_dir,
+        installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        folder=str(result.folder),
+        subdir=kind.subdir,
+    )
+
+
+def file_changes(old: Path, new: Path) -> ChangeSet:
+    """Files added, removed and changed between two item folders (installed deps ignored)."""
+    exclude = frozenset({DEPS_DIRNAME})
+    before, after = file_hashes(old, exclude=exclude), file_hashes(new, exclude=exclude)
+    return ChangeSet(
+        added=sorted(set(after) - set(before)),
+        removed=sorted(set(before) - set(after)),
+        changed=sorted(k for k in set(before) & set(after) if before[k] != after[k]),
+    )
+
+
+# --- update ---------------------------------------------------------------------------------
+
+
+def update_items(
+    settings: Settings,
+    kind: ItemKind,
+    item_ids: list[str],
+    *,
+    approve: Approver,
+    dry_run: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[InstallResult]:
+    """Re-resolve installed items' sources and upgrade what changed ([] ids = all)."""
+    what = kind.name
+    with install_lock(settings):
+        recover_interrupted(settings)
+        section = read_lockfile(lockfile_path(settings)).section(what)
+        targets = item_ids or sorted(section)
+        for item_id in targets:
+            if item_id not in section:
+                raise NotFoundError(
+                    f"{what} {item_id!r} was not installed with `homeclaw {what} install`",
+                    hint=f"only installed {what}s can be updated; see `homeclaw {what} list`",
+                )
+        results = []
+        for item_id in targets:
+            options = InstallOptions(
+                approve,
+                upgrade=True,
+                dry_run=dry_run,
+                with_deps=section[item_id].deps_dir is not None,
+                limits=limits,
+                expect_id=item_id,
+            )
+            results.append(_update_one(settings, kind, section[item_id], options, len(targets)))
+    if any(r.action == "upgraded" for r in results):
+        synced = sync_index(settings, what)
+        for r in results:
+            r.synced = synced
+    return results
+
+
+def _update_one(
+    settings: Settings, kind: ItemKind, entry: LockEntry, options: InstallOptions, count: int
+) -> InstallResult:
+    spec = SourceSpec(entry.source, entry.source_kind, entry.location, entry.ref)
+    try:
+        return _install(settings, kind.for_entry(entry) if kind.for_entry else kind, spec, options)
+    except HomeclawError as exc:
+        if count == 1:
+            raise
+        # One unreachable source must not stop the others from updating.
+        return InstallResult(
+            item_id=entry.id,
+            kind=kind.name,
+            action="failed",
+            folder=Path(entry.folder),
+            source=entry.source,
+            source_kind=entry.source_kind,
+            version=entry.version,
+            commit=entry.commit,
+            digest=entry.digest,
+            error=str(exc),
+        )
+
+
+# --- remove and the index -------------------------------------------------------------------
+
+
+def remove_item(settings: Settings, kind: ItemKind, item_id: str) -> RemoveResult:
+    """Delete an installed item with its lockfile entry and approvals (atomically)."""
+    what = kind.name
+    with install_lock(settings):
+        recover_interrupted(settings)
+        dest = kind.target_dir(settings) / item_id
+        if not dest.is_dir() or item_id.startswith("."):
+            if kind.explain_missing is not None:
+                kind.explain_missing(settings, item_id)
+            raise NotFoundError(
+                f"no installed {what} {item_id!r} in {kind.target_dir(settings)}",
+                hint=f"`homeclaw {what} list` shows the {what}s and their sources",
+            )
+        commit_removal(settings, what, item_id, dest)
+        if kind.after_remove is not None:
+            kind.after_remove(settings, item_id)
+        audit_removal(settings, what, item_id, str(dest))
+    return RemoveResult(item_id, dest, sync_index(settings, what))
+
+
+def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
+    """Bring the index up to date after a change, if there is an index.
+
+    Without an index there is nothing stale: the next `homeclaw sync` or chat builds it.
+    """
+    if not Path(settings.index_uri).exists():
+        return None
+    from homeclaw_cli.app.sync import sync
+
+    try:
+        report = sync(settings, kinds=(f"{kind}s",))
+    except HomeclawError as exc:
+        return f"index not updated: {exc.message} (run `homeclaw sync`)"
+    counts = {"added": report.added, "updated": report.updated, "removed": report.removed}
+    return "index updated: " + ", ".join(f"{len(ids)} {name}" for name, ids in counts.items())

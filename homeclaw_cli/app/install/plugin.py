@@ -1,0 +1,176 @@
+"""Installing plugins: manifest validation, notices and shadowing warnings, enable/disable.
+
+The steps all kinds share are in pipeline.py; this module says what makes a plugin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, Limits
+from homeclaw_cli.adapters.install_source import Fetched
+from homeclaw_cli.app.install.approval import Approver
+from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
+from homeclaw_cli.app.install.pipeline import install_item, remove_item, sync_index, update_items
+from homeclaw_cli.app.install.results import InstallResult, RemoveResult
+from homeclaw_cli.catalog.plugin_files import REQUIREMENTS_FILE
+from homeclaw_cli.catalog.plugin_loader import is_plugin_folder, load_plugin
+from homeclaw_cli.core.manifest import PluginManifest, SubprocessConfig
+from homeclaw_cli.core.permissions import (
+    IN_PROCESS_NOTICE,
+    SUBPROCESS_NOTICE,
+    requested_permissions,
+)
+from homeclaw_cli.errors import ManifestError, UsageError
+from homeclaw_cli.settings import Settings
+from homeclaw_cli.state import audit
+from homeclaw_cli.state.disabled_plugins import read_disabled, set_disabled
+
+
+def install_plugin(
+    settings: Settings,
+    source: str,
+    *,
+    approve: Approver,
+    upgrade: bool = False,
+    dry_run: bool = False,
+    with_deps: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> InstallResult:
+    """Install (or with `upgrade`, replace) one plugin from a folder, archive or git URL."""
+    return install_item(
+        settings,
+        PLUGIN,
+        source,
+        approve=approve,
+        upgrade=upgrade,
+        dry_run=dry_run,
+        with_deps=with_deps,
+        limits=limits,
+    )
+
+
+def update_plugins(
+    settings: Settings,
+    plugin_ids: list[str],
+    *,
+    approve: Approver,
+    dry_run: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[InstallResult]:
+    """Re-resolve each installed plugin's source; upgrade what changed. [] ids = all."""
+    return update_items(
+        settings, PLUGIN, plugin_ids, approve=approve, dry_run=dry_run, limits=limits
+    )
+
+
+def remove_plugin(settings: Settings, plugin_id: str) -> RemoveResult:
+    """Delete an installed plugin, its lockfile entry and approvals (atomically)."""
+    return remove_item(settings, PLUGIN, plugin_id)
+
+
+def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> bool:
+    """Enable or disable any plugin by id; returns True when the state changed."""
+    from homeclaw_cli.catalog.registry import scan
+
+    registry = scan(settings)
+    known = plugin_id in registry.plugins or plugin_id in registry.disabled
+    if not known and plugin_id not in read_disabled(settings.state_dir):
+        registry.get(plugin_id)  # raises NotFoundError with a did-you-mean
+    changed = set_disabled(settings.state_dir, plugin_id, not enabled)
+    if changed:
+        audit.record(settings.data_dir, "enable" if enabled else "disable", plugin_id)
+        sync_index(settings, "plugin")
+    return changed
+
+
+def _validate(settings: Settings, fetched: Fetched, with_deps: bool) -> StagedItem:
+    manifest = _valid_manifest(fetched)
+    return StagedItem(
+        manifest.id,
+        manifest.version,
+        requested_permissions(manifest),
+        _notices(manifest),
+        _warnings(settings, manifest, fetched, with_deps),
+    )
+
+
+def _valid_manifest(fetched: Fetched) -> PluginManifest:
+    """The manifest, checked by the same loader the registry uses."""
+    result = load_plugin(fetched.root)
+    if result.ok and result.manifest is not None:
+        return result.manifest
+    shown = fetched.spec.location if fetched.spec.kind == "folder" else fetched.spec.raw
+    lines = [
+        str(d).replace(str(fetched.root), shown)
+        for d in result.diagnostics
+        if d.severity == "error"
+    ]
+    raise ManifestError(
+        f"{fetched.spec.raw}: the plugin is not valid, nothing was installed:\n  "
+        + "\n  ".join(lines),
+        hint="fix the manifest (`homeclaw plugin validate <folder>` shows the same findings)",
+    )
+
+
+def _notices(manifest: PluginManifest) -> list[str]:
+    if manifest.type == "inline":
+        return [IN_PROCESS_NOTICE]
+    if isinstance(manifest.config, SubprocessConfig) or manifest.type == "mcp":
+        return [SUBPROCESS_NOTICE]
+    return []
+
+
+def _warnings(
+    settings: Settings, manifest: PluginManifest, fetched: Fetched, with_deps: bool
+) -> list[str]:
+    warnings: list[str] = []
+    if (fetched.root / REQUIREMENTS_FILE).is_file() and not with_deps:
+        warnings.append(
+            f"{manifest.id} declares Python requirements ({REQUIREMENTS_FILE}) that were not "
+            "installed; add --with-deps to install them into the plugin's own folder"
+        )
+    from homeclaw_cli.catalog.registry import scan
+
+    other = scan(settings).plugins.get(manifest.id)
+    if other is not None and other.source != "user":
+        higher = other.source in ("path", "config", "workspace")
+        warnings.append(
+            f"a {other.source} plugin with id {manifest.id!r} exists ({other.folder}); "
+            + ("it takes precedence over the installed one" if higher else "the installed one wins")
+        )
+    return warnings
+
+
+def _installed_version(folder: Path) -> str | None:
+    loaded = load_plugin(folder)
+    return loaded.manifest.version if loaded.manifest else None
+
+
+def _explain_not_installed(settings: Settings, plugin_id: str) -> None:
+    """A bundled, path or config plugin cannot be removed: say so instead of 'not found'."""
+    from homeclaw_cli.catalog.registry import scan
+
+    entry = scan(settings).plugins.get(plugin_id)
+    if entry is not None:
+        raise UsageError(
+            f"plugin {plugin_id!r} is a {entry.source} plugin ({entry.folder}), "
+            "not one installed in the user plugins dir",
+            hint=f"`homeclaw plugin disable {plugin_id}` turns it off without deleting",
+        )
+
+
+def _enable_on_reinstall(settings: Settings, plugin_id: str) -> None:
+    if plugin_id in read_disabled(settings.state_dir):
+        set_disabled(settings.state_dir, plugin_id, False)  # a reinstall starts enabled
+
+
+PLUGIN = ItemKind(
+    name="plugin",
+    is_root=is_plugin_folder,
+    validate=_validate,
+    target_dir=lambda settings: settings.user_plugins_dir,
+    installed_version=_installed_version,
+    explain_missing=_explain_not_installed,
+    after_remove=_enable_on_reinstall,
+)

@@ -1,0 +1,168 @@
+"""What `plugin` and `skill` install/update/remove share on the terminal: the approval prompt,
+the result of an install or update, and the update command's body."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+import typer
+from rich.markup import escape
+
+from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.surfaces.render import Output
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.install.approval import Approver
+    from homeclaw_cli.app.install.results import InstallResult, RemoveResult
+    from homeclaw_cli.app.install.skill import SkillInstallResult
+    from homeclaw_cli.core.permissions import Kind
+    from homeclaw_cli.settings import Settings
+
+
+class Updater(Protocol):
+    """update_plugins or update_skills."""
+
+    def __call__(
+        self, settings: Settings, item_ids: list[str], /, *, approve: Approver, dry_run: bool
+    ) -> list[InstallResult]: ...
+
+
+def approver(out: Output, yes: bool) -> Approver:
+    """Show the permission diff on stderr and ask (or accept with --yes)."""
+    from homeclaw_cli.app.install.approval import ApprovalRefused, PermissionRequest
+    from homeclaw_cli.core.permissions import describe
+
+    def approve(request: PermissionRequest) -> bool:
+        what = "new permissions" if request.upgrade else "permissions"
+        out.info(f"{request.kind} {request.item_id} asks for these {what}:")
+        for line in describe(request.diff.added):
+            out.info(f"  + {line}")
+        for line in describe(request.diff.removed):
+            out.info(f"  - {line} (no longer requested)")
+        for notice in request.notices:
+            out.warning(notice)
+        if yes:
+            out.info("approved with --yes")
+            return True
+        try:
+            return typer.confirm("Approve?", default=False, err=True)
+        except typer.Abort:
+            raise ApprovalRefused(
+                f"{request.kind} {request.item_id!r} needs approval and no answer came",
+                hint="review the permissions above and rerun with --yes",
+            ) from None
+
+    return approve
+
+
+def show_result(out: Output, result: InstallResult) -> None:
+    """Print one install/update result: version, commit, digest, permission and file diff."""
+    label = f"{result.item_id} {result.version or ''}".strip()
+    if result.old_version and result.old_version != result.version:
+        label += f" (was {result.old_version})"
+    out.markup(escape(f"{result.action} {label} -> {result.folder}"))
+    if result.commit:
+        old = (
+            f" (was {result.old_commit[:12]})"
+            if result.old_commit and (result.old_commit != result.commit)
+            else ""
+        )
+        out.text(f"  commit: {result.commit}{old}")
+    out.text(f"  digest: {result.digest}")
+    _show_changes(out, result)
+    diff = result.permission_diff
+    asked = diff is not None and not diff.added.empty and not result.action.startswith("would")
+    if result.action != "unchanged" and not asked:
+        for notice in result.notices:
+            out.warning(notice)
+    for warning in result.warnings:
+        out.warning(warning)
+    if result.synced:
+        out.info(result.synced)
+
+
+def _show_changes(out: Output, result: InstallResult) -> None:
+    from homeclaw_cli.core.permissions import describe
+
+    diff = result.permission_diff
+    if diff is not None:
+        for line in describe(diff.added):
+            out.text(f"  + permission {line}")
+        for line in describe(diff.removed):
+            out.text(f"  - permission {line}")
+    for name in result.files.added:
+        out.text(f"  + {name}")
+    for name in result.files.removed:
+        out.text(f"  - {name}")
+    for name in result.files.changed:
+        out.text(f"  ~ {name}")
+    if result.deps_dir:
+        out.text(f"  dependencies: {result.folder / result.deps_dir}")
+
+
+def run_update(
+    ctx: typer.Context,
+    kind: Kind,
+    update: Updater,
+    item_id: str | None,
+    *,
+    update_all: bool,
+    dry_run: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """The body of `plugin update` and `skill update`: one id or --all, then the results."""
+    from homeclaw_cli.surfaces.cli.state import get_state
+
+    if (item_id is None) == (not update_all):
+        raise UsageError(f"give one {kind} id, or --all", hint=f"homeclaw {kind} update --all")
+    out = Output(json_mode=as_json)
+    results = update(
+        get_state(ctx).settings(),
+        [item_id] if item_id else [],
+        approve=approver(out, yes),
+        dry_run=dry_run,
+    )
+    if not results and not as_json:
+        out.info(f"no installed {kind}s (install one with `homeclaw {kind} install`)")
+    _show_updates(out, results)
+
+
+def _show_updates(out: Output, results: list[InstallResult]) -> None:
+    """Print update results (JSON or one line each); exit 1 when any of them failed."""
+    if out.json_mode:
+        out.json([r.to_json() for r in results])
+    else:
+        for result in results:
+            if result.error:
+                out.error(f"{result.item_id}: {result.error}")
+            elif result.action == "unchanged":
+                out.text(f"{result.item_id}: up to date ({result.commit or result.digest})")
+            else:
+                show_result(out, result)
+    if any(r.error for r in results):
+        raise typer.Exit(int(ExitCode.FAILURE))
+
+
+def show_removed(out: Output, result: RemoveResult) -> None:
+    """Print what `remove` deleted (JSON or one line)."""
+    if out.json_mode:
+        out.json({"id": result.item_id, "removed": str(result.folder), "synced": result.synced})
+    else:
+        out.text(f"removed {result.item_id} ({result.folder})")
+
+
+def show_skill_installed(out: Output, result: SkillInstallResult) -> None:
+    """Print an installed skill, and why the registry might not use it."""
+    if out.json_mode:
+        out.json(result.to_json())
+        return
+    verb = "replaced" if result.replaced else "installed"
+    out.text(f"{verb} {result.skill.display_name} -> {result.destination}")
+    if not result.skill.eligible:
+        out.warning(f"not eligible here: {result.skill.ineligible_reason}")
+    if result.shadowed_by is not None:
+        winner = result.shadowed_by
+        out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
+    for warning in result.skill.warnings:
+        out.warning(warning)
