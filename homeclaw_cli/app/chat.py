@@ -26,7 +26,7 @@ from homeclaw_cli.core.agent import (
     TextSink,
     TurnResult,
 )
-from homeclaw_cli.core.agent_tools import ToolRegistry
+from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
@@ -130,17 +130,12 @@ class SkillsBridge:
 
         return build_skills_block(skills_for_prompt(hits, self.registry))
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        from homeclaw_cli.app.skill_tools import skill_tools
+    def tools(self) -> list[Tool]:
+        """read_skill / run_skill over the current skills."""
+        from homeclaw_cli.app.skill_tools import ScannedSkills, skill_tools
 
-        return skill_tools(self.registry)
-
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-        from homeclaw_cli.app.skill_tools import call_skill_tool
-
-        return call_skill_tool(
-            self.settings, self.registry, name, arguments, caller_cwd=self.settings.cwd
-        )
+        source = ScannedSkills(self.settings, self.registry, caller_cwd=self.settings.cwd)
+        return skill_tools(source, "chat")
 
     def keyword_documents(self) -> dict[str, tuple[str, dict[str, Any]]]:
         """Eligible skills for the keyword fallback retriever: id -> (text, descriptor)."""

@@ -1,75 +1,193 @@
-"""The two skill tools an agent offers the model: read_skill and run_skill.
+"""Skills as tools: how each surface offers them, decided here and nowhere else.
 
-`call_skill_tool` turns a tool call into the text the model gets back; refusals and bad
-arguments come back as `error: ...` text (the model can correct itself), never as exceptions.
-run_skill blocks for up to skills.script_timeout_sec: async callers use asyncio.to_thread.
+Chat offers two tools, read_skill and run_skill: the <available_skills> prompt block names the
+retrieved skills and tells the model to use them, and two tools cost far fewer prompt tokens
+than one per installed skill. An MCP client gets no such block, so there each eligible skill is
+its own tool `skill__<id>`: called without `script` it returns the instructions, with one it
+runs that script. `skill_tools(source, surface)` builds both from the same skills and the same
+run operation.
+
+Failures are `ToolOutcome(ok=False)`: bad arguments are refused by the registry's schema check
+or here, and the skill runner's refusals (HomeclawError) become outcomes in
+`ToolRegistry.execute`. Scripts block for up to skills.script_timeout_sec, so they run in a
+thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from homeclaw_cli.catalog.skill_prompt import READ_SKILL_TOOL, RUN_SKILL_TOOL, read_skill_file
-from homeclaw_cli.catalog.skills import SKILL_FILE, SkillRegistry
-from homeclaw_cli.errors import HomeclawError
-from homeclaw_cli.runtime.skill_run import run_skill
+from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry, scan_skills
+from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome
+from homeclaw_cli.errors import UsageError
+from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill
 from homeclaw_cli.settings import Settings
 
-SKILL_TOOL_NAMES = ("read_skill", "run_skill")
+Surface = Literal["chat", "mcp"]
+SKILL_TOOL_PREFIX = "skill__"
 
 
-def skill_tools(registry: SkillRegistry) -> list[dict[str, Any]]:
-    """Tool schemas to offer: read_skill always, run_skill when some eligible skill has scripts."""
-    tools = [READ_SKILL_TOOL]
-    if any(s.scripts for s in registry.eligible()):
-        tools.append(RUN_SKILL_TOOL)
+class SkillSource(Protocol):
+    """The skills a surface offers and the two operations behind their tools."""
+
+    def skills(self) -> Mapping[str, Skill]: ...
+
+    def read(self, skill_id: str, path: str) -> str:
+        """A text file inside an eligible skill's folder; HomeclawError when refused."""
+        ...
+
+    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResult:
+        """Run one of the skill's scripts, contained; HomeclawError when refused."""
+        ...
+
+
+class ScannedSkills:
+    """SkillSource over a scanned SkillRegistry (scanned now unless one is given)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        registry: SkillRegistry | None = None,
+        *,
+        caller_cwd: Path | None = None,
+    ) -> None:
+        self.settings = settings
+        self.registry = registry if registry is not None else scan_skills(settings)
+        self.caller_cwd = caller_cwd
+
+    def skills(self) -> Mapping[str, Skill]:
+        return self.registry.skills
+
+    def read(self, skill_id: str, path: str) -> str:
+        if not self.registry.get(skill_id).eligible:
+            raise UsageError(f"skill {skill_id!r} is not available here")
+        return read_skill_file(self.registry, skill_id, path)
+
+    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResult:
+        return run_skill(
+            self.settings,
+            skill_id,
+            script,
+            args,
+            registry=self.registry,
+            caller_cwd=self.caller_cwd,
+        )
+
+
+def skill_tool_name(skill_id: str) -> str:
+    """The MCP tool of one skill: `skill__<id>` (MCP clients rely on it)."""
+    return SKILL_TOOL_PREFIX + skill_id
+
+
+def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
+    """The skill tools `surface` offers (see the module docstring for why they differ)."""
+    eligible = {sid: s for sid, s in sorted(source.skills().items()) if s.eligible}
+    if surface == "mcp":
+        return [_own_tool(source, sid, skill) for sid, skill in eligible.items()]
+    tools = [_from_definition(READ_SKILL_TOOL, _read_skill(source))]
+    if any(s.scripts for s in eligible.values()):
+        tools.append(_from_definition(RUN_SKILL_TOOL, _run_skill(source)))
     return tools
 
 
-def call_skill_tool(
-    settings: Settings,
-    registry: SkillRegistry,
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    caller_cwd: Path | None = None,
-) -> str:
-    """Run one read_skill/run_skill call; the returned text goes back to the model."""
-    try:
-        if name == "read_skill":
-            skill = _string(arguments, "skill")
-            path = arguments.get("path") or SKILL_FILE
-            if not isinstance(path, str):
-                return "error: `path` must be a string"
-            if not registry.get(skill).eligible:
-                return f"error: skill {skill!r} is not available here"
-            return read_skill_file(registry, skill, path)
-        if name == "run_skill":
-            args = arguments.get("args") or []
-            if not isinstance(args, list):
-                return "error: `args` must be a list of strings"
-            result = run_skill(
-                settings,
-                _string(arguments, "skill_name"),
-                _string(arguments, "script"),
-                args,
-                registry=registry,
-                caller_cwd=caller_cwd,
-            )
-            return result.for_model()
-    except HomeclawError as exc:
-        return f"error: {exc.message}" + (f" ({exc.hint})" if exc.hint else "")
-    return f"error: unknown skill tool {name!r}; use one of {', '.join(SKILL_TOOL_NAMES)}"
+# --- chat: read_skill / run_skill ------------------------------------------------------------
 
 
-class _ArgumentError(HomeclawError):
-    pass
+def _from_definition(definition: dict[str, Any], handler: Handler) -> Tool:
+    function = definition["function"]
+    return Tool(function["name"], function["description"], function["parameters"], handler, "skill")
+
+
+def _read_skill(source: SkillSource) -> Handler:
+    async def read_skill(args: dict[str, Any]) -> ToolOutcome:
+        path = args.get("path") or SKILL_FILE
+        text = await asyncio.to_thread(source.read, _string(args, "skill"), path)
+        return ToolOutcome(True, text)
+
+    return read_skill
+
+
+def _run_skill(source: SkillSource) -> Handler:
+    async def run_skill(args: dict[str, Any]) -> ToolOutcome:
+        skill_id, script = _string(args, "skill_name"), _string(args, "script")
+        return await _run(source, skill_id, script, args.get("args") or [], ScriptResult.for_model)
+
+    return run_skill
+
+
+# --- MCP: one tool per skill -----------------------------------------------------------------
+
+
+def _own_tool(source: SkillSource, skill_id: str, skill: Skill) -> Tool:
+    async def call(args: dict[str, Any]) -> ToolOutcome:
+        script = args.get("script")
+        if not script:
+            scripts = ", ".join(skill.scripts) or "none"
+            return ToolOutcome(True, f"{skill.body}\n\n(scripts: {scripts})")
+        return await _run(source, skill_id, str(script), args.get("args") or [], _script_text)
+
+    text = f"[skill {skill.name}] {skill.description}"
+    if skill.scripts:
+        text += f" Call without `script` for its instructions; scripts: {', '.join(skill.scripts)}."
+    else:
+        text += " Returns the skill's instructions."
+    return Tool(skill_tool_name(skill_id), text, _own_schema(skill.scripts), call, "skill")
+
+
+def _own_schema(scripts: list[str]) -> dict[str, Any]:
+    if not scripts:
+        return {"type": "object", "properties": {}}
+    return {
+        "type": "object",
+        "properties": {
+            "script": {
+                "type": "string",
+                "enum": scripts,
+                "description": "Script to run (from the skill's scripts/ folder).",
+            },
+            "args": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Command-line arguments for the script.",
+            },
+        },
+    }
+
+
+def _script_text(result: ScriptResult) -> str:
+    """The script's output as an MCP client shows it: stdout first, then what went wrong."""
+    text = result.stdout
+    if result.stderr:
+        text += f"\n[stderr]\n{result.stderr}"
+    if result.timed_out:
+        text += "\n[timed out]"
+    elif result.exit_code != 0:
+        text += f"\n[exit code {result.exit_code}]"
+    return text
+
+
+# --- shared ----------------------------------------------------------------------------------
+
+
+async def _run(
+    source: SkillSource,
+    skill_id: str,
+    script: str,
+    args: Any,
+    render: Callable[[ScriptResult], str],
+) -> ToolOutcome:
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return ToolOutcome(False, "`args` must be a list of strings")
+    result = await asyncio.to_thread(source.run, skill_id, script, args)
+    return ToolOutcome(result.ok, render(result))
 
 
 def _string(arguments: Mapping[str, Any], key: str) -> str:
     value = arguments.get(key)
     if not isinstance(value, str) or not value:
-        raise _ArgumentError(f"`{key}` is required and must be a string")
+        raise UsageError(f"`{key}` is required and must be a string")
     return value

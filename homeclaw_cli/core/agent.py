@@ -5,7 +5,7 @@ SkillRunner), so it runs against fakes in tests and against Ollama, the LanceDB 
 the plugin runners and the skill runner in `app/chat.py`.
 
 Tool design: one tool per capability of the retrieved plugins (`<plugin>__<capability>`,
-built by core/tools.capability_tool), not one generic route_to_plugin(plugin_id,
+built by core/tools.add_plugin_tools), not one generic route_to_plugin(plugin_id,
 capability_id, parameters). Measured (benchmarks/bench_agent.py, 5 retrieved eval plugins):
 1,707 prompt tokens against 1,008 for route_to_plugin with the parameters documented in the
 prompt. We pay that because it is bounded by `max_in_prompt` (it never grows with what is
@@ -35,7 +35,13 @@ from homeclaw_cli.core.agent_prompt import (
     build_system_prompt,
     read_workspace,
 )
-from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.core.agent_tools import (
+    Handler,
+    Tool,
+    ToolOutcome,
+    ToolRegistry,
+    object_schema,
+)
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_parse import (
@@ -47,8 +53,7 @@ from homeclaw_cli.core.tool_parse import (
     still_thinking,
     strip_think,
 )
-from homeclaw_cli.core.tools import capability_tool, parameters_schema
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.core.tools import add_plugin_tools, tool_name
 
 TextSink = Callable[[str], None]
 DEFAULT_POST_PROCESS_PROMPT = (
@@ -160,7 +165,7 @@ class PluginCallerLike(Protocol):
 
 
 class SkillRunner(Protocol):
-    """Skills for the loop: their prompt block, their tools (read_skill, run_skill) and calls.
+    """Skills for the loop: their prompt block and their tools (read_skill, run_skill).
 
     Implemented over catalog/skill_prompt + app/skill_tools in app/chat.py.
     """
@@ -169,10 +174,8 @@ class SkillRunner(Protocol):
         """The <available_skills> block for the retrieved hits ("" when none is eligible)."""
         ...
 
-    def tool_schemas(self) -> list[dict[str, Any]]: ...
-
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-        """Blocking; the text for the model, starting with "error:" when refused."""
+    def tools(self) -> list[Tool]:
+        """The skill tools chat offers, built by app/skill_tools.skill_tools."""
         ...
 
 
@@ -554,11 +557,7 @@ class Agent:
     def _turn_tools(
         self, message: str, plugins: list[PluginManifest], *, skills_shown: bool
     ) -> ToolRegistry:
-        tools = ToolRegistry()
-        for name in self.builtins.names():
-            tool = self.builtins.get(name)
-            if tool is not None:
-                tools.add(tool)
+        tools = ToolRegistry(self.builtins.tools())
         for manifest in plugins:
             self._add_plugin_tools(tools, manifest, message)
         tools.add(self._search_plugins_tool(tools, message))
@@ -571,27 +570,16 @@ class Agent:
     def _add_plugin_tools(
         self, tools: ToolRegistry, manifest: PluginManifest, message: str
     ) -> None:
-        for capability in manifest.callable_capabilities():
-            schema = capability_tool(manifest, capability)["function"]
-            tools.add(
-                Tool(
-                    schema["name"],
-                    schema["description"],
-                    parameters_schema(capability),
-                    self._plugin_handler(manifest.id, capability.id, message),
-                    kind="plugin",
-                )
-            )
+        add_plugin_tools(tools, manifest, lambda p, c: self._plugin_handler(p, c, message))
 
-    def _plugin_handler(self, plugin_id: str, capability_id: str, message: str) -> Any:
+    def _plugin_handler(self, plugin_id: str, capability_id: str, message: str) -> Handler:
         async def handler(args: dict[str, Any]) -> ToolOutcome:
             context = "\n".join(f"{m['role']}: {m['content']}" for m in self.history[-6:])
-            try:
-                outcome = await self.caller.call(
-                    plugin_id, capability_id, args, user_input=message, chat_context=context
-                )
-            except HomeclawError as exc:  # bad parameters, unknown id: the model can fix it
-                return ToolOutcome(False, exc.message + (f" ({exc.hint})" if exc.hint else ""))
+            # A HomeclawError (bad parameters, unknown id) becomes an outcome the model can
+            # fix in ToolRegistry.execute.
+            outcome = await self.caller.call(
+                plugin_id, capability_id, args, user_input=message, chat_context=context
+            )
             res = outcome.result
             if not res.success:
                 error = res.error or "no error message"
@@ -621,11 +609,9 @@ class Agent:
                 if manifest is None:
                     continue
                 self._add_plugin_tools(tools, manifest, message)
-                caps = ", ".join(c.id for c in manifest.callable_capabilities())
+                names = [tool_name(manifest.id, c.id) for c in manifest.callable_capabilities()]
                 lines.append(f"- {manifest.id} (score {hit.score:.2f}): {manifest.description}")
-                lines.append(
-                    f"  tools: {', '.join(f'{manifest.id}__{c}' for c in caps.split(', '))}"
-                )
+                lines.append(f"  tools: {', '.join(names)}")
             if not lines:
                 return ToolOutcome(True, "no installed plugin matches that query")
             return ToolOutcome(
@@ -667,27 +653,9 @@ class Agent:
 
     def _add_skill_call_tools(self, tools: ToolRegistry, runner: SkillRunner) -> None:
         """read_skill / run_skill, offered only once some skill is in play (saves tokens)."""
-
-        def handler(name: str) -> Any:
-            async def call(args: dict[str, Any]) -> ToolOutcome:
-                text = await asyncio.to_thread(runner.call_tool, name, args)
-                return ToolOutcome(not text.startswith("error:"), text.removeprefix("error: "))
-
-            return call
-
-        for schema in runner.tool_schemas():
-            fn = schema["function"]
-            name = str(fn["name"])
-            if name not in tools:
-                tools.add(
-                    Tool(
-                        name,
-                        str(fn.get("description", "")),
-                        fn["parameters"],
-                        handler(name),
-                        "skill",
-                    )
-                )
+        for tool in runner.tools():
+            if tool.name not in tools:
+                tools.add(tool)
 
 
 def _kind(tools: ToolRegistry, name: str) -> str:

@@ -1,9 +1,14 @@
-"""The chat's tool registry: named tools with a JSON schema and an async handler.
+"""The one tool model: named tools with a JSON schema and an async handler.
 
-Every tool call the model makes goes through `ToolRegistry.execute`, which validates the
-arguments against the schema first. Anything wrong (unknown tool, missing or mistyped
-argument, a handler refusing) comes back as a `ToolOutcome` with `ok=False` and a sentence the
-model can act on: a bad tool call never raises out of the loop.
+Chat (core/agent.py) and the MCP server (app/mcp_toolbox.py) both offer tools out of a
+`ToolRegistry`: plugin capabilities (core/tools.py builds them), skills (app/skill_tools.py),
+searches and the built-ins (runtime/builtin_tools.py). The model is pure; the handlers are
+supplied by the layer that can do the I/O.
+
+Every call goes through `ToolRegistry.execute`, which validates the arguments against the
+schema first. Anything wrong (unknown tool, missing or mistyped argument, a handler refusing)
+comes back as a `ToolOutcome` with `ok=False` and a sentence the caller can act on: a bad tool
+call never raises.
 
 Plugins may call the tools named in `tools.plugin_allowed` (seed 002 §5) through
 `ToolRegistry.execute(..., caller="plugin:<id>")`.
@@ -22,7 +27,7 @@ from homeclaw_cli.suggest import did_you_mean
 
 @dataclass
 class ToolOutcome:
-    """What a tool returns to the loop. `final` texts go to the user as the answer."""
+    """What a tool returns. In chat, `final` texts go to the user as the answer."""
 
     ok: bool
     text: str
@@ -30,10 +35,18 @@ class ToolOutcome:
     post_process_prompt: str | None = None
     post_process: bool = False
     failed_for_good: bool = False  # a plugin ran and failed (not a fixable bad call)
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)  # structured result (MCP)
 
 
 Handler = Callable[[dict[str, Any]], Awaitable[ToolOutcome]]
+
+
+def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """The Ollama / OpenAI function-calling tool definition."""
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
 
 
 @dataclass
@@ -47,19 +60,13 @@ class Tool:
 
     def schema(self) -> dict[str, Any]:
         """The Ollama / OpenAI function-calling tool definition."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
+        return function_schema(self.name, self.description, self.parameters)
 
 
 def object_schema(
     properties: dict[str, dict[str, Any]], required: list[str] | None = None
 ) -> dict[str, Any]:
+    """A JSON Schema object with `properties` (and the `required` names)."""
     return {"type": "object", "properties": properties, "required": required or []}
 
 
@@ -78,15 +85,23 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
                 )
             return f"unknown parameter `{name}`; this tool takes no parameters"
         wanted = spec.get("type")
-        if value is not None and wanted and not value_matches_type(value, wanted):
-            return f"parameter `{name}` must be a {wanted}, got {json_type(value)}"
+        if value is not None and wanted and not _matches(value, wanted):
+            article = "an" if wanted[0] in "aeiou" else "a"
+            return f"parameter `{name}` must be {article} {wanted}, got {json_type(value)}"
     for name in schema.get("required") or []:
         if arguments.get(name) is None:
             return f"missing required parameter `{name}`"
     return None
 
 
+def _matches(value: Any, wanted: str) -> bool:
+    if wanted == "integer":  # JSON Schema's, used by hand-written schemas (homeclaw_search)
+        return isinstance(value, int) and not isinstance(value, bool)
+    return value_matches_type(value, wanted)
+
+
 def json_type(value: Any) -> str:
+    """The JSON type name of a decoded JSON value."""
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int | float):
@@ -101,12 +116,15 @@ def json_type(value: Any) -> str:
 
 
 class ToolRegistry:
-    """Name -> Tool. Turn-scoped tools (retrieved plugins) are added and removed per turn."""
+    """Name -> Tool. Chat adds turn-scoped tools (retrieved plugins) per turn."""
 
-    def __init__(self) -> None:
+    def __init__(self, tools: list[Tool] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        for tool in tools or []:
+            self.add(tool)
 
     def add(self, tool: Tool) -> None:
+        """Register `tool`, replacing any tool of the same name."""
         self._tools[tool.name] = tool
 
     def get(self, name: str) -> Tool | None:
@@ -115,7 +133,11 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
     def schemas(self) -> list[dict[str, Any]]:
+        """Every tool's function-calling definition, in registration order."""
         return [t.schema() for t in self._tools.values()]
 
     def __contains__(self, name: object) -> bool:
@@ -138,7 +160,11 @@ class ToolRegistry:
         try:
             return await tool.handler(dict(arguments))
         except HomeclawError as exc:
-            text = exc.message + (f" ({exc.hint})" if exc.hint else "")
-            return ToolOutcome(False, text)
-        except Exception as exc:  # a crashing tool is reported to the model, never fatal
+            return ToolOutcome(False, error_text(exc))
+        except Exception as exc:  # a crashing tool is reported to the caller, never fatal
             return ToolOutcome(False, f"tool `{name}` crashed: {exc!r}", failed_for_good=True)
+
+
+def error_text(exc: HomeclawError) -> str:
+    """A HomeclawError as one line for a tool result: the message and, in brackets, the fix."""
+    return exc.message + (f" ({exc.hint})" if exc.hint else "")

@@ -1,19 +1,26 @@
-"""Capability -> the tool JSON schema the LLM sees. Everything that shows a capability to a
-model (the chat loop, the MCP server, token budgeting) goes through these functions.
+"""Capability -> tool. Everything that shows a capability to a model (the chat loop, the MCP
+server, token budgeting, `plugin show`) goes through these functions; the model they build
+into is core/agent_tools.py.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+from homeclaw_cli.core.agent_tools import Handler, Tool, ToolRegistry, function_schema
 from homeclaw_cli.core.manifest import Capability, Parameter, PluginManifest
 from homeclaw_cli.core.tokens import estimate_tokens
 
 TOOL_NAME_SEPARATOR = "__"
 
+CapabilityHandlers = Callable[[str, str], Handler]
+"""(plugin id, capability id) -> the handler that runs it; each surface supplies its own."""
+
 
 def parameter_schema(param: Parameter) -> dict[str, Any]:
+    """JSON Schema of one parameter (an object or array parameter's nested schema included)."""
     schema: dict[str, Any] = {**(param.json_schema or {}), "type": param.type}
     if param.description:
         schema["description"] = param.description
@@ -36,31 +43,47 @@ def parameters_schema(capability: Capability) -> dict[str, Any]:
 
 
 def tool_name(plugin_id: str, capability_id: str) -> str:
+    """The tool name of a capability: `<plugin>__<capability>` (MCP clients rely on it)."""
     return f"{plugin_id}{TOOL_NAME_SEPARATOR}{capability_id}"
 
 
-def split_tool_name(name: str) -> tuple[str, str] | None:
-    plugin_id, sep, capability_id = name.partition(TOOL_NAME_SEPARATOR)
-    return (plugin_id, capability_id) if sep and plugin_id and capability_id else None
-
-
-def capability_tool(manifest: PluginManifest, capability: Capability) -> dict[str, Any]:
-    """The function-calling tool (Ollama / OpenAI format) for one capability."""
+def capability_description(manifest: PluginManifest, capability: Capability) -> str:
+    """`[Plugin name] description Returns: output description`."""
     description = capability.description
     if capability.output_description:
         description += f" Returns: {capability.output_description}"
-    return {
-        "type": "function",
-        "function": {
-            "name": tool_name(manifest.id, capability.id),
-            "description": f"[{manifest.name}] {description}",
-            "parameters": parameters_schema(capability),
-        },
-    }
+    return f"[{manifest.name}] {description}"
+
+
+def capability_tool(manifest: PluginManifest, capability: Capability, handler: Handler) -> Tool:
+    """The tool for one capability, run by `handler`."""
+    return Tool(
+        tool_name(manifest.id, capability.id),
+        capability_description(manifest, capability),
+        parameters_schema(capability),
+        handler,
+        kind="plugin",
+    )
+
+
+def add_plugin_tools(
+    registry: ToolRegistry, manifest: PluginManifest, handlers: CapabilityHandlers
+) -> None:
+    """Register one tool per callable capability of `manifest`."""
+    for capability in manifest.callable_capabilities():
+        registry.add(capability_tool(manifest, capability, handlers(manifest.id, capability.id)))
 
 
 def plugin_tools(manifest: PluginManifest) -> list[dict[str, Any]]:
-    return [capability_tool(manifest, cap) for cap in manifest.callable_capabilities()]
+    """The function-calling definitions of a plugin's capabilities (what a model is shown)."""
+    return [
+        function_schema(
+            tool_name(manifest.id, cap.id),
+            capability_description(manifest, cap),
+            parameters_schema(cap),
+        )
+        for cap in manifest.callable_capabilities()
+    ]
 
 
 def descriptor_token_cost(manifest: PluginManifest) -> int:

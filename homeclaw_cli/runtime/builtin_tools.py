@@ -1,8 +1,9 @@
 """The built-in tools every chat offers: current_time, read_file, list_dir, fetch_url.
 
-They take the same road as plugin capabilities: registered in the chat's ToolRegistry, their
-arguments validated by it. File tools stay inside the allowed folders (symlinks resolved);
-fetch_url has size and time limits and refuses private addresses unless allowed.
+They take the same road as plugin capabilities: registered in a ToolRegistry (the one tool
+model, core/agent_tools.py), their arguments validated by it. File tools stay inside the
+allowed folders (symlinks resolved); fetch_url has size and time limits and refuses private
+addresses unless allowed.
 """
 
 from __future__ import annotations
@@ -36,13 +37,47 @@ class BuiltinConfig:
 
 
 def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
-    """current_time, read_file, list_dir, fetch_url."""
-    roots = [p.expanduser().resolve() for p in config.allowed_dirs]
+    """Register current_time, read_file, list_dir and fetch_url into `registry`."""
+    tools = _Builtins(config)
+    specs: list[tuple[str, str, dict[str, Any], Handler]] = [
+        (
+            "current_time",
+            "The current date and time (optionally in an IANA timezone like Europe/Paris).",
+            object_schema({"timezone": {"type": "string", "description": "IANA timezone"}}),
+            tools.current_time,
+        ),
+        (
+            "read_file",
+            "Read a UTF-8 text file inside the allowed folders.",
+            object_schema({"path": {"type": "string", "description": "file path"}}, ["path"]),
+            tools.read_file,
+        ),
+        (
+            "list_dir",
+            "List the entries of a folder inside the allowed folders.",
+            object_schema({"path": {"type": "string", "description": "folder path"}}),
+            tools.list_dir,
+        ),
+        (
+            "fetch_url",
+            "Fetch a web page or API over http(s); returns the status and the body (truncated).",
+            object_schema({"url": {"type": "string", "description": "http(s) URL"}}, ["url"]),
+            tools.fetch_url,
+        ),
+    ]
+    for name, description, schema, handler in specs:
+        allowed = name in config.plugin_allowed
+        registry.add(Tool(name, description, schema, handler, plugin_allowed=allowed))
 
-    def allowed(name: str) -> bool:
-        return name in config.plugin_allowed
 
-    async def current_time(args: dict[str, Any]) -> ToolOutcome:
+class _Builtins:
+    """The handlers, bound to one configuration."""
+
+    def __init__(self, config: BuiltinConfig) -> None:
+        self.config = config
+        self.roots = [p.expanduser().resolve() for p in config.allowed_dirs]
+
+    async def current_time(self, args: dict[str, Any]) -> ToolOutcome:
         tz_name = args.get("timezone") or None
         try:
             tz = ZoneInfo(tz_name) if tz_name else None
@@ -51,21 +86,8 @@ def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
         now = datetime.now(tz) if tz else datetime.now(UTC).astimezone()
         return ToolOutcome(True, now.strftime("%A %Y-%m-%d %H:%M:%S %Z (UTC%z)"))
 
-    def resolve(raw: str) -> Path:
-        path = Path(raw).expanduser()
-        if not path.is_absolute():
-            path = roots[0] / path if roots else path
-        path = path.resolve()
-        if not any(path == root or path.is_relative_to(root) for root in roots):
-            shown = ", ".join(str(r) for r in roots) or "none"
-            raise HomeclawError(
-                f"{path} is outside the allowed folders ({shown})",
-                hint="add it to tools.allowed_dirs in the config",
-            )
-        return path
-
-    async def read_file(args: dict[str, Any]) -> ToolOutcome:
-        path = resolve(str(args["path"]))
+    async def read_file(self, args: dict[str, Any]) -> ToolOutcome:
+        path = self._resolve(str(args["path"]))
         if not path.is_file():
             return ToolOutcome(False, f"{path} is not a file")
         with path.open("rb") as handle:
@@ -75,8 +97,8 @@ def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
             text += f"\n[truncated at {MAX_READ_BYTES} bytes]"
         return ToolOutcome(True, text)
 
-    async def list_dir(args: dict[str, Any]) -> ToolOutcome:
-        path = resolve(str(args.get("path") or "."))
+    async def list_dir(self, args: dict[str, Any]) -> ToolOutcome:
+        path = self._resolve(str(args.get("path") or "."))
         if not path.is_dir():
             return ToolOutcome(False, f"{path} is not a folder")
         entries = sorted(os.scandir(path), key=lambda e: e.name)
@@ -85,37 +107,22 @@ def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
             lines.append(f"[{len(entries) - MAX_LIST_ENTRIES} more]")
         return ToolOutcome(True, "\n".join(lines) or "(empty folder)")
 
-    async def fetch_url(args: dict[str, Any]) -> ToolOutcome:
-        return await fetch(str(args["url"]), config)
+    async def fetch_url(self, args: dict[str, Any]) -> ToolOutcome:
+        return await fetch(str(args["url"]), self.config)
 
-    specs: list[tuple[str, str, dict[str, Any], Handler]] = [
-        (
-            "current_time",
-            "The current date and time (optionally in an IANA timezone like Europe/Paris).",
-            object_schema({"timezone": {"type": "string", "description": "IANA timezone"}}),
-            current_time,
-        ),
-        (
-            "read_file",
-            "Read a UTF-8 text file inside the allowed folders.",
-            object_schema({"path": {"type": "string", "description": "file path"}}, ["path"]),
-            read_file,
-        ),
-        (
-            "list_dir",
-            "List the entries of a folder inside the allowed folders.",
-            object_schema({"path": {"type": "string", "description": "folder path"}}),
-            list_dir,
-        ),
-        (
-            "fetch_url",
-            "Fetch a web page or API over http(s); returns the status and the body (truncated).",
-            object_schema({"url": {"type": "string", "description": "http(s) URL"}}, ["url"]),
-            fetch_url,
-        ),
-    ]
-    for name, description, schema, handler in specs:
-        registry.add(Tool(name, description, schema, handler, plugin_allowed=allowed(name)))
+    def _resolve(self, raw: str) -> Path:
+        """`raw` made absolute (relative to the first allowed folder) and checked."""
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = self.roots[0] / path if self.roots else path
+        path = path.resolve()
+        if not any(path == root or path.is_relative_to(root) for root in self.roots):
+            shown = ", ".join(str(r) for r in self.roots) or "none"
+            raise HomeclawError(
+                f"{path} is outside the allowed folders ({shown})",
+                hint="add it to tools.allowed_dirs in the config",
+            )
+        return path
 
 
 async def fetch(url: str, config: BuiltinConfig) -> ToolOutcome:

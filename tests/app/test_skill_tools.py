@@ -1,35 +1,82 @@
-"""read_skill / run_skill tool calls as an agent makes them: errors come back as text."""
+"""Skills as tools for each surface: read_skill/run_skill in chat, skill__<id> over MCP.
+
+Every failure is an outcome with ok=False and a sentence the model can act on.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
-from homeclaw_cli.app.skill_tools import call_skill_tool, skill_tools
-from homeclaw_cli.catalog.skills import scan_skills
+import pytest
+
+from homeclaw_cli.app.skill_tools import ScannedSkills, skill_tools
+from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
 from tests.skill_helpers import make_skill, settings_for
 
+HELLO = "import sys\nprint('hi', *sys.argv[1:])\nsys.exit(3 if 'fail' in sys.argv else 0)\n"
 
-def test_tool_calls(tmp_path: Path) -> None:
+
+@pytest.fixture
+def source(tmp_path: Path) -> ScannedSkills:
     user = tmp_path / "home" / "data" / "skills"
-    make_skill(user, "hello", scripts={"hi.py": "import sys\nprint('hi', *sys.argv[1:])\n"})
+    make_skill(user, "hello", body="# Hello\n\nRun hi.py.\n", scripts={"hi.py": HELLO})
+    make_skill(user, "plain")
     make_skill(user, "mac", extra='metadata: {"openclaw":{"os":["darwin"]}}\n')
-    settings = settings_for(tmp_path)
-    registry = scan_skills(settings)
-    assert [t["function"]["name"] for t in skill_tools(registry)] == ["read_skill", "run_skill"]
+    return ScannedSkills(settings_for(tmp_path))
 
-    text = call_skill_tool(settings, registry, "read_skill", {"skill": "hello"})
-    assert text.startswith("---\nname: hello")
-    out = call_skill_tool(
-        settings, registry, "run_skill", {"skill_name": "hello", "script": "hi.py", "args": ["a"]}
-    )
-    assert out.startswith("exit code: 0") and "hi a" in out
 
-    def call(name: str, **args: object) -> str:
-        return call_skill_tool(settings, registry, name, args)
+def call(registry: ToolRegistry, name: str, **args: Any) -> ToolOutcome:
+    return asyncio.run(registry.execute(name, args))
 
-    assert "contains `..`" in call("read_skill", skill="hello", path="../mac/SKILL.md")
-    assert "not available here" in call("read_skill", skill="mac")
-    assert "no skill 'nope'" in call("run_skill", skill_name="nope", script="x.py")
-    assert "`script` is required" in call("run_skill", skill_name="hello")
-    assert "must be a list" in call("run_skill", skill_name="hello", script="hi.py", args="a b")
-    assert "unknown skill tool" in call("delete_skill", skill="hello")
+
+def test_chat_reads_and_runs_skills(source: ScannedSkills) -> None:
+    registry = ToolRegistry(skill_tools(source, "chat"))
+    assert registry.names() == ["read_skill", "run_skill"]
+    read = call(registry, "read_skill", skill="hello")
+    assert read.ok and read.text.startswith("---\nname: hello")
+    ran = call(registry, "run_skill", skill_name="hello", script="hi.py", args=["a"])
+    assert ran.ok and ran.text.startswith("exit code: 0") and "hi a" in ran.text
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "problem"),
+    [
+        ("read_skill", {"skill": "hello", "path": "../mac/SKILL.md"}, "contains `..`"),
+        ("read_skill", {"skill": "mac"}, "not available here"),
+        ("run_skill", {"skill_name": "nope", "script": "x.py"}, "no skill 'nope'"),
+        ("run_skill", {"skill_name": "hello"}, "missing required parameter `script`"),
+        ("run_skill", {"skill_name": "hello", "script": ""}, "`script` is required"),
+        ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": "a"}, "an array"),
+        ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": [1]}, "list of strings"),
+        ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": ["fail"]}, "code: 3"),
+        ("delete_skill", {"skill": "hello"}, "unknown tool `delete_skill`"),
+    ],
+)
+def test_chat_refusals_are_failed_outcomes(
+    source: ScannedSkills, name: str, args: dict[str, Any], problem: str
+) -> None:
+    outcome = call(ToolRegistry(skill_tools(source, "chat")), name, **args)
+    assert not outcome.ok
+    assert problem in outcome.text
+
+
+def test_chat_offers_run_skill_only_when_a_skill_has_scripts(tmp_path: Path) -> None:
+    make_skill(tmp_path / "home" / "data" / "skills", "plain")
+    source = ScannedSkills(settings_for(tmp_path))
+    assert [t.name for t in skill_tools(source, "chat")] == ["read_skill"]
+
+
+def test_mcp_has_one_tool_per_eligible_skill(source: ScannedSkills) -> None:
+    registry = ToolRegistry(skill_tools(source, "mcp"))
+    assert registry.names() == ["skill__hello", "skill__plain"]
+    hello = registry.get("skill__hello")
+    assert hello is not None and hello.parameters["properties"]["script"]["enum"] == ["hi.py"]
+    read = call(registry, "skill__hello")
+    assert read.ok and read.text == "# Hello\n\nRun hi.py.\n\n\n(scripts: hi.py)"
+    ran = call(registry, "skill__hello", script="hi.py", args=["b"])
+    assert (ran.ok, ran.text) == (True, "hi b\n")
+    failed = call(registry, "skill__hello", script="hi.py", args=["fail"])
+    assert not failed.ok and failed.text.endswith("[exit code 3]")
+    assert not call(registry, "skill__hello", script="../SKILL.md").ok

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from homeclaw_cli.core.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, object_schema
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.errors import NotFoundError, UsageError
 
@@ -201,40 +202,27 @@ class FakeSkills:
         items = "".join(f"<skill><name>{n}</name></skill>" for n in names)
         return f"<available_skills>{items}</available_skills>"
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        skill = {"skill": {"type": "string"}}
+    def tools(self) -> list[Tool]:
+        read = object_schema({"skill": {"type": "string"}}, ["skill"])
+        run = object_schema(
+            {
+                "skill_name": {"type": "string"},
+                "script": {"type": "string"},
+                "args": {"type": "array"},
+            },
+            ["skill_name", "script"],
+        )
         return [
-            {
-                "type": "function",
-                "function": {
-                    "name": "read_skill",
-                    "description": "read",
-                    "parameters": {"type": "object", "properties": skill, "required": ["skill"]},
-                },
-            },
-            {
-                "type": "function",
-                "function": {
-                    "name": "run_skill",
-                    "description": "run",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "skill_name": {"type": "string"},
-                            "script": {"type": "string"},
-                            "args": {"type": "array"},
-                        },
-                        "required": ["skill_name", "script"],
-                    },
-                },
-            },
+            Tool("read_skill", "read", read, self._read, "skill"),
+            Tool("run_skill", "run", run, self._run, "skill"),
         ]
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> str:
-        if name == "read_skill":
-            if arguments["skill"] != "greet":
-                return f"error: no skill {arguments['skill']!r}"
-            return "# Greet\nRun scripts/hello.sh NAME."
+    async def _read(self, arguments: dict[str, Any]) -> ToolOutcome:
+        if arguments["skill"] != "greet":
+            return ToolOutcome(False, f"no skill {arguments['skill']!r}")
+        return ToolOutcome(True, "# Greet\nRun scripts/hello.sh NAME.")
+
+    async def _run(self, arguments: dict[str, Any]) -> ToolOutcome:
         args = [str(a) for a in arguments.get("args") or []]
         self.runs.append((arguments["skill_name"], arguments["script"], args))
-        return f"exit code: 0\nstdout:\nhello {' '.join(args)}"
+        return ToolOutcome(True, f"exit code: 0\nstdout:\nhello {' '.join(args)}")

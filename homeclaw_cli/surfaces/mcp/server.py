@@ -1,10 +1,10 @@
 """`homeclaw mcp serve`: the Toolbox (app/mcp_toolbox.py) as an MCP server.
 
 Built on the SDK's low-level Server rather than MCPServer: MCPServer derives each tool's schema
-from a Python function signature, while homeclaw's tools are data (one per plugin capability,
-with the JSON schema from core/tools.py), so list/call handlers over the Toolbox fit better.
-The tool list is rebuilt on every tools/list, so registrations and new plugins show up without
-a restart.
+from a Python function signature, while homeclaw's tools are data (the same ToolRegistry the
+chat uses), so list/call handlers over the Toolbox fit better: tools/list shows the registry's
+tools, tools/call is `ToolRegistry.execute`. The registry is rebuilt on every request, so
+registrations and new plugins show up without a restart.
 """
 
 from __future__ import annotations
@@ -37,22 +37,22 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        specs = await anyio.to_thread.run_sync(toolbox.list_tools)
+        tools = await anyio.to_thread.run_sync(toolbox.list_tools)
         return types.ListToolsResult(
             tools=[
-                types.Tool(name=s.name, description=s.description, input_schema=s.input_schema)
-                for s in specs
+                types.Tool(name=t.name, description=t.description, input_schema=t.parameters)
+                for t in tools
             ]
         )
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        reply = await toolbox.call(params.name, params.arguments or {})
+        outcome = await toolbox.call(params.name, params.arguments or {})
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=reply.text)],
-            structured_content=reply.structured,
-            is_error=reply.is_error,
+            content=[types.TextContent(type="text", text=outcome.text)],
+            structured_content=outcome.data or None,
+            is_error=not outcome.ok,
         )
 
     @contextlib.asynccontextmanager

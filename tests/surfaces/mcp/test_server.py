@@ -16,7 +16,8 @@ from mcp import Client, StdioServerParameters
 from homeclaw_cli.app.mcp_toolbox import Services, Toolbox
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.tools import parameters_schema
-from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.errors import UsageError
+from homeclaw_cli.runtime.skill_run import ScriptResult
 from homeclaw_cli.settings import Settings, load_settings
 from homeclaw_cli.state.external_registrations import register_external, registration_lock
 from homeclaw_cli.state.health import HealthStore
@@ -50,8 +51,8 @@ class FakeCaller:
         self, plugin_id: str, capability_id: str | None, parameters: dict[str, Any], **_: Any
     ) -> FakeOutcome:
         self.calls.append((plugin_id, capability_id, parameters))
-        if plugin_id == "missing":
-            raise NotFoundError("no plugin with id 'missing'")
+        if parameters.get("text") == "raise":
+            raise UsageError("the caller refused", hint="say something else")
         if parameters.get("text") == "fail":
             return FakeOutcome(FakeResult(False, error="the plugin server is down"))
         if parameters.get("text") == "summarise":
@@ -96,15 +97,9 @@ class FakeSkill:
     eligible: bool = True
 
 
-@dataclass
-class FakeScript:
-    exit_code: int
-    stdout: str
-    stderr: str = ""
-    timed_out: bool = False
-
-
 class FakeSkills:
+    """SkillSource with one eligible skill (pdf) and one that is not (off)."""
+
     def __init__(self, _: Settings) -> None:
         pass
 
@@ -114,8 +109,12 @@ class FakeSkills:
             "off": FakeSkill("Off", "Not eligible.", "", [], eligible=False),
         }
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> FakeScript:
-        return FakeScript(0 if args != ["bad"] else 2, f"{skill_id}/{script} {' '.join(args)}")
+    def read(self, skill_id: str, path: str) -> str:
+        raise AssertionError("MCP shows a skill's body, it does not read files")
+
+    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResult:
+        stdout = f"{skill_id}/{script} {' '.join(args)}"
+        return ScriptResult(0 if args != ["bad"] else 2, stdout, "", False, False, 0.0)
 
 
 ECHO = {
@@ -190,18 +189,26 @@ def test_calling_a_plugin_goes_through_the_caller(toolbox: Toolbox, caller: Fake
             unknown = await client.call_tool("missing__run", {})
             nonsense = await client.call_tool("nonsense", {})
             post = await client.call_tool("echo__shout", {"text": "summarise"})
-            return ok, failed, unknown, nonsense, post
+            refused = await client.call_tool("echo__shout", {"text": "raise"})
+            bad = await client.call_tool("echo__shout", {"txt": "hi"})
+            return ok, failed, unknown, nonsense, post, refused, bad
 
-    ok, failed, unknown, nonsense, post = run(scenario())
+    ok, failed, unknown, nonsense, post, refused, bad = run(scenario())
     assert post.content[0].text == (
         "raw\n\n[Rewrite this result for the user before showing it: Make it a haiku.]"
     )
     assert (ok.is_error, ok.content[0].text) == (False, "HI")
     assert (failed.is_error, failed.content[0].text) == (True, "the plugin server is down")
     assert unknown.is_error
-    assert "no plugin with id 'missing'" in unknown.content[0].text
+    assert unknown.content[0].text.startswith("unknown tool `missing__run`")
     assert nonsense.is_error
+    assert (refused.is_error, refused.content[0].text) == (
+        True,
+        "the caller refused (say something else)",
+    )
+    assert bad.is_error and "unknown parameter `txt` (did you mean `text`?)" in bad.content[0].text
     assert caller.calls[0] == ("echo", "shout", {"text": "hi"})
+    assert len(caller.calls) == 4  # unknown tools and bad arguments never reach the caller
     assert caller.closed  # the server's lifespan closes the caller's sessions
 
 
@@ -229,9 +236,13 @@ def test_search_and_skills(toolbox: Toolbox) -> None:
     assert "exit code 2" in failed.content[0].text
 
 
-def test_unhealthy_plugins_are_left_out(toolbox: Toolbox, settings: Settings) -> None:
+def test_unhealthy_plugins_are_left_out_of_the_list_but_still_callable(
+    toolbox: Toolbox, settings: Settings
+) -> None:
     HealthStore(settings.state_dir).record("echo", False, "down", unhealthy_after=1)
-    assert "echo__shout" not in {spec.name for spec in toolbox.list_tools()}
+    assert "echo__shout" not in {tool.name for tool in toolbox.list_tools()}
+    outcome = run(toolbox.call("echo__shout", {"text": "back"}))
+    assert (outcome.ok, outcome.text) == (True, "BACK")
 
 
 def test_stdio_transport_with_the_real_cli(settings: Settings) -> None:
