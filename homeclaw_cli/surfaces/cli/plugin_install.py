@@ -1,4 +1,4 @@
-"""`homeclaw plugin install/update/remove/enable/disable/new` (registered on the plugin app)."""
+"""`homeclaw plugin install/update/remove/enable/disable/new`."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
-from homeclaw_cli.surfaces.cli.plugin import app
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.plugin_install import Approver, InstallResult
+
+app = typer.Typer()
 
 
 def approver(out: Output, yes: bool) -> Approver:
@@ -53,7 +53,7 @@ def show_result(out: Output, result: InstallResult) -> None:
     label = f"{result.plugin_id} {result.version or ''}".strip()
     if result.old_version and result.old_version != result.version:
         label += f" (was {result.old_version})"
-    out.markup(escape(f"{result.action} {label} -> {result.folder}"))
+    out.text(f"{result.action} {label} -> {result.folder}")
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"

@@ -1,7 +1,4 @@
-"""`homeclaw skill update/remove`: lifecycle commands for skills installed by `skill install`.
-
-The skill command group lives with the skills engine (cli/skill.py); it calls `register(app)`.
-"""
+"""`homeclaw skill update/remove`: lifecycle commands for skills installed by `skill install`."""
 
 from __future__ import annotations
 
@@ -14,7 +11,10 @@ from homeclaw_cli.surfaces.cli.plugin_install import approver, show_updates
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
+app = typer.Typer()
 
+
+@app.command("update")
 def update(
     ctx: typer.Context,
     *,
@@ -42,6 +42,7 @@ def update(
     show_updates(out, results)
 
 
+@app.command("remove")
 def remove(
     ctx: typer.Context,
     skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
@@ -51,9 +52,3 @@ def remove(
 
     result = remove_skill(get_state(ctx).settings(), skill_id)
     Output().text(f"removed {result.plugin_id} ({result.folder})")
-
-
-def register(app: typer.Typer) -> None:
-    """Add update/remove to the `homeclaw skill` app."""
-    app.command("update")(update)
-    app.command("remove")(remove)
