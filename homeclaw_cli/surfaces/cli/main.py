@@ -30,6 +30,7 @@ from homeclaw_cli.surfaces.cli import (
 from homeclaw_cli.surfaces.cli import eval as eval_
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState, get_state
+from homeclaw_cli.surfaces.render import Output
 
 
 class _ErrorBoundary(TyperGroup):
@@ -42,8 +43,6 @@ class _ErrorBoundary(TyperGroup):
             state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
             if state.debug:
                 traceback.print_exc()
-            from homeclaw_cli.surfaces.render import Output
-
             Output().error(exc.message, exc.hint)
             raise typer.Exit(int(exc.exit_code)) from None
         except KeyboardInterrupt:
@@ -58,8 +57,6 @@ class _ErrorBoundary(TyperGroup):
             error = damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
-            from homeclaw_cli.surfaces.render import Output
-
             Output().error(error.message, error.hint)
             raise typer.Exit(int(error.exit_code)) from None
 
