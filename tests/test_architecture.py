@@ -33,7 +33,7 @@ VIOLATIONS = [
     ("runtime/runners/mcp.py", "from homeclaw_cli.app import chat"),
     ("adapters/vector_store.py", "from homeclaw_cli.app import sync"),
     ("app/sync.py", "from homeclaw_cli.surfaces.http import app"),
-    ("surfaces/repl/chat_repl.py", "from homeclaw_cli.surfaces.cli import chat_cmd"),
+    ("surfaces/repl/chat_repl.py", "from homeclaw_cli.surfaces.cli import chat"),
     ("surfaces/mcp/server.py", "from homeclaw_cli.surfaces.http import serve_runner"),
     ("state/health.py", "from homeclaw_cli.catalog import registry"),
     ("core/agent.py", "from homeclaw_cli.state import conversations"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -10,7 +10,10 @@ from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
+app = typer.Typer()
 
+
+@app.command("audit")
 def audit(
     ctx: typer.Context,
     item_id: Annotated[
@@ -31,11 +34,13 @@ def audit(
     settings = get_state(ctx).settings()
     events = read_events(settings.data_dir, item_id=item_id, action=action, limit=limit)
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(events)
-        return
+    empty = f"no audit events yet ({audit_path(settings.data_dir)})"
+    out.result(events, lambda: _show_events(out, events, empty))
+
+
+def _show_events(out: Output, events: list[dict[str, Any]], empty: str) -> None:
     if not events:
-        out.info(f"no audit events yet ({audit_path(settings.data_dir)})")
+        out.info(empty)
         return
     skip = {"time", "action", "id", "user"}
     rows = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 import typer
-from rich.markup import escape
 
 from homeclaw_cli.errors import ExitCode, UsageError
 from homeclaw_cli.surfaces.render import Output
@@ -60,7 +59,7 @@ def show_result(out: Output, result: InstallResult) -> None:
     label = f"{result.item_id} {result.version or ''}".strip()
     if result.old_version and result.old_version != result.version:
         label += f" (was {result.old_version})"
-    out.markup(escape(f"{result.action} {label} -> {result.folder}"))
+    out.text(f"{result.action} {label} -> {result.folder}")
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"

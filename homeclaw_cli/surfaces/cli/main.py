@@ -14,20 +14,23 @@ from homeclaw_cli import __version__
 from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
 from homeclaw_cli.surfaces.cli import (
     audit,
-    chat_cmd,
-    config_cmd,
-    eval_cmd,
-    index_commands,
-    mcp_cmd,
+    chat,
+    config,
+    doctor,
+    logs,
+    mcp,
     plugin,
+    plugin_call,
     plugin_install,
     serve,
     skill,
     skill_lifecycle,
+    sync,
 )
-from homeclaw_cli.surfaces.cli import plugin_call as _plugin_call  # noqa: F401  (registers commands)
-from homeclaw_cli.surfaces.cli import sync as sync_cli
+from homeclaw_cli.surfaces.cli import eval as eval_
+from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState, get_state
+from homeclaw_cli.surfaces.render import Output
 
 
 class _ErrorBoundary(TyperGroup):
@@ -40,8 +43,6 @@ class _ErrorBoundary(TyperGroup):
             state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
             if state.debug:
                 traceback.print_exc()
-            from homeclaw_cli.surfaces.render import Output
-
             Output().error(exc.message, exc.hint)
             raise typer.Exit(int(exc.exit_code)) from None
         except KeyboardInterrupt:
@@ -56,10 +57,16 @@ class _ErrorBoundary(TyperGroup):
             error = damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
-            from homeclaw_cli.surfaces.render import Output
-
             Output().error(error.message, error.hint)
             raise typer.Exit(int(error.exit_code)) from None
+
+
+def _group(help_text: str, *parts: typer.Typer) -> typer.Typer:
+    """A command group made of the commands of `parts`, in their order."""
+    group = typer.Typer(help=help_text, no_args_is_help=True)
+    for part in parts:
+        group.add_typer(part)
+    return group
 
 
 app = typer.Typer(
@@ -70,21 +77,32 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(plugin.app, name="plugin")
-app.add_typer(config_cmd.app, name="config")
-index_commands.register(plugin.app, "plugin")
-index_commands.register(skill.app, "skill")
-skill_lifecycle.register(skill.app)
-app.add_typer(skill.app, name="skill")
-app.command("sync")(sync_cli.sync_command)
-app.add_typer(eval_cmd.app, name="eval")
-app.command("audit")(audit.audit)
-_ = plugin_install  # registers install/update/remove/enable/disable/new on `plugin`
-app.command("chat")(chat_cmd.chat)
-app.command("logs")(chat_cmd.logs)
-app.command("doctor")(chat_cmd.doctor)
-app.add_typer(mcp_cmd.app, name="mcp")
-app.command("serve")(serve.serve)
+# Every module holds its commands on its own Typer app; this is the one place that joins them.
+# A part added without a name contributes its commands directly (Typer's one-file-per-command).
+for command in (sync, audit, chat, logs, doctor, serve):
+    app.add_typer(command.app)
+app.add_typer(
+    _group(
+        "Write, inspect and run plugins.",
+        plugin.app,
+        plugin_install.app,
+        plugin_call.app,
+        index_app("plugin"),
+    ),
+    name="plugin",
+)
+app.add_typer(_group("Show the effective configuration.", config.app), name="config")
+app.add_typer(
+    _group(
+        "Write, inspect, test and install skills (folders with a SKILL.md).",
+        skill.app,
+        index_app("skill"),
+        skill_lifecycle.app,
+    ),
+    name="skill",
+)
+app.add_typer(_group("Measure homeclaw (retrieval quality).", eval_.app), name="eval")
+app.add_typer(_group("Use homeclaw's plugins and skills from any MCP client.", mcp.app), name="mcp")
 
 
 def _version(value: bool) -> None:

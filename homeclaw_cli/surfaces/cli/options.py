@@ -13,3 +13,5 @@ YesFlag = Annotated[
 DryRunFlag = Annotated[
     bool, typer.Option("--dry-run", help="Show what would change; change nothing.")
 ]
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Chat model.")]
+HostOpt = Annotated[str | None, typer.Option("--host", help="LLM server URL.")]

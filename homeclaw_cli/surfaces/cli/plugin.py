@@ -1,12 +1,11 @@
-"""`homeclaw plugin ...`: validate, list and inspect plugins."""
+"""`homeclaw plugin validate|list|show|register|unregister`: check, list, inspect, register."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.surfaces.cli.options import JsonFlag
@@ -14,9 +13,11 @@ from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.validate import ValidationReport
+    from homeclaw_cli.catalog.registry import PluginEntry
     from homeclaw_cli.settings import Settings
 
-app = typer.Typer(help="Write, inspect and run plugins.", no_args_is_help=True)
+app = typer.Typer()
 
 SyncOpt = Annotated[
     bool | None,
@@ -50,18 +51,19 @@ def validate(
 
         asyncio.run(add_live_diagnostics(report.results, get_state(ctx).settings()))
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(report.to_json())
-    else:
-        for result in report.results:
-            label = result.manifest.id if result.manifest else result.folder.name
-            where = result.manifest_path or result.folder
-            out.verdict(report.passed(result), f"{label} ({where})")
-            for diagnostic in result.diagnostics:
-                out.text(f"  {diagnostic}")
-        out.tally([report.passed(r) for r in report.results])
+    out.result(report, lambda: _show_validation(out, report))
     if not report.ok:
         raise typer.Exit(int(ExitCode.FAILURE))
+
+
+def _show_validation(out: Output, report: ValidationReport) -> None:
+    for result in report.results:
+        label = result.manifest.id if result.manifest else result.folder.name
+        where = result.manifest_path or result.folder
+        out.verdict(report.passed(result), f"{label} ({where})")
+        for diagnostic in result.diagnostics:
+            out.text(f"  {diagnostic}")
+    out.tally([report.passed(r) for r in report.results])
 
 
 @app.command("list")
@@ -77,9 +79,10 @@ def list_plugins(
 
     rows = plugin_rows(get_state(ctx).settings(), include_shadowed=show_all)
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(rows)
-        return
+    out.result(rows, lambda: _show_plugins(out, rows))
+
+
+def _show_plugins(out: Output, rows: list[dict[str, Any]]) -> None:
     columns = ["ID", "NAME", "TYPE", "SOURCE", "CAPS", "STATUS", "TOKENS"]
     keys = ["id", "name", "type", "source", "capabilities", "status", "tokens"]
     out.table(
@@ -103,16 +106,19 @@ def show(
     from homeclaw_cli.core.tools import descriptor_token_cost, plugin_tools
 
     entry = scan(get_state(ctx).settings()).get(plugin_id)
+    data = describe_entry(entry)
+    data["tools"] = plugin_tools(entry.manifest)
+    data["tokens"] = descriptor_token_cost(entry.manifest)
     out = Output(json_mode=as_json)
+    out.result(data, lambda: _show_plugin(out, entry))
+
+
+def _show_plugin(out: Output, entry: PluginEntry) -> None:
+    from homeclaw_cli.core.permissions import describe
+    from homeclaw_cli.core.tools import descriptor_token_cost
+
     manifest = entry.manifest
-    if as_json:
-        data = describe_entry(entry)
-        data["tools"] = plugin_tools(manifest)
-        data["tokens"] = descriptor_token_cost(manifest)
-        out.json(data)
-        return
-    heading = escape(f"{manifest.name} {manifest.version or ''}")
-    out.markup(f"[bold cyan]{manifest.id}[/bold cyan]  {heading}")
+    out.line((manifest.id, "bold cyan"), f"  {manifest.name} {manifest.version or ''}")
     out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
     out.text(f"description: {manifest.description}")
     if manifest.description_long:
@@ -121,8 +127,6 @@ def show(
         out.text("keywords: " + ", ".join(manifest.keywords))
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
     if not manifest.permissions.empty:
-        from homeclaw_cli.core.permissions import describe
-
         out.text("permissions: " + "; ".join(describe(manifest.permissions)))
     for cap in manifest.callable_capabilities():
         flags = " (post-processed)" if cap.post_process else ""
@@ -175,11 +179,8 @@ def register(
         out.warning(warning)
     if result.change != "unchanged":
         _sync_index(settings, out, sync)
-    if as_json:
-        out.json(result.to_json())
-    else:
-        verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
-        out.text(f"{verb[result.change]} {result.plugin_id}")
+    verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
+    out.result(result, lambda: out.text(f"{verb[result.change]} {result.plugin_id}"))
 
 
 @app.command("unregister")
@@ -196,10 +197,10 @@ def unregister(
     unregister_plugin(settings, plugin_id)
     out = Output(json_mode=as_json)
     _sync_index(settings, out, sync)
-    if as_json:
-        out.json({"plugin_id": plugin_id, "unregistered": True})
-    else:
-        out.text(f"unregistered {plugin_id}")
+    out.result(
+        {"plugin_id": plugin_id, "unregistered": True},
+        lambda: out.text(f"unregistered {plugin_id}"),
+    )
 
 
 def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:

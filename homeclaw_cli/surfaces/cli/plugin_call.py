@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
 from homeclaw_cli.errors import ExitCode, PluginCallError, UnavailableError, UsageError
 from homeclaw_cli.surfaces.cli.options import JsonFlag
-from homeclaw_cli.surfaces.cli.plugin import app
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.mcp_import import ImportReport
+    from homeclaw_cli.runtime.caller import CallOutcome
+    from homeclaw_cli.runtime.health import HealthReport
+
+app = typer.Typer()
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -93,7 +99,7 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     settings = get_state(ctx).settings()
     values = parse_params(params or [])
 
-    async def run() -> Any:
+    async def run() -> CallOutcome:
         async with PluginCaller(settings) as caller:
             return await caller.call(plugin_id, capability, values, user_input=user_input)
 
@@ -101,21 +107,24 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
 
     outcome = asyncio.run(run())
     out = Output(json_mode=as_json)
-    result = outcome.result
-    if as_json:
-        out.json(outcome.to_json())
-    elif result.success:
-        out.text(result.text)
+    out.result(outcome, lambda: _show_answer(out, outcome))
+    if not outcome.result.success:
+        _fail(outcome, plugin_id, as_json=as_json)
+
+
+def _show_answer(out: Output, outcome: CallOutcome) -> None:
+    if outcome.result.success:
+        out.text(outcome.result.text)
         if outcome.post_process and out.rich:
-            out.info(
-                "[dim](in chat, the model rewrites this answer: post_process)[/dim]", markup=True
-            )
-    if result.success:
-        return
+            out.info("(in chat, the model rewrites this answer: post_process)", style="dim")
+
+
+def _fail(outcome: CallOutcome, plugin_id: str, *, as_json: bool) -> NoReturn:
+    """Exit 5 when the plugin was unreachable, 1 otherwise (as an error unless --json)."""
     if as_json:
         code = ExitCode.UNAVAILABLE if outcome.failure == "unavailable" else ExitCode.FAILURE
         raise typer.Exit(int(code))
-    message = result.error or "the plugin failed"
+    message = outcome.result.error or "the plugin failed"
     if outcome.failure == "unavailable":
         raise UnavailableError(
             message,
@@ -144,24 +153,25 @@ def health(
 
     reports = asyncio.run(check_plugins(get_state(ctx).settings(), plugin_id))
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json([r.to_json() for r in reports])
-    else:
-        rows = [
-            [
-                r.plugin_id,
-                r.type,
-                "ok" if r.status.ok else "unhealthy",
-                f"{r.seconds * 1000:.0f} ms",
-                r.status.detail,
-            ]
-            for r in reports
-        ]
-        out.table(["ID", "TYPE", "STATUS", "TIME", "DETAIL"], rows, styles={"ID": "cyan"})
-        bad = sum(not r.status.ok for r in reports)
-        out.info(f"{len(reports) - bad} healthy, {bad} unhealthy")
+    out.result(reports, lambda: _show_health(out, reports))
     if any(not r.status.ok for r in reports):
         raise typer.Exit(int(ExitCode.UNAVAILABLE))
+
+
+def _show_health(out: Output, reports: list[HealthReport]) -> None:
+    rows = [
+        [
+            r.plugin_id,
+            r.type,
+            "ok" if r.status.ok else "unhealthy",
+            f"{r.seconds * 1000:.0f} ms",
+            r.status.detail,
+        ]
+        for r in reports
+    ]
+    out.table(["ID", "TYPE", "STATUS", "TIME", "DETAIL"], rows, styles={"ID": "cyan"})
+    bad = sum(not r.status.ok for r in reports)
+    out.info(f"{len(reports) - bad} healthy, {bad} unhealthy")
 
 
 @app.command("mcp-import")
@@ -185,9 +195,10 @@ def mcp_import(
 
     report = asyncio.run(import_tools(folder, only=only or [], write=not dry_run))
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(report.to_json())
-        return
+    out.result(report, lambda: _show_import(out, report, dry_run=dry_run))
+
+
+def _show_import(out: Output, report: ImportReport, *, dry_run: bool) -> None:
     if dry_run:
         out.text(report.yaml_text)
     for warning in report.warnings:

@@ -1,4 +1,4 @@
-"""`homeclaw plugin install/update/remove/enable/disable/new` (registered on the plugin app)."""
+"""`homeclaw plugin install/update/remove/enable/disable/new`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import typer
 
 from homeclaw_cli.surfaces.cli.install_view import approver, run_update, show_removed, show_result
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
-from homeclaw_cli.surfaces.cli.plugin import app
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
+
+app = typer.Typer()
 
 
 @app.command("install")

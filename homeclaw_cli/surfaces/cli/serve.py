@@ -10,8 +10,11 @@ import typer
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
+app = typer.Typer()
+
 
 def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses (v4 and v6, bracketed or not)."""
     if host == "localhost":
         return True
     try:
@@ -20,6 +23,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+@app.command("serve")
 def serve(
     ctx: typer.Context,
     host: Annotated[

@@ -1,33 +1,23 @@
-"""`homeclaw skill ...`: list, show, validate, test and install skills.
-
-main.py adds `search`/`sync` (cli/index_commands.py) and `update`/`remove`
-(cli/skill_lifecycle.py) to this app.
-"""
+"""`homeclaw skill list|show|validate|test|install`: inspect, check, test and install skills."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
-from homeclaw_cli.errors import ExitCode, NotFoundError, UsageError
+from homeclaw_cli.errors import ExitCode, UsageError
 from homeclaw_cli.surfaces.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
-    from homeclaw_cli.app.skill_test import QueryCheck, ScriptCheck
+    from homeclaw_cli.app.skill_validate import ValidationReport
     from homeclaw_cli.catalog.skills import Skill, SkillRegistry
-    from homeclaw_cli.runtime.skill_run import ScriptResult
     from homeclaw_cli.settings import Settings
 
-app = typer.Typer(
-    help="Write, inspect, test and install skills (folders with a SKILL.md).",
-    no_args_is_help=True,
-)
+app = typer.Typer()
 
 TrustFlag = Annotated[
     bool,
@@ -73,53 +63,64 @@ def list_skills(
 ) -> None:
     """List skills: id, name, source, status and script count."""
     registry = _registry(ctx, trust_workspace)[1]
-    rows: list[dict[str, Any]] = []
-    for skill in registry.skills.values():
-        if not skill.eligible and not show_all:
-            continue
-        rows.append(_row(skill, "ok" if skill.eligible else "ineligible", skill.ineligible_reason))
-    if show_all:
-        for shadow in registry.shadowed:
-            winner = shadow.shadowed_by
-            rows.append(
-                _row(
-                    shadow.skill,
-                    "shadowed",
-                    f"by {winner.id} from {winner.source} ({winner.folder})",
-                )
-            )
-        for broken in registry.broken:
-            rows.append(
-                {
-                    "id": broken.folder.name,
-                    "name": "",
-                    "source": broken.source,
-                    "status": "broken",
-                    "reason": broken.error,
-                    "scripts": 0,
-                    "folder": str(broken.folder),
-                    "description": "",
-                }
-            )
+    rows = _listing(registry, show_all=show_all)
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(rows)
-    else:
-        out.table(
-            ["ID", "NAME", "SOURCE", "STATUS", "SCRIPTS", "DESCRIPTION / REASON"],
+    out.result(rows, lambda: _show_listing(out, rows))
+    out.info(_summary(registry, show_all=show_all))
+    if not show_all:
+        for broken in registry.broken:
+            out.warning(broken.error)
+    _warn_untrusted(out, registry)
+
+
+def _listing(registry: SkillRegistry, *, show_all: bool) -> list[dict[str, Any]]:
+    """One row per eligible skill; with `show_all` also the ineligible, shadowed and broken."""
+    rows = [
+        _row(skill, "ok" if skill.eligible else "ineligible", skill.ineligible_reason)
+        for skill in registry.skills.values()
+        if skill.eligible or show_all
+    ]
+    if not show_all:
+        return rows
+    for shadow in registry.shadowed:
+        winner = shadow.shadowed_by
+        reason = f"by {winner.id} from {winner.source} ({winner.folder})"
+        rows.append(_row(shadow.skill, "shadowed", reason))
+    rows += [
+        {
+            "id": broken.folder.name,
+            "name": "",
+            "source": broken.source,
+            "status": "broken",
+            "reason": broken.error,
+            "scripts": 0,
+            "folder": str(broken.folder),
+            "description": "",
+        }
+        for broken in registry.broken
+    ]
+    return rows
+
+
+def _show_listing(out: Output, rows: list[dict[str, Any]]) -> None:
+    out.table(
+        ["ID", "NAME", "SOURCE", "STATUS", "SCRIPTS", "DESCRIPTION / REASON"],
+        [
             [
-                [
-                    r["id"],
-                    r["name"],
-                    r["source"],
-                    r["status"],
-                    r["scripts"],
-                    r["reason"] or _short(r["description"]),
-                ]
-                for r in rows
-            ],
-            styles={"ID": "cyan", "SOURCE": "dim"},
-        )
+                r["id"],
+                r["name"],
+                r["source"],
+                r["status"],
+                r["scripts"],
+                r["reason"] or _short(r["description"]),
+            ]
+            for r in rows
+        ],
+        styles={"ID": "cyan", "SOURCE": "dim"},
+    )
+
+
+def _summary(registry: SkillRegistry, *, show_all: bool) -> str:
     ineligible = sum(not s.eligible for s in registry.skills.values())
     total = len(registry.skills)
     summary = f"{total} skill(s), {total - ineligible} eligible"
@@ -128,11 +129,7 @@ def list_skills(
             f"; {ineligible} ineligible, {len(registry.shadowed)} shadowed, "
             f"{len(registry.broken)} broken not shown (--all shows them)"
         )
-    out.info(summary)
-    if not show_all:
-        for broken in registry.broken:
-            out.warning(broken.error)
-    _warn_untrusted(out, registry)
+    return summary
 
 
 def _row(skill: Skill, status: str, reason: str | None) -> dict[str, Any]:
@@ -161,25 +158,45 @@ def show(
     as_json: JsonFlag = False,
 ) -> None:
     """Show a skill: where it comes from, what it needs, its scripts and frontmatter."""
-    from homeclaw_cli.core.tokens import estimate_tokens
-
     _s, registry = _registry(ctx, trust_workspace)
     skill = registry.get(skill_id)
     shadows = [s.skill for s in registry.shadowed if s.shadowed_by is skill]
+    data = skill.to_descriptor()
+    data["warnings"] = skill.warnings
+    data["shadows"] = [{"source": s.source, "folder": str(s.folder)} for s in shadows]
+    data["body"] = skill.body
     out = Output(json_mode=as_json)
-    if as_json:
-        data = skill.to_descriptor()
-        data["warnings"] = skill.warnings
-        data["shadows"] = [{"source": s.source, "folder": str(s.folder)} for s in shadows]
-        data["body"] = skill.body
-        out.json(data)
-        return
+    out.result(data, lambda: _show_skill(out, skill, shadows, body=body))
+
+
+def _show_skill(out: Output, skill: Skill, shadows: list[Skill], *, body: bool) -> None:
+    from homeclaw_cli.core.tokens import estimate_tokens
+
     title = skill.id if skill.name == skill.id else f"{skill.id}  (name: {skill.name})"
-    out.markup(f"[bold cyan]{escape(title)}[/bold cyan]")
+    out.line((title, "bold cyan"))
     out.text(f"description: {skill.description}")
     out.text(f"source: {skill.source}   location: {skill.skill_md}")
     status = "eligible" if skill.eligible else f"ineligible: {skill.ineligible_reason}"
     out.text(f"status: {status}")
+    needs = _needs(skill)
+    if needs:
+        out.text(f"requires (metadata.{skill.requirements.namespace}): " + "; ".join(needs))
+    for key, value in skill.frontmatter.items():
+        if key not in ("name", "description", "metadata"):
+            out.text(f"{key}: {value}")
+    out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
+    out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
+    for shadow in shadows:
+        out.text(f"shadows: {shadow.source} copy at {shadow.folder}")
+    for warning in skill.warnings:
+        out.warning(warning)
+    if body:
+        out.text("")
+        out.text(skill.body)
+
+
+def _needs(skill: Skill) -> list[str]:
+    """The skill's requirements, one `label: values` item per kind."""
     req = skill.requirements
     needs = [
         f"{label}: {', '.join(values)}"
@@ -194,22 +211,7 @@ def show(
     ]
     if req.always:
         needs.insert(0, "always: true (no other checks)")
-    if needs:
-        out.text(f"requires (metadata.{req.namespace}): " + "; ".join(needs))
-    extra = {
-        k: v for k, v in skill.frontmatter.items() if k not in ("name", "description", "metadata")
-    }
-    for key, value in extra.items():
-        out.text(f"{key}: {value}")
-    out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
-    out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
-    for shadow in shadows:
-        out.text(f"shadows: {shadow.source} copy at {shadow.folder}")
-    for warning in skill.warnings:
-        out.warning(warning)
-    if body:
-        out.text("")
-        out.text(skill.body)
+    return needs
 
 
 @app.command("validate")
@@ -226,22 +228,23 @@ def validate(
 
     report = validate_skill_paths(paths, get_state(ctx).settings(), strict=strict)
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(report.to_json())
-    else:
-        for check in report.checks:
-            label = check.skill.display_name if check.skill else check.folder.name
-            note = ""
-            if check.skill and not check.skill.eligible:
-                note = f" (not eligible here: {check.skill.ineligible_reason})"
-            out.verdict(check.passed(strict), f"{label} ({check.folder}){note}")
-            for error in check.errors:
-                out.text(f"  error: {error}")
-            for warning in check.warnings:
-                out.text(f"  warning: {warning}")
-        out.tally([c.passed(strict) for c in report.checks])
+    out.result(report, lambda: _show_validation(out, report, strict=strict))
     if not report.ok:
         raise typer.Exit(int(ExitCode.FAILURE))
+
+
+def _show_validation(out: Output, report: ValidationReport, *, strict: bool) -> None:
+    for check in report.checks:
+        label = check.skill.display_name if check.skill else check.folder.name
+        note = ""
+        if check.skill and not check.skill.eligible:
+            note = f" (not eligible here: {check.skill.ineligible_reason})"
+        out.verdict(check.passed(strict), f"{label} ({check.folder}){note}")
+        for error in check.errors:
+            out.text(f"  error: {error}")
+        for warning in check.warnings:
+            out.text(f"  warning: {warning}")
+    out.tally([c.passed(strict) for c in report.checks])
 
 
 @app.command("test")
@@ -283,86 +286,22 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
       queries: [{query: "...", expect_rank: 1}]
       scripts: [{script: du.py, args: ["."], expect_exit: 0, expect_stdout: "..."}]
     """
-    from homeclaw_cli.app import skill_test
+    from homeclaw_cli.surfaces.cli import skill_testing
 
     settings, registry = _registry(ctx, trust_workspace)
-    if skill_id not in registry.skills and ("/" in skill_id or Path(skill_id).is_dir()):
-        raise NotFoundError(
-            f"`skill test` takes a skill id, not a folder: {skill_id}",
-            hint=f"install it first (`homeclaw skill install {skill_id}`), or set "
-            "skills.test_dir to its parent folder and test it as test__NAME",
-        )
-    skill = registry.get(skill_id)
-    out = Output(json_mode=as_json)
-    args = [*(shlex.split(args_line) if args_line else []), *(script_args or [])]
-    if args and not script:
-        raise UsageError("script arguments given without --script", hint="add --script NAME")
+    skill = skill_testing.find_skill(registry, skill_id)
+    args = skill_testing.script_arguments(args_line, script_args, script=script)
     if expect_rank is not None and not query:
         raise UsageError("--expect-rank needs --query")
+    out = Output(json_mode=as_json)
     if script:
-        from homeclaw_cli.runtime.skill_run import run_skill
-
-        result = run_skill(settings, skill.id, script, args, registry=registry)
-        _print_script_result(out, result, as_json)
-        if not result.ok:
-            raise typer.Exit(int(ExitCode.FAILURE))
-        return
-    if query:
-        retriever = skill_test.default_retriever(settings)
-        checks = [skill_test.check_query(retriever, skill, q, expect_rank) for q in query]
-        if as_json:
-            out.json([c.to_json() for c in checks])
-        else:
-            for check in checks:
-                _print_query_check(out, check)
-        if not all(c.passed for c in checks):
-            raise typer.Exit(int(ExitCode.FAILURE))
-        return
-    report = skill_test.run_tests_file(settings, registry, skill)
-    if as_json:
-        out.json(report.to_json())
+        passed = skill_testing.run_script(out, settings, registry, skill, script=script, args=args)
+    elif query:
+        passed = skill_testing.rank_queries(out, settings, skill, query, expect_rank)
     else:
-        for script_check in report.scripts:
-            _print_script_check(out, script_check)
-        for query_check in report.queries:
-            _print_query_check(out, query_check)
-        passed = sum(c.passed for c in report.scripts) + sum(c.passed for c in report.queries)
-        total = len(report.scripts) + len(report.queries)
-        out.info(f"{skill.id}: {passed}/{total} checks passed")
-    if not report.passed:
+        passed = skill_testing.run_tests_file(out, settings, registry, skill)
+    if not passed:
         raise typer.Exit(int(ExitCode.FAILURE))
-
-
-def _print_script_result(out: Output, result: ScriptResult, as_json: bool) -> None:
-    if as_json:
-        out.json(result.to_json())
-        return
-    if result.stdout:
-        out.text(result.stdout)
-    if result.stderr.strip():
-        out.err.print(result.stderr.rstrip(), markup=False, highlight=False)
-    status = "timed out" if result.timed_out else f"exit {result.exit_code}"
-    out.info(
-        f"{result.skill_id}/{result.script}: {status} in {result.seconds:.2f} s"
-        + (" (output truncated)" if result.truncated else "")
-    )
-
-
-def _print_script_check(out: Output, check: ScriptCheck) -> None:
-    mark = "ok" if check.passed else "FAIL"
-    out.text(f"{mark}  script {check.script} {shlex.join(check.args)}".rstrip())
-    for failure in check.failures:
-        out.text(f"      {failure}")
-    if not check.passed and check.result is not None and check.result.stderr.strip():
-        out.text("      stderr: " + check.result.stderr.strip().splitlines()[-1][:300])
-
-
-def _print_query_check(out: Output, check: QueryCheck) -> None:
-    mark = "ok" if check.passed else "FAIL"
-    out.text(f"{mark}  query {check.query!r}: {check.message}")
-    for other in check.above:
-        offered = "offered" if other["kept"] else "not offered"
-        out.text(f"      above: #{other['rank']} {other['id']} ({other['score']:.3f}, {offered})")
 
 
 @app.command("install")

@@ -1,7 +1,4 @@
-"""`homeclaw skill update/remove`: lifecycle commands for skills installed by `skill install`.
-
-The skill command group lives with the skills engine (cli/skill.py); it calls `register(app)`.
-"""
+"""`homeclaw skill update/remove`: lifecycle commands for skills installed by `skill install`."""
 
 from __future__ import annotations
 
@@ -14,7 +11,10 @@ from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
+app = typer.Typer()
 
+
+@app.command("update")
 def update(
     ctx: typer.Context,
     *,
@@ -41,6 +41,7 @@ def update(
     )
 
 
+@app.command("remove")
 def remove(
     ctx: typer.Context,
     skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
@@ -49,9 +50,3 @@ def remove(
     from homeclaw_cli.app.install.skill import remove_skill
 
     show_removed(Output(), remove_skill(get_state(ctx).settings(), skill_id))
-
-
-def register(app: typer.Typer) -> None:
-    """Add update/remove to the `homeclaw skill` app."""
-    app.command("update")(update)
-    app.command("remove")(remove)

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class AppState:
+    """The global flags of one invocation and its Settings, loaded on first use."""
+
     config_file: Path | None = None
     plugin_dirs: list[Path] = field(default_factory=list)
     debug: bool = False
@@ -34,7 +36,14 @@ class AppState:
 
 
 def get_state(ctx: typer.Context) -> AppState:
+    """The invocation's AppState, kept on the root context."""
     root = ctx.find_root()
     if not isinstance(root.obj, AppState):
         root.obj = AppState()
     return root.obj
+
+
+def llm_settings(ctx: typer.Context, model: str | None, host: str | None) -> Settings:
+    """Settings with the --model/--host flags of `chat` and `doctor` applied when given."""
+    flags = {"llm.model": model, "llm.host": host}
+    return get_state(ctx).settings(**{k: v for k, v in flags.items() if v})

@@ -6,9 +6,8 @@ Made for cron: `--quiet` prints nothing on success, `--json` prints one summary 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -59,8 +58,12 @@ def sync_command_for(kinds: Sequence[str], doc: str) -> Callable[..., None]:
     return sync
 
 
-sync_command = sync_command_for(
-    ("plugins", "skills"), "Index plugins and skills for retrieval (incremental; run it from cron)."
+app = typer.Typer()
+app.command("sync")(
+    sync_command_for(
+        ("plugins", "skills"),
+        "Index plugins and skills for retrieval (incremental; run it from cron).",
+    )
 )
 
 
@@ -79,7 +82,7 @@ def run_sync(
 
     settings = get_state(ctx).settings()
     out = Output(json_mode=as_json)
-    with _progress(out, enabled=not (quiet or as_json or check)) as progress:
+    with out.progress(enabled=not (quiet or as_json or check)) as progress:
         report = sync(
             settings,
             kinds=kinds,
@@ -88,10 +91,8 @@ def run_sync(
             progress=progress,
             lock_timeout=lock_timeout,
         )
-    if as_json:
-        out.json(report.to_json())
-    elif not quiet:
-        _print_summary(out, report)
+    if out.json_mode or not quiet:
+        out.result(report, lambda: _print_summary(out, report))
     if check and report.stale:
         raise typer.Exit(int(ExitCode.FAILURE))
 
@@ -114,34 +115,3 @@ def _print_summary(out: Output, report: SyncReport) -> None:
         out.text(f"index {state}: {verb} {counts}")
     else:
         out.text(f"{verb}: {counts} in {report.seconds:.1f}s")
-
-
-class _RichProgress:
-    def __init__(self, progress: Any) -> None:
-        self._progress = progress
-        self._task: Any = None
-
-    def start(self, kind: str, total: int) -> None:
-        self._task = self._progress.add_task(f"embedding {kind}", total=total)
-
-    def advance(self, count: int) -> None:
-        if self._task is not None:
-            self._progress.advance(self._task, count)
-
-
-@contextmanager
-def _progress(out: Output, *, enabled: bool) -> Iterator[_RichProgress | None]:
-    if not (enabled and out.err.is_terminal):
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=out.err,
-        transient=True,
-    ) as progress:
-        yield _RichProgress(progress)

@@ -2,7 +2,8 @@
 
 Enter sends, Esc+Enter (or Alt+Enter) inserts a newline. Ctrl-C cancels the running turn (or
 clears the line), Ctrl-D exits. Answers stream as Rich markdown on a terminal, as plain text
-otherwise. Slash commands inspect and steer the session; see /help.
+otherwise. Slash commands inspect and steer the session; see /help. Everything is printed by
+the CLI's Output, into one console (the terminal prompt-toolkit patches).
 """
 
 from __future__ import annotations
@@ -23,15 +24,12 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output as PTOutput
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
-from rich.live import Live
-from rich.markdown import Markdown
-from rich.markup import escape
-from rich.table import Table
 
 from homeclaw_cli.app.chat import ChatSession, ReloadReport
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
+from homeclaw_cli.surfaces.render import Output
 
 COMMANDS: dict[str, str] = {
     "/help": "this list",
@@ -69,6 +67,8 @@ class _Completer(Completer):
 
 
 class Repl:
+    """The chat shell: a prompt loop that hands each line to a turn or a slash command."""
+
     def __init__(
         self,
         settings: Settings,
@@ -86,7 +86,7 @@ class Repl:
         self.trace = trace
         self.watch = watch
         self.debug = debug
-        self.console = console or Console()
+        self.out = Output(console=console or Console(), for_people=True)
         self.pt_input = pt_input
         self.pt_output = pt_output
         self._factory = session_factory or (lambda: ChatSession(settings, log=log))
@@ -114,10 +114,12 @@ class Repl:
             input=self.pt_input,
             output=self.pt_output,
         )
-        self.console.print(
-            f"[bold]homeclaw[/bold] · model [cyan]{escape(self._session.model)}[/cyan] · "
-            f"{len(self._session.registry.plugins)} plugins · /help for commands, Ctrl-D to exit",
-            highlight=False,
+        self.out.line(
+            ("homeclaw", "bold"),
+            " · model ",
+            (self._session.model, "cyan"),
+            f" · {len(self._session.registry.plugins)} plugins"
+            " · /help for commands, Ctrl-D to exit",
         )
         try:
             with patch_stdout(raw=True):
@@ -137,7 +139,7 @@ class Repl:
             except KeyboardInterrupt:
                 continue
             except EOFError:
-                self.console.print("bye")
+                self.out.text("bye")
                 return
             text = text.strip()
             if not text:
@@ -166,21 +168,16 @@ class Repl:
         except asyncio.CancelledError:
             if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
                 raise
-            self.console.print("\n[yellow]cancelled[/yellow]", highlight=False)
+            self.out.line("\n", ("cancelled", "yellow"))
         except HomeclawError as exc:
-            self.console.print(
-                f"[bold red]error:[/bold red] {escape(exc.message)}", highlight=False
-            )
-            if exc.hint:
-                self.console.print(f"[dim]hint:[/dim] {escape(exc.hint)}", highlight=False)
+            self.out.error(exc.message, exc.hint)
         except Exception as exc:  # a bug in one turn must not end the session
-            self.console.print(
-                f"[bold red]internal error:[/bold red] {escape(repr(exc))} "
-                "(the session goes on; `homeclaw --debug chat` shows the traceback)",
-                highlight=False,
+            self.out.error(
+                f"{exc!r} (the session goes on; `homeclaw --debug chat` shows the traceback)",
+                label="internal error",
             )
             if self.debug:
-                self.console.print_exception()
+                self.out.err.print_exception()
         finally:
             if handler_set:
                 loop.remove_signal_handler(signal.SIGINT)
@@ -191,40 +188,20 @@ class Repl:
             self._turn.cancel()
 
     async def _stream_turn(self, text: str) -> None:
-        session = self._session
-        rich = self.console.is_terminal
-        buffer: list[str] = []
-        if rich:
-            with Live(Markdown(""), console=self.console, refresh_per_second=12) as live:
-
-                def show(piece: str) -> None:
-                    buffer.append(piece)
-                    live.update(Markdown("".join(buffer)))
-
-                result = await session.ask(text, on_text=show)
-        else:
-
-            def show(piece: str) -> None:
-                buffer.append(piece)
-                self.console.out(piece, end="", highlight=False)
-
-            result = await session.ask(text, on_text=show)
-            if buffer and not "".join(buffer).endswith("\n"):
-                self.console.out("")
+        with self.out.stream(markdown=True) as show:
+            result = await self._session.ask(text, on_text=show)
         if not result.ok:
-            self.console.print(
-                f"[bold red]error:[/bold red] {escape(result.error or 'failed')}", highlight=False
-            )
+            self.out.error(result.error or "failed")
         self._show_warnings()
         if self.trace:
             from homeclaw_cli.surfaces.trace import trace_lines
 
             for line in trace_lines(result):
-                self.console.print(f"[dim]{escape(line)}[/dim]", highlight=False)
+                self.out.info(line, style="dim")
 
     def _show_warnings(self) -> None:
         for warning in self._session.take_warnings():
-            self.console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+            self.out.warning(warning)
 
     async def _watch(self, stop: asyncio.Event) -> None:
         from homeclaw_cli.app.hot_reload import watch
@@ -232,7 +209,7 @@ class Repl:
         try:
             await watch(self._session, self.show_reload, stop=stop)
         except Exception as exc:  # the REPL keeps working without hot reload
-            self.console.print(f"[yellow]hot reload stopped: {escape(str(exc))}[/yellow]")
+            self.out.line((f"hot reload stopped: {exc}", "yellow"))
 
     def show_reload(self, report: ReloadReport) -> None:
         parts = []
@@ -244,13 +221,11 @@ class Repl:
             if ids:
                 parts.append(f"{label} {', '.join(ids)}")
         if parts:
-            self.console.print(f"[green]reloaded:[/green] {escape('; '.join(parts))}")
+            self.out.line(("reloaded:", "green"), " " + "; ".join(parts))
         for problem in report.broken:
-            self.console.print(
-                f"[yellow]not reloaded (kept the last good version):[/yellow] {escape(problem)}"
-            )
+            self.out.line(("not reloaded (kept the last good version):", "yellow"), f" {problem}")
         if not parts and not report.broken:
-            self.console.print("[dim]reloaded: no changes[/dim]")
+            self.out.line(("reloaded: no changes", "dim"))
         self._show_warnings()
 
     # --- slash commands ---------------------------------------------------------------------
@@ -275,30 +250,16 @@ class Repl:
         handler = handlers.get(name)
         if handler is None:
             hint = did_you_mean(name, COMMANDS)
-            self.console.print(
-                f"unknown command {escape(name)}{escape(hint)}; /help lists them", highlight=False
-            )
+            self.out.text(f"unknown command {name}{hint}; /help lists them")
             return None
         try:
             return await handler(arg)
         except HomeclawError as exc:
-            self.console.print(
-                f"[bold red]error:[/bold red] {escape(exc.message)}", highlight=False
-            )
-            if exc.hint:
-                self.console.print(f"[dim]hint:[/dim] {escape(exc.hint)}", highlight=False)
+            self.out.error(exc.message, exc.hint)
             return None
 
-    def _table(self, columns: list[str], rows: list[list[Any]]) -> None:
-        table = Table(show_edge=False, pad_edge=False)
-        for column in columns:
-            table.add_column(column, overflow="fold")
-        for row in rows:
-            table.add_row(*(escape(str(v)) for v in row))
-        self.console.print(table)
-
     async def _help(self, _: str) -> None:
-        self._table(["COMMAND", "WHAT"], [[k, v] for k, v in COMMANDS.items()])
+        self.out.table(["COMMAND", "WHAT"], [[k, v] for k, v in COMMANDS.items()])
 
     async def _plugins(self, _: str) -> None:
         from homeclaw_cli.state.health import HealthStore
@@ -321,12 +282,12 @@ class Repl:
             for e in sorted(registry.plugins.values(), key=lambda e: e.id)
         ]
         rows += [[b.folder.name, b.source, "-", "broken", b.summary] for b in registry.broken]
-        self._table(["ID", "SOURCE", "CAPS", "HEALTH", "DESCRIPTION"], rows)
+        self.out.table(["ID", "SOURCE", "CAPS", "HEALTH", "DESCRIPTION"], rows)
 
     async def _skills(self, _: str) -> None:
         bridge = self._session.skills
         if bridge is None:
-            self.console.print("no skill folders found (see `homeclaw skill list`)")
+            self.out.text("no skill folders found (see `homeclaw skill list`)")
             return
         skills = bridge.registry.skills
         rows = [
@@ -338,11 +299,11 @@ class Repl:
             ]
             for s in sorted(skills.values(), key=lambda s: s.id)
         ]
-        self._table(["ID", "SOURCE", "ELIGIBLE", "DESCRIPTION"], rows)
+        self.out.table(["ID", "SOURCE", "ELIGIBLE", "DESCRIPTION"], rows)
 
     async def _search(self, query: str) -> None:
         if not query:
-            self.console.print("usage: /search QUERY")
+            self.out.text("usage: /search QUERY")
             return
         retriever = self._session.retriever
         plugins = await asyncio.to_thread(retriever.search_plugins, query)
@@ -352,31 +313,29 @@ class Repl:
         if self._session.skills is not None:
             skills = await asyncio.to_thread(retriever.search_skills, query)
             rows += [[h.id, "skill", f"{h.score:.3f}", h.reason] for h in skills.candidates[:10]]
-        self._table(["ID", "KIND", "SCORE", "RESULT"], rows)
+        self.out.table(["ID", "KIND", "SCORE", "RESULT"], rows)
 
     async def _why(self, _: str) -> None:
         last = self._session.agent.last
         if last is None or last.plugin_retrieval is None:
-            self.console.print("nothing retrieved yet: ask something first")
+            self.out.text("nothing retrieved yet: ask something first")
             return
-        self.console.print(f"retrieval for: {escape(last.message)}", highlight=False)
+        self.out.text(f"retrieval for: {last.message}")
         rows: list[list[Any]] = []
         for kind, res in (("plugin", last.plugin_retrieval), ("skill", last.skill_retrieval)):
             if res is None:
                 continue
             rows += [[h.id, kind, f"{h.score:.3f}", h.reason] for h in res.candidates[:15]]
-        self._table(["ID", "KIND", "SCORE", "RESULT"], rows)
+        self.out.table(["ID", "KIND", "SCORE", "RESULT"], rows)
         if last.plugin_retrieval.fallback:
-            self.console.print(
-                "nothing cleared the threshold: the model was offered search_plugins"
-            )
+            self.out.text("nothing cleared the threshold: the model was offered search_plugins")
 
     async def _model(self, name: str) -> None:
         session = self._session
         if not name:
             native = await session.agent.native_tools()
             mode = "native tool calls" if native else "JSON replies (no tool support)"
-            self.console.print(f"model {escape(session.model)} · {mode}", highlight=False)
+            self.out.text(f"model {session.model} · {mode}")
             return
         previous = session.model
         session.set_model(name)
@@ -386,32 +345,32 @@ class Repl:
             session.set_model(previous)
             raise
         mode = "native tool calls" if native else "JSON replies"
-        self.console.print(f"model is now {escape(name)} ({mode})", highlight=False)
+        self.out.text(f"model is now {name} ({mode})")
 
     async def _reload(self, _: str) -> None:
         self.show_reload(await self._session.reload())
 
     async def _trace(self, _: str) -> None:
         self.trace = not self.trace
-        self.console.print(f"trace {'on' if self.trace else 'off'}")
+        self.out.text(f"trace {'on' if self.trace else 'off'}")
 
     async def _context(self, _: str) -> None:
         session = self._session
         last = session.agent.last
         history = session.agent.history
-        self.console.print(f"history: {len(history)} messages", highlight=False)
+        self.out.text(f"history: {len(history)} messages")
         if last is None or last.prompt is None:
-            self.console.print("no prompt built yet: ask something first")
+            self.out.text("no prompt built yet: ask something first")
             return
         rows: list[list[Any]] = [[b.name, b.tokens] for b in last.prompt.blocks]
         rows.append(["tool schemas", last.tool_tokens])
         rows.append(["total", last.prompt_tokens])
-        self._table(["BLOCK", "TOKENS"], rows)
-        self.console.print(f"tools: {escape(', '.join(last.tools_offered))}", highlight=False)
+        self.out.table(["BLOCK", "TOKENS"], rows)
+        self.out.text(f"tools: {', '.join(last.tools_offered)}")
 
     async def _clear(self, _: str) -> None:
         self._session.agent.clear()
-        self.console.print("conversation cleared")
+        self.out.text("conversation cleared")
 
     async def _exit(self, _: str) -> str:
         return "exit"

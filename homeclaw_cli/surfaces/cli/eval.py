@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from homeclaw_cli.surfaces.cli.index_commands import MethodOpt, check_method
 from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.search import MethodOpt, check_method
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
-app = typer.Typer(help="Measure homeclaw (retrieval quality).", no_args_is_help=True)
+if TYPE_CHECKING:
+    from homeclaw_cli.app.eval_retrieval import EvalReport
+
+app = typer.Typer()
 
 
 @app.command("retrieval")
@@ -33,9 +36,10 @@ def retrieval(
     queries = read_queries(queries_file)
     report = evaluate(get_state(ctx).settings(), queries, method=check_method(method))
     out = Output(json_mode=as_json)
-    if as_json:
-        out.json(report.to_json())
-        return
+    out.result(report, lambda: _show_report(out, report, queries_file, misses))
+
+
+def _show_report(out: Output, report: EvalReport, queries_file: Path, misses: int) -> None:
     header = ["SET", "N", "R@1", "R@3", "R@5", "MRR"]
     rows = []
     for name, scores in [("overall", report.overall), *sorted(report.by_tag.items())]:

@@ -8,7 +8,7 @@ from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
-app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
+app = typer.Typer()
 
 
 @app.command("show")
@@ -19,18 +19,18 @@ def show(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     settings = get_state(ctx).settings()
     out = Output(json_mode=as_json)
     rows = effective_values(settings)
-    if as_json:
-        out.json(
-            {
-                "config_path": str(settings.config_path),
-                "config_exists": settings.config_path.is_file(),
-                "values": {key: {"value": value, "source": src} for key, value, src in rows},
-            }
-        )
-        return
-    exists = "" if settings.config_path.is_file() else " (not created yet)"
-    out.info(f"config file: {settings.config_path}{exists}")
-    out.table(["KEY", "VALUE", "SOURCE"], rows, styles={"KEY": "cyan", "SOURCE": "dim"})
+    exists = settings.config_path.is_file()
+    payload = {
+        "config_path": str(settings.config_path),
+        "config_exists": exists,
+        "values": {key: {"value": value, "source": src} for key, value, src in rows},
+    }
+
+    def show() -> None:
+        out.info(f"config file: {settings.config_path}{'' if exists else ' (not created yet)'}")
+        out.table(["KEY", "VALUE", "SOURCE"], rows, styles={"KEY": "cyan", "SOURCE": "dim"})
+
+    out.result(payload, show)
 
 
 @app.command("path")

@@ -11,9 +11,7 @@ from homeclaw_cli.surfaces.cli.serve import is_loopback
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
-app = typer.Typer(
-    help="Use homeclaw's plugins and skills from any MCP client.", no_args_is_help=True
-)
+app = typer.Typer()
 
 
 @app.command("serve")

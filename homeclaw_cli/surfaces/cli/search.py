@@ -1,6 +1,6 @@
 """`homeclaw plugin|skill search` and `homeclaw plugin|skill sync`: one pair of commands per kind.
 
-main.py calls `register(app, kind)` for the `plugin` and the `skill` app.
+`index_app(kind)` is the part of the `plugin` or `skill` group that holds them.
 """
 
 from __future__ import annotations
@@ -39,13 +39,15 @@ _SYNC_HELP: dict[Kind, str] = {
 }
 
 
-def register(app: typer.Typer, kind: Kind) -> None:
-    """Add `search` and `sync` for one kind of descriptor to its command group."""
-    app.command("search")(search_command(kind))
+def index_app(kind: Kind) -> typer.Typer:
+    """`search` and `sync` for one kind of descriptor."""
+    app = typer.Typer()
+    app.command("search")(_search_command(kind))
     app.command("sync")(sync_command_for((f"{kind}s",), _SYNC_HELP[kind]))
+    return app
 
 
-def search_command(kind: Kind) -> Callable[..., None]:
+def _search_command(kind: Kind) -> Callable[..., None]:
     """The `search` command for plugins or skills."""
 
     def search(
@@ -62,7 +64,11 @@ def search_command(kind: Kind) -> Callable[..., None]:
         service = RetrievalService(get_state(ctx).settings(), method=check_method(method))
         find = service.search_plugins if kind == "plugin" else service.search_skills
         result = find(" ".join(query), limit=limit)
-        render_search(Output(json_mode=as_json), result, explain=explain, kind=kind)
+        out = Output(json_mode=as_json)
+        out.result(
+            result.to_json(explain=explain),
+            lambda: _show_search(out, result, explain=explain, kind=kind),
+        )
 
     search.__doc__ = f"Find the {kind}s a request needs, the way the chat loop retrieves them."
     return search
@@ -84,11 +90,8 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def render_search(out: Output, result: RetrievalResult, *, explain: bool, kind: str) -> None:
+def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: str) -> None:
     """Kept hits (or the fallback), and with --explain every candidate and its reason."""
-    if out.json_mode:
-        out.json(result.to_json(explain=explain))
-        return
     if explain:
         rows = [
             [

@@ -1,0 +1,99 @@
+"""Output, the one printer: JSON documents, tables for people or scripts, streamed answers."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from homeclaw_cli.surfaces.render import Output
+from tests.conftest import REPO_ROOT
+
+
+@dataclass
+class _Result:
+    name: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name}
+
+
+def test_json_mode_prints_the_payload_and_serialises_result_objects(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shown: list[str] = []
+    payload = [_Result("a"), {"path": Path("/tmp/x")}]
+    Output(json_mode=True).result(payload, lambda: shown.append("human"))
+    assert json.loads(capsys.readouterr().out) == [{"name": "a"}, {"path": "/tmp/x"}]
+    assert shown == []
+
+
+def test_without_json_the_human_view_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Output()
+    out.result(_Result("a"), lambda: out.text("for people"))
+    assert capsys.readouterr().out == "for people\n"
+
+
+def test_piped_tables_are_tab_separated_without_header(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Output().table(["ID", "NOTE"], [["a", None], ["b", "[red]x[/red]"]])
+    assert capsys.readouterr().out == "a\t\nb\t[red]x[/red]\n"
+
+
+def test_tables_for_people_keep_the_header_off_a_terminal() -> None:
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    Output(console=console, for_people=True).table(["ID", "NOTE"], [["a", "[b]kept[/b]"]])
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "ID" in text and "NOTE" in text and "[b]kept[/b]" in text
+
+
+def test_styled_lines_are_plain_text_when_piped(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Output()
+    out.line(("tides", "bold cyan"), "  [not markup]")
+    out.verdict(False, "broken (x)")
+    assert capsys.readouterr().out == "tides  [not markup]\ninvalid broken (x)\n"
+
+
+def test_stream_ends_the_answer_with_one_newline(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Output()
+    with out.stream() as show:
+        show("Hello, ")
+        show("Ada")
+    with out.stream():
+        pass
+    assert capsys.readouterr().out == "Hello, Ada\n"
+
+
+def test_messages_go_to_stderr_and_quote_user_text(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Output()
+    out.error("bad [x]", "try [y]", label="internal error")
+    out.warning("careful [z]")
+    out.info("[dim]literal[/dim]", style="dim")
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "internal error: bad [x]",
+        "hint: try [y]",
+        "warning: careful [z]",
+        "[dim]literal[/dim]",
+    ]
+
+
+def test_only_the_renderer_and_the_repl_import_rich() -> None:
+    allowed = {"surfaces/render.py", "surfaces/repl/chat_repl.py"}
+    package = REPO_ROOT / "homeclaw_cli"
+    importers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(name == "rich" or name.startswith("rich.") for name in names):
+                importers.add(path.relative_to(package).as_posix())
+    assert importers <= allowed
