@@ -302,16 +302,12 @@ class Agent:
         assert plugin_res is not None
         plugins = self._manifests_for(plugin_res.hits)
         skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
-        context = TurnToolContext(
-            result.message,
-            self.retriever,
-            self.caller,
-            self.manifests,
-            self.skills,
-            self.history,
-            self.config.max_search_results,
+        tools = build_turn_tools(
+            self._tool_context(result.message),
+            self.builtins,
+            plugins,
+            skills_shown=bool(skills_text),
         )
-        tools = build_turn_tools(context, self.builtins, plugins, skills_shown=bool(skills_text))
         show_started = time.perf_counter()
         native = result.native_tools = await self.native_tools()
         show_seconds = time.perf_counter() - show_started  # model-server time (/api/show)
@@ -326,31 +322,39 @@ class Agent:
         result.tools_offered = tools.names()
         if native:
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
-        messages = self._messages(result.prompt.text, result.message, result.prompt_tokens)
-        kept = len(messages) - 2
+        budget = int(self.config.context_tokens * CONTEXT_SHARE)
+        history = self._fitting_history(
+            budget - result.prompt_tokens - estimate_tokens(result.message)
+        )
+        messages: list[ChatMessage] = [
+            {"role": "system", "content": result.prompt.text},
+            *history,
+            {"role": "user", "content": result.message},
+        ]
         result.steps.append(
             PromptStep(
                 seconds=time.perf_counter() - started - show_seconds,
                 system_tokens=result.prompt.tokens,
                 tool_tokens=result.tool_tokens,
                 tools=result.tools_offered,
-                history_messages=kept,
-                history_dropped=len(self.history) - kept,
+                history_messages=len(history),
+                history_dropped=len(self.history) - len(history),
             )
         )
         return TurnState(
             result.message, tools, native, messages, result.steps, on_text, llm_seconds=show_seconds
         )
 
-    def _messages(self, system: str, message: str, prompt_tokens: int) -> list[ChatMessage]:
-        """System prompt, the history that fits the context window, the user's message."""
-        budget = int(self.config.context_tokens * CONTEXT_SHARE)
-        history = self._fitting_history(budget - prompt_tokens - estimate_tokens(message))
-        return [
-            {"role": "system", "content": system},
-            *history,
-            {"role": "user", "content": message},
-        ]
+    def _tool_context(self, message: str) -> TurnToolContext:
+        return TurnToolContext(
+            message=message,
+            retriever=self.retriever,
+            caller=self.caller,
+            manifests=self.manifests,
+            skills=self.skills,
+            history=self.history,
+            max_search_results=self.config.max_search_results,
+        )
 
     def _fitting_history(self, budget: int) -> list[ChatMessage]:
         """The newest history messages (whole user/assistant pairs) that fit in `budget`."""
