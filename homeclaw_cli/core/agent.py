@@ -142,6 +142,8 @@ ManifestLookup = Callable[[str], PluginManifest | None]
 
 @dataclass
 class TurnResult:
+    """One turn's answer, outcome, prompt, retrieval and trace (what `--json` prints)."""
+
     message: str
     answer: str = ""
     ok: bool = True
@@ -161,9 +163,11 @@ class TurnResult:
         return (self.prompt.tokens if self.prompt else 0) + self.tool_tokens
 
     def tool_steps(self) -> list[ToolStep]:
+        """The tool calls of the turn, in order (the conversation log keeps them)."""
         return [s for s in self.steps if isinstance(s, ToolStep)]
 
     def to_json(self) -> dict[str, Any]:
+        """The `chat --json` shape."""
         return {
             "answer": self.answer,
             "ok": self.ok,

@@ -30,6 +30,8 @@ class HitSummary:
 
 @dataclass
 class RetrieveStep:
+    """Plugins and skills retrieved for the message (and the query used)."""
+
     kind: ClassVar[str] = "retrieve"
     seconds: float
     query: str
@@ -49,6 +51,8 @@ class RetrieveStep:
 
 @dataclass
 class PromptStep:
+    """The system prompt's size, the tools offered and the history that fit."""
+
     kind: ClassVar[str] = "prompt"
     seconds: float
     system_tokens: int
@@ -70,6 +74,8 @@ class PromptStep:
 
 @dataclass
 class LlmStep:
+    """One model call: token counts and the tools it called, if any."""
+
     kind: ClassVar[str] = "llm"
     seconds: float
     round: int
@@ -91,6 +97,8 @@ class LlmStep:
 
 @dataclass
 class ToolStep:
+    """One tool call and what came back."""
+
     kind: ClassVar[str] = "tool"
     seconds: float
     name: str
@@ -110,6 +118,8 @@ class ToolStep:
 
 @dataclass
 class PostProcessStep:
+    """The extra model call that rewrote a plugin's result."""
+
     kind: ClassVar[str] = "post_process"
     seconds: float
     streamed: bool = True

@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS turns_session ON turns(session);
 
 
 def log_path(state_dir: Path) -> Path:
+    """Where the conversation log lives."""
     return state_dir / "conversations.sqlite3"
 
 
@@ -57,6 +58,8 @@ def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
 
 
 class ConversationLog:
+    """Appends the turns of one session (the REPL or a one-shot chat)."""
+
     def __init__(self, path: Path, *, session: str | None = None) -> None:
         self.path = path
         self.session = session or uuid.uuid4().hex[:12]
