@@ -9,13 +9,13 @@ streaming ones raise httpx.ConnectError when iterated; both land in `_translate`
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 
-from homeclaw_cli.core.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.ports import ChatMessage, JsonSchema, LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
 
 
@@ -83,10 +83,10 @@ class OllamaLLM:
 
     async def chat(
         self,
-        messages: list[dict[str, Any]],
+        messages: Sequence[ChatMessage],
         *,
-        tools: list[dict[str, Any]] | None = None,
-        format: dict[str, Any] | None = None,
+        tools: list[JsonSchema] | None = None,
+        format: JsonSchema | None = None,
         on_text: TextSink | None = None,
     ) -> LLMReply:
         """Stream one /api/chat reply, feeding content pieces to `on_text` as they arrive."""

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 
-from homeclaw_cli.core.agent import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.ports import ChatMessage, JsonSchema, LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
 
@@ -24,7 +24,7 @@ def api_base(host: str) -> str:
     return base if base.endswith("/v1") else base + "/v1"
 
 
-def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     """Ollama-style messages -> OpenAI ones (call ids, JSON-string arguments)."""
     out: list[dict[str, Any]] = []
     pending: list[str] = []
@@ -62,6 +62,74 @@ def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append({"role": role, "content": message.get("content", "")})
     return out
+
+
+def request_body(
+    model: str,
+    messages: Sequence[ChatMessage],
+    tools: list[JsonSchema] | None,
+    format: JsonSchema | None,
+) -> dict[str, Any]:
+    """The streaming /v1/chat/completions request; `format` becomes a json_schema reply."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": to_openai_messages(messages),
+        "stream": True,
+    }
+    if tools:
+        body["tools"] = tools
+    if format:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "reply", "schema": format},
+        }
+    return body
+
+
+class _ReplyStream:
+    """Collects the server-sent chunks of one reply: text pieces, tool-call parts, usage."""
+
+    def __init__(self, on_text: TextSink | None) -> None:
+        self.on_text = on_text
+        self.content: list[str] = []
+        self.partial: dict[int, dict[str, str]] = {}  # index -> name and argument text so far
+        self.usage: dict[str, Any] = {}
+
+    def feed(self, line: str) -> bool:
+        """Take one SSE line; False once the stream says it is done."""
+        if not line.startswith("data:"):
+            return True
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return False
+        chunk = json.loads(data)
+        self.usage = chunk.get("usage") or self.usage
+        for choice in chunk.get("choices", []):
+            self._delta(choice.get("delta") or {})
+        return True
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        if delta.get("content"):
+            self.content.append(delta["content"])
+            if self.on_text is not None:
+                self.on_text(delta["content"])
+        for call in delta.get("tool_calls") or []:
+            slot = self.partial.setdefault(call.get("index", 0), {"name": "", "args": ""})
+            function = call.get("function") or {}
+            slot["name"] += function.get("name") or ""
+            slot["args"] += function.get("arguments") or ""
+
+    def reply(self, seconds: float) -> LLMReply:
+        calls = [
+            LLMToolCall(s["name"], _arguments(s["args"])) for _, s in sorted(self.partial.items())
+        ]
+        return LLMReply(
+            "".join(self.content),
+            calls,
+            prompt_tokens=self.usage.get("prompt_tokens"),
+            eval_tokens=self.usage.get("completion_tokens"),
+            seconds=seconds,
+        )
 
 
 class OpenAICompatLLM:
@@ -106,28 +174,16 @@ class OpenAICompatLLM:
 
     async def chat(
         self,
-        messages: list[dict[str, Any]],
+        messages: Sequence[ChatMessage],
         *,
-        tools: list[dict[str, Any]] | None = None,
-        format: dict[str, Any] | None = None,
+        tools: list[JsonSchema] | None = None,
+        format: JsonSchema | None = None,
         on_text: TextSink | None = None,
     ) -> LLMReply:
+        """Stream one /v1/chat/completions reply, feeding content pieces to `on_text`."""
         started = time.perf_counter()
-        body: dict[str, Any] = {
-            "model": self._model,
-            "messages": to_openai_messages(messages),
-            "stream": True,
-        }
-        if tools:
-            body["tools"] = tools
-        if format:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": format},
-            }
-        content: list[str] = []
-        partial: dict[int, dict[str, str]] = {}
-        usage: dict[str, Any] = {}
+        body = request_body(self._model, messages, tools, format)
+        stream = _ReplyStream(on_text)
         async with (
             self._errors(),
             self._client.stream("POST", f"{self.base}/chat/completions", json=body) as response,
@@ -136,32 +192,9 @@ class OpenAICompatLLM:
                 await response.aread()
                 self._raise_for(response)
             async for line in response.aiter_lines():
-                if not line.startswith("data:"):
-                    continue
-                data = line[5:].strip()
-                if data == "[DONE]":
+                if not stream.feed(line):
                     break
-                chunk = json.loads(data)
-                usage = chunk.get("usage") or usage
-                for choice in chunk.get("choices", []):
-                    delta = choice.get("delta") or {}
-                    if delta.get("content"):
-                        content.append(delta["content"])
-                        if on_text is not None:
-                            on_text(delta["content"])
-                    for call in delta.get("tool_calls") or []:
-                        slot = partial.setdefault(call.get("index", 0), {"name": "", "args": ""})
-                        function = call.get("function") or {}
-                        slot["name"] += function.get("name") or ""
-                        slot["args"] += function.get("arguments") or ""
-        calls = [LLMToolCall(s["name"], _arguments(s["args"])) for _, s in sorted(partial.items())]
-        return LLMReply(
-            "".join(content),
-            calls,
-            prompt_tokens=usage.get("prompt_tokens"),
-            eval_tokens=usage.get("completion_tokens"),
-            seconds=time.perf_counter() - started,
-        )
+        return stream.reply(time.perf_counter() - started)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -18,16 +18,15 @@ from typing import Any
 from homeclaw_cli.catalog.registry import Registry, scan
 from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.core.agent import (
-    LLM,
     Agent,
     AgentConfig,
     PluginCallerLike,
     Retriever,
-    TextSink,
     TurnResult,
 )
 from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
 from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.ports import LLM, TextSink
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
@@ -36,7 +35,7 @@ from homeclaw_cli.state.conversations import ConversationLog, log_path
 DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
 
 
-def build_llm(settings: Settings) -> Any:
+def build_llm(settings: Settings) -> LLM:
     """The configured LLM adapter (`llm.provider`: ollama, the default, or openai)."""
     llm = settings.llm
     if llm.provider == "openai":
@@ -177,7 +176,7 @@ class ChatSession:
     def __init__(self, settings: Settings, *, llm: LLM | None = None, log: bool = True) -> None:
         self.settings = settings
         self.registry = scan(settings)
-        self.llm: Any = llm or build_llm(settings)
+        self.llm: LLM = llm or build_llm(settings)
         self.skills = build_skills(settings)
         self.retriever = build_retriever(settings, self.registry, self.skills)
         self.caller = build_caller(settings, self.registry)
@@ -218,7 +217,7 @@ class ChatSession:
 
     @property
     def model(self) -> str:
-        return str(self.llm.model)
+        return self.llm.model
 
     def manifest(self, plugin_id: str) -> PluginManifest | None:
         entry = self.registry.plugins.get(plugin_id)

@@ -10,9 +10,11 @@ many plugins are installed.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from homeclaw_cli.core.agent_tools import ToolRegistry
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tools import tool_name
@@ -97,6 +99,22 @@ def routing_block(plugins: list[PluginManifest], fallback_names: list[str]) -> P
             "Other plugins that may help (search_plugins shows them): " + ", ".join(others)
         )
     return PromptBlock("routing", "\n".join(lines))
+
+
+def json_tools_text(tools: ToolRegistry) -> str:
+    """The tool list written into the prompt for models without tool calling."""
+    lines = [
+        "## Tools",
+        'Reply with one JSON object. To call a tool: {"tool": "<name>", "arguments": {...}}. '
+        'To answer the user: {"tool": "answer", "answer": "<your answer>"}.',
+    ]
+    for name in tools.names():
+        tool = tools.get(name)
+        if tool is None:
+            continue
+        params = json.dumps(tool.parameters.get("properties", {}), separators=(",", ":"))
+        lines.append(f"- {name}: {tool.description} parameters: {params}")
+    return "\n".join(lines)
 
 
 def build_system_prompt(

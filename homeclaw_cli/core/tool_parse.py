@@ -159,6 +159,35 @@ _ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
 
 
+class TextGate:
+    """Streams a reply to the user unless it could be a tool call written as JSON.
+
+    Held back while the reply is empty, a <think> block or starts like JSON; once it reads as
+    prose everything passes. `buffer` keeps what was held back for the end of the round.
+    """
+
+    def __init__(self, sink: Callable[[str], None] | None) -> None:
+        self.sink = sink
+        self.buffer = ""
+        self.passing = False
+        self.emitted = False
+
+    def __call__(self, piece: str) -> None:
+        if self.sink is None:
+            return
+        if self.passing:
+            self.sink(piece)
+            return
+        self.buffer += piece
+        if still_thinking(self.buffer):
+            return
+        visible = strip_think(self.buffer)
+        if visible.strip() and not looks_like_json_start(visible):
+            self.passing = True
+            self.emitted = True
+            self.sink(visible)
+
+
 class AnswerStreamer:
     """Streams the `answer` string of a JSON-mode reply while it is still being generated.
 

@@ -12,7 +12,7 @@ import sqlite3
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.errors import ConfigError
@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS turns_session ON turns(session);
 
 
 def log_path(state_dir: Path) -> Path:
+    """Where the conversation log lives."""
     return state_dir / "conversations.sqlite3"
 
 
@@ -57,6 +58,8 @@ def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
 
 
 class ConversationLog:
+    """Appends the turns of one session (the REPL or a one-shot chat)."""
+
     def __init__(self, path: Path, *, session: str | None = None) -> None:
         self.path = path
         self.session = session or uuid.uuid4().hex[:12]
@@ -85,7 +88,7 @@ class ConversationLog:
                     turn.error,
                     turn.timings.get("total", 0.0),
                     turn.prompt_tokens,
-                    json.dumps(turn.to_json()["trace"], default=str),
+                    json.dumps([s.to_json() for s in turn.steps], default=str),
                 ),
             )
             turn_id = int(cursor.lastrowid or 0)
@@ -95,10 +98,10 @@ class ConversationLog:
                 [
                     (
                         turn_id,
-                        s.detail.get("name", ""),
-                        json.dumps(s.detail.get("arguments"), default=str),
-                        int(bool(s.detail.get("ok"))),
-                        str(s.detail.get("output", "")),
+                        s.name,
+                        json.dumps(s.arguments, default=str),
+                        int(s.ok),
+                        s.output,
                         s.seconds,
                     )
                     for s in turn.tool_steps()
@@ -110,9 +113,31 @@ class ConversationLog:
         self._db.close()
 
 
+class LoggedToolCall(TypedDict):
+    name: str
+    arguments: Any  # as the model sent them (JSON)
+    ok: bool
+    output: str
+    seconds: float
+
+
+class LoggedTurn(TypedDict):
+    id: int
+    session: str
+    ts: float
+    model: str
+    message: str
+    answer: str
+    ok: bool
+    error: str | None
+    seconds: float
+    prompt_tokens: int
+    tool_calls: list[LoggedToolCall]
+
+
 def read_turns(
     path: Path, *, limit: int = 20, session: str | None = None, failed_only: bool = False
-) -> list[dict[str, Any]]:
+) -> list[LoggedTurn]:
     """The latest turns (oldest first) with their tool calls."""
     if not path.is_file():
         return []
@@ -130,25 +155,40 @@ def read_turns(
             f"SELECT * FROM turns {clause} ORDER BY id DESC LIMIT ?",  # fixed clauses, values bound
             (*params, limit),
         ).fetchall()
-        out = []
-        for row in reversed(rows):
-            calls = db.execute(
-                "SELECT name, arguments, ok, output, seconds FROM tool_calls WHERE turn_id = ?"
-                " ORDER BY id",
-                (row["id"],),
-            ).fetchall()
-            item = {k: row[k] for k in row.keys() if k != "trace"}  # noqa: SIM118 - sqlite3.Row
-            item["ok"] = bool(item["ok"])
-            item["tool_calls"] = [
-                {**dict(c), "arguments": json.loads(c["arguments"]), "ok": bool(c["ok"])}
-                for c in calls
-            ]
-            out.append(item)
-        return out
+        return [_logged_turn(db, row) for row in reversed(rows)]
     except sqlite3.DatabaseError as exc:
         raise _damaged(path, exc) from None
     finally:
         db.close()
+
+
+def _logged_turn(db: sqlite3.Connection, row: sqlite3.Row) -> LoggedTurn:
+    calls = db.execute(
+        "SELECT name, arguments, ok, output, seconds FROM tool_calls WHERE turn_id = ? ORDER BY id",
+        (row["id"],),
+    ).fetchall()
+    return {
+        "id": row["id"],
+        "session": row["session"],
+        "ts": row["ts"],
+        "model": row["model"],
+        "message": row["message"],
+        "answer": row["answer"],
+        "ok": bool(row["ok"]),
+        "error": row["error"],
+        "seconds": row["seconds"],
+        "prompt_tokens": row["prompt_tokens"],
+        "tool_calls": [
+            {
+                "name": c["name"],
+                "arguments": json.loads(c["arguments"]),
+                "ok": bool(c["ok"]),
+                "output": c["output"],
+                "seconds": c["seconds"],
+            }
+            for c in calls
+        ],
+    }
 
 
 def clear_log(path: Path) -> int:

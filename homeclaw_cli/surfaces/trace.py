@@ -5,37 +5,20 @@ from __future__ import annotations
 import json
 
 from homeclaw_cli.core.agent import TurnResult
+from homeclaw_cli.core.trace import (
+    HitSummary,
+    LlmStep,
+    PostProcessStep,
+    PromptStep,
+    RetrieveStep,
+    ToolStep,
+    TraceStep,
+)
 
 
 def trace_lines(result: TurnResult) -> list[str]:
     """Human-readable trace: retrieval with scores, tool calls, timings, prompt size."""
-    lines = []
-    for step in result.steps:
-        d = step.detail
-        ms = f"{step.seconds * 1000:.0f} ms"
-        if step.kind == "retrieve":
-            hits = ", ".join(f"{h['id']} {h['score']:.2f}" for h in d["plugins"]) or "none"
-            skills = ", ".join(f"{h['id']} {h['score']:.2f}" for h in d["skills"])
-            lines.append(
-                f"retrieve ({ms}): plugins {hits}" + (f"; skills {skills}" if skills else "")
-            )
-        elif step.kind == "prompt":
-            lines.append(
-                f"prompt: {d['system_tokens']} system + {d['tool_tokens']} tool tokens, "
-                f"{len(d['tools'])} tools"
-            )
-        elif step.kind == "llm":
-            calls = ", ".join(d["tool_calls"]) or "answer"
-            source = f" [{d['call_source']}]" if d.get("call_source") else ""
-            lines.append(f"model round {d['round']} ({ms}): {calls}{source}")
-        elif step.kind == "tool":
-            mark = "ok" if d["ok"] else "error"
-            args = json.dumps(d["arguments"], ensure_ascii=False, default=str)
-            lines.append(f"tool {d['name']}({args}) -> {mark} ({ms})")
-            if not d["ok"]:
-                lines.append(f"  {d['output'][:200]}")
-        elif step.kind == "post_process":
-            lines.append(f"post-process ({ms})")
+    lines = [line for step in result.steps for line in step_lines(step)]
     t = result.timings
     lines.append(
         f"total {t.get('total', 0) * 1000:.0f} ms (model {t.get('llm', 0) * 1000:.0f}, "
@@ -43,3 +26,35 @@ def trace_lines(result: TurnResult) -> list[str]:
         f"overhead {t.get('overhead', 0) * 1000:.1f})"
     )
     return lines
+
+
+def step_lines(step: TraceStep) -> list[str]:
+    """The line (two for a failed tool call) that shows one step."""
+    ms = f"{step.seconds * 1000:.0f} ms"
+    match step:
+        case RetrieveStep():
+            skills = _hits(step.skills)
+            return [
+                f"retrieve ({ms}): plugins {_hits(step.plugins) or 'none'}"
+                + (f"; skills {skills}" if skills else "")
+            ]
+        case PromptStep():
+            return [
+                f"prompt: {step.system_tokens} system + {step.tool_tokens} tool tokens, "
+                f"{len(step.tools)} tools"
+            ]
+        case LlmStep():
+            calls = ", ".join(step.tool_calls) or "answer"
+            source = f" [{step.call_source}]" if step.call_source else ""
+            return [f"model round {step.round} ({ms}): {calls}{source}"]
+        case ToolStep():
+            mark = "ok" if step.ok else "error"
+            args = json.dumps(step.arguments, ensure_ascii=False, default=str)
+            line = f"tool {step.name}({args}) -> {mark} ({ms})"
+            return [line] if step.ok else [line, f"  {step.output[:200]}"]
+        case PostProcessStep():
+            return [f"post-process ({ms})"]
+
+
+def _hits(hits: list[HitSummary]) -> str:
+    return ", ".join(f"{h.id} {h.score:.2f}" for h in hits)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.adapters.llm_openai import to_openai_messages
+import httpx
+
+from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM, to_openai_messages
 from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import unused_port_host
 from tests.fakes.openai_server import FakeOpenAI
@@ -89,3 +92,46 @@ def test_single_model_server_answers_any_name(
         result = cli(*pre, "chat", "-q", "hi", env=env)
         assert result.exit_code == 0, result.stderr
         assert result.stdout == "hello\n"
+
+
+def test_streamed_text_tool_call_parts_and_usage_are_assembled() -> None:
+    chunks = [
+        {"choices": [{"delta": {"content": "Let me "}}]},
+        {"choices": [{"delta": {"content": "check."}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "weather"}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "__now"}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"ci'}}]}}]},
+        {
+            "choices": [
+                {"delta": {"tool_calls": [{"index": 0, "function": {"arguments": 'ty": 1}'}}]}}
+            ]
+        },
+        {"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 5}},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    sent: list[dict[str, Any]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+    async def go() -> Any:
+        llm = OpenAICompatLLM("http://llm.test", "m")
+        llm._client = httpx.AsyncClient(transport=httpx.MockTransport(handle))
+        pieces: list[str] = []
+        try:
+            reply = await llm.chat(
+                [{"role": "user", "content": "hi"}],
+                format={"type": "object"},
+                on_text=pieces.append,
+            )
+        finally:
+            await llm.aclose()
+        return reply, pieces
+
+    reply, pieces = asyncio.run(go())
+    assert pieces == ["Let me ", "check."] and reply.content == "Let me check."
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("weather__now", {"city": 1})]
+    assert (reply.prompt_tokens, reply.eval_tokens) == (12, 5)
+    assert sent[0]["response_format"]["json_schema"]["schema"] == {"type": "object"}
+    assert sent[0]["stream"] is True and "tools" not in sent[0]

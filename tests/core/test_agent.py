@@ -6,8 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.core.agent import Agent, AgentConfig, LLMReply, LLMToolCall
+from homeclaw_cli.core.agent import Agent, AgentConfig
 from homeclaw_cli.core.agent_tools import ToolRegistry
+from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.trace import PromptStep
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from tests.fakes.agent_fakes import (
     NOTES,
@@ -251,8 +253,9 @@ def test_history_is_trimmed_to_fit_the_context_window() -> None:
     last = llm.requests[-1]["messages"]
     assert len(agent.history) == 8  # all kept in memory ...
     assert [m["role"] for m in last] == ["system", "user", "assistant", "user"]  # ... but trimmed
-    prompt = agent.last.steps[1].detail  # type: ignore[union-attr]
-    assert prompt["history_dropped"] == 4 and prompt["history_messages"] == 2
+    prompt = agent.last.steps[1]  # type: ignore[union-attr]
+    assert isinstance(prompt, PromptStep)
+    assert prompt.history_dropped == 4 and prompt.history_messages == 2
 
 
 def test_num_ctx_is_sent_to_ollama() -> None:

@@ -65,3 +65,19 @@ def test_answer_streamer_decodes_the_answer_as_it_arrives() -> None:
     silent = AnswerStreamer(pieces.append)
     silent('{"tool": "notes__add", "arguments": {"text": "x"}}')
     assert not silent.emitted
+
+
+def test_text_gate_streams_prose_and_holds_back_json_and_thinking() -> None:
+    from homeclaw_cli.core.tool_parse import TextGate
+
+    shown: list[str] = []
+    gate = TextGate(shown.append)
+    for piece in ["<think>hm", "</think>", "It is ", "sunny."]:
+        gate(piece)
+    assert shown == ["It is ", "sunny."] and gate.emitted
+
+    held: list[str] = []
+    json_gate = TextGate(held.append)
+    for piece in ['{"name"', ': "Ada"}']:
+        json_gate(piece)
+    assert held == [] and not json_gate.emitted and json_gate.buffer == '{"name": "Ada"}'

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.core.agent import LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, object_schema
 from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.ports import LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.errors import NotFoundError, UsageError
 
 

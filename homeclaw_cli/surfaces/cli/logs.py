@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
+
+if TYPE_CHECKING:
+    from homeclaw_cli.state.conversations import LoggedTurn
 
 app = typer.Typer()
 
@@ -37,7 +40,7 @@ def logs(  # noqa: PLR0917 - typer options
     out.result(turns, lambda: _show_turns(out, turns))
 
 
-def _show_turns(out: Output, turns: list[dict[str, Any]]) -> None:
+def _show_turns(out: Output, turns: list[LoggedTurn]) -> None:
     if not turns:
         out.info("no conversations logged yet (they are logged by `homeclaw chat`)")
         return
@@ -48,7 +51,7 @@ def _show_turns(out: Output, turns: list[dict[str, Any]]) -> None:
     )
 
 
-def _turn_row(turn: dict[str, Any]) -> list[Any]:
+def _turn_row(turn: LoggedTurn) -> list[Any]:
     tools = ", ".join(f"{c['name']}{'' if c['ok'] else '!'}" for c in turn["tool_calls"])
     return [
         turn["id"],

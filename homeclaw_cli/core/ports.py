@@ -1,0 +1,69 @@
+"""The protocols core/ needs from the outside world, and the data that crosses them.
+
+The chat model: one `LLM.chat` call takes Ollama-style messages and tool schemas and returns an
+`LLMReply`. adapters/llm_ollama.py and adapters/llm_openai.py implement it; tests use fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Required, TypedDict
+
+TextSink = Callable[[str], None]
+JsonSchema = dict[str, Any]  # a JSON schema or an OpenAI-style tool definition: untyped JSON
+
+
+class ToolCallFunction(TypedDict):
+    name: str
+    arguments: dict[str, Any]  # the tool's arguments, as the model sent them (JSON)
+
+
+class MessageToolCall(TypedDict):
+    function: ToolCallFunction
+
+
+class ChatMessage(TypedDict, total=False):
+    """One message of the conversation, in Ollama's /api/chat shape."""
+
+    role: Required[str]  # system | user | assistant | tool
+    content: Required[str]
+    tool_calls: list[MessageToolCall]  # assistant messages that call tools
+    tool_name: str  # tool messages: which tool produced the content
+
+
+@dataclass
+class LLMToolCall:
+    name: str
+    arguments: Any  # usually a dict; models sometimes send a JSON string or junk
+
+
+@dataclass
+class LLMReply:
+    content: str
+    tool_calls: list[LLMToolCall] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    eval_tokens: int | None = None
+    seconds: float = 0.0
+
+
+class LLM(Protocol):
+    """A chat model behind a server (Ollama or an OpenAI-compatible one)."""
+
+    @property
+    def model(self) -> str: ...
+
+    async def supports_tools(self) -> bool:
+        """Structured tool calls (True) or only text replies (the JSON `format` fallback)."""
+        ...
+
+    async def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: list[JsonSchema] | None = None,
+        format: JsonSchema | None = None,
+        on_text: TextSink | None = None,
+    ) -> LLMReply:
+        """One streamed reply; content pieces go to `on_text` as they arrive."""
+        ...

@@ -1,0 +1,132 @@
+"""The tool calls of one model reply: read them, run them, and tell the model what came back.
+
+Calls come as structured `tool_calls`, as JSON written in the text (small models), or as the
+`{"tool": ...}` object of the JSON `format` fallback; each is validated and run through the
+turn's ToolRegistry, and its result (or error) goes back to the model as a message.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
+from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply, strip_think
+from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
+
+MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
+TRACE_OUTPUT_CHARS = 500
+
+
+@dataclass
+class TurnState:
+    """What the rounds of one turn share: the conversation so far and what it produced."""
+
+    message: str
+    tools: ToolRegistry
+    native: bool  # structured tool calls, else the JSON `format` fallback
+    messages: list[ChatMessage]
+    steps: list[TraceStep]
+    on_text: TextSink | None = None
+    answer: str | None = None
+    pending_failure: str | None = None  # a plugin failed and no plugin succeeded since
+    llm_seconds: float = 0.0
+    tool_seconds: float = 0.0
+
+
+@dataclass
+class ModelMove:
+    """What one reply asks for: tool calls (found in `source`), or else `answer`."""
+
+    content: str  # the reply without its <think> block
+    calls: list[LLMToolCall]
+    source: CallSource
+    answer: str
+
+
+def read_reply(reply: LLMReply, names: list[str], *, native: bool) -> ModelMove:
+    """The calls in a reply; text calls count only when they name an offered tool."""
+    content = strip_think(reply.content)
+    if not native:
+        answer, parsed = parse_json_mode_reply(content, names)
+        calls = [LLMToolCall(parsed.name, parsed.arguments)] if parsed else []
+        return ModelMove(content, calls, "json", content if answer is None else answer)
+    if reply.tool_calls:
+        return ModelMove(content, list(reply.tool_calls), "native", content)
+    found = [LLMToolCall(c.name, c.arguments) for c in parse_content_calls(content, names)]
+    return ModelMove(content, found, "content", content)
+
+
+async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome | None:
+    """Run the calls in order; a successful plugin result ends the turn and is returned."""
+    for call in calls:
+        outcome = await _run_call(state, call)
+        if outcome.final and outcome.ok:
+            return outcome
+        content = outcome.text if outcome.ok else f"ERROR: {outcome.text}"
+        state.messages.append(tool_message(call.name, content[:MAX_TOOL_TEXT], native=state.native))
+    return None
+
+
+async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
+    started = time.perf_counter()
+    arguments = coerce_arguments(call.arguments)
+    outcome = await state.tools.execute(call.name, arguments)
+    spent = time.perf_counter() - started
+    state.tool_seconds += spent
+    state.steps.append(
+        ToolStep(
+            seconds=spent,
+            name=call.name,
+            arguments=arguments,
+            ok=outcome.ok,
+            output=outcome.text[:TRACE_OUTPUT_CHARS],
+        )
+    )
+    if outcome.failed_for_good:
+        state.pending_failure = outcome.text
+    elif outcome.ok and _kind(state.tools, call.name) == "plugin":
+        state.pending_failure = None
+    return outcome
+
+
+def _kind(tools: ToolRegistry, name: str) -> str:
+    tool = tools.get(name)
+    return tool.kind if tool else ""
+
+
+def coerce_arguments(arguments: Any) -> Any:
+    """Models sometimes send the arguments as a JSON string; anything else is checked later."""
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return arguments
+    return {} if arguments is None else arguments
+
+
+def assistant_message(content: str, calls: list[LLMToolCall]) -> ChatMessage:
+    """The model's calling turn, as it goes back into the conversation."""
+    return {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [
+            {"function": {"name": call.name, "arguments": _as_object(call.arguments)}}
+            for call in calls
+        ],
+    }
+
+
+def _as_object(arguments: Any) -> dict[str, Any]:
+    coerced = coerce_arguments(arguments)
+    return coerced if isinstance(coerced, dict) else {}
+
+
+def tool_message(name: str, content: str, *, native: bool) -> ChatMessage:
+    """A tool's result for the model: a `tool` message, or user text in JSON mode."""
+    if native:
+        return {"role": "tool", "content": content, "tool_name": name}
+    return {"role": "user", "content": f"Result of tool {name}:\n{content}"}

@@ -1,0 +1,110 @@
+"""Reading tool calls out of a reply, running them, and the messages they add."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.trace import ToolStep
+from homeclaw_cli.core.turn_calls import (
+    MAX_TOOL_TEXT,
+    TurnState,
+    assistant_message,
+    coerce_arguments,
+    read_reply,
+    run_calls,
+    tool_message,
+)
+
+NAMES = ["weather__now"]
+CALL = '{"name": "weather__now", "arguments": {"city": "Rome"}}'
+
+
+def test_structured_calls_win_over_text() -> None:
+    reply = LLMReply("<think>hm</think>Let me look.", [LLMToolCall("weather__now", {})])
+    move = read_reply(reply, NAMES, native=True)
+    assert (move.source, move.content, [c.name for c in move.calls]) == (
+        "native",
+        "Let me look.",
+        ["weather__now"],
+    )
+
+
+def test_json_written_in_the_text_is_a_call_only_for_offered_tools() -> None:
+    move = read_reply(LLMReply(CALL), NAMES, native=True)
+    assert move.source == "content" and move.calls[0].arguments == {"city": "Rome"}
+    other = read_reply(LLMReply('{"name": "Ada", "arguments": {}}'), NAMES, native=True)
+    assert other.calls == [] and other.answer == '{"name": "Ada", "arguments": {}}'
+
+
+def test_json_mode_reads_the_answer_or_the_call() -> None:
+    answer = read_reply(LLMReply('{"tool": "answer", "answer": "Hi"}'), NAMES, native=False)
+    assert answer.calls == [] and answer.answer == "Hi" and answer.source == "json"
+    call = read_reply(LLMReply('{"tool": "weather__now", "arguments": {}}'), NAMES, native=False)
+    assert [c.name for c in call.calls] == ["weather__now"]
+
+
+def test_argument_strings_are_decoded_and_junk_kept_for_the_registry_to_refuse() -> None:
+    assert coerce_arguments('{"a": 1}') == {"a": 1}
+    assert coerce_arguments("  ") == {} and coerce_arguments(None) == {}
+    assert coerce_arguments("{oops") == "{oops"
+    message = assistant_message("", [LLMToolCall("t", "{oops"), LLMToolCall("u", '{"b": 2}')])
+    assert [c["function"]["arguments"] for c in message["tool_calls"]] == [{}, {"b": 2}]
+
+
+def test_tool_results_are_tool_messages_or_user_text_in_json_mode() -> None:
+    assert tool_message("t", "out", native=True) == {
+        "role": "tool",
+        "content": "out",
+        "tool_name": "t",
+    }
+    assert tool_message("t", "out", native=False) == {
+        "role": "user",
+        "content": "Result of tool t:\nout",
+    }
+
+
+def _state(outcomes: dict[str, ToolOutcome]) -> TurnState:
+    tools = ToolRegistry()
+    for name, outcome in outcomes.items():
+
+        async def handler(args: dict[str, Any], outcome: ToolOutcome = outcome) -> ToolOutcome:
+            return outcome
+
+        kind = "plugin" if "__" in name else "builtin"
+        tools.add(Tool(name, name, object_schema({}), handler, kind=kind))
+    return TurnState("msg", tools, native=True, messages=[], steps=[])
+
+
+def test_a_plugin_result_ends_the_calls_and_clears_an_earlier_failure() -> None:
+    state = _state(
+        {
+            "broken__x": ToolOutcome(False, "plugin broken failed", failed_for_good=True),
+            "ok__y": ToolOutcome(True, "done", final=True),
+            "never": ToolOutcome(True, "not reached"),
+        }
+    )
+    calls = [LLMToolCall("broken__x", {}), LLMToolCall("ok__y", {}), LLMToolCall("never", {})]
+    final = asyncio.run(run_calls(state, calls))
+    assert final is not None and final.text == "done"
+    assert state.pending_failure is None
+    assert [s.name for s in state.steps if isinstance(s, ToolStep)] == ["broken__x", "ok__y"]
+    assert state.messages == [
+        {"role": "tool", "content": "ERROR: plugin broken failed", "tool_name": "broken__x"}
+    ]
+
+
+def test_a_failed_plugin_stays_pending_and_long_results_are_cut() -> None:
+    state = _state(
+        {
+            "broken__x": ToolOutcome(False, "plugin broken failed", failed_for_good=True),
+            "big": ToolOutcome(True, "x" * (MAX_TOOL_TEXT + 10)),
+        }
+    )
+    final = asyncio.run(run_calls(state, [LLMToolCall("broken__x", {}), LLMToolCall("big", {})]))
+    assert final is None and state.pending_failure == "plugin broken failed"
+    assert len(state.messages[1]["content"]) == MAX_TOOL_TEXT
+    tool_step = state.steps[1]
+    assert isinstance(tool_step, ToolStep) and len(tool_step.output) == 500

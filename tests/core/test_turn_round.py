@@ -1,0 +1,66 @@
+"""One model round: what reaches the user, and the post-process call."""
+
+from __future__ import annotations
+
+import asyncio
+
+from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.trace import LlmStep, PostProcessStep
+from homeclaw_cli.core.turn_calls import TurnState
+from homeclaw_cli.core.turn_round import DEFAULT_POST_PROCESS_PROMPT, run_round
+from tests.fakes.agent_fakes import FakeLLM
+
+
+def _state(sink: list[str], outcome: ToolOutcome | None = None) -> TurnState:
+    tools = ToolRegistry()
+
+    async def handler(args: dict[str, object]) -> ToolOutcome:
+        return outcome or ToolOutcome(True, "12:00")
+
+    tools.add(Tool("clock__now", "time", object_schema({}), handler, kind="plugin"))
+    return TurnState("what time?", tools, True, [], [], on_text=sink.append)
+
+
+def test_an_answer_ends_the_round_and_is_streamed() -> None:
+    sink: list[str] = []
+    state = _state(sink)
+    assert asyncio.run(run_round(FakeLLM("It is noon."), state, 1))
+    assert state.answer == "It is noon." and "".join(sink) == "It is noon. "
+    step = state.steps[0]
+    assert isinstance(step, LlmStep) and step.call_source is None and step.tool_calls == []
+
+
+def test_a_json_looking_answer_is_held_back_then_shown_whole() -> None:
+    sink: list[str] = []
+    state = _state(sink)
+    assert asyncio.run(run_round(FakeLLM('{"name": "Ada"}'), state, 1))
+    assert sink == ['{"name": "Ada"} ']
+
+
+def test_a_preamble_is_kept_apart_from_the_plugin_result() -> None:
+    sink: list[str] = []
+    state = _state(sink, ToolOutcome(True, "12:00", final=True))
+    reply = LLMReply("Checking.", [LLMToolCall("clock__now", {})])
+    assert asyncio.run(run_round(FakeLLM(reply), state, 1))
+    assert sink == ["Checking. ", "\n", "12:00"] and state.answer == "12:00"
+    assert state.messages[0]["content"] == "Checking."  # the preamble stays in the conversation
+
+
+def test_a_non_final_tool_result_asks_for_another_round() -> None:
+    state = _state([])
+    assert not asyncio.run(
+        run_round(FakeLLM(LLMReply("", [LLMToolCall("clock__now", {})])), state, 1)
+    )
+    assert state.answer is None and state.messages[-1]["role"] == "tool"
+
+
+def test_post_process_uses_the_default_prompt_when_the_plugin_has_none() -> None:
+    sink: list[str] = []
+    state = _state(sink, ToolOutcome(True, "12:00", final=True, post_process=True))
+    llm = FakeLLM(LLMReply("", [LLMToolCall("clock__now", {})]), "It is noon.")
+    assert asyncio.run(run_round(llm, state, 1))
+    system, user = llm.requests[1]["messages"]
+    assert system == {"role": "system", "content": DEFAULT_POST_PROCESS_PROMPT}
+    assert user["content"] == "Request: what time?\n\nOutput:\n12:00"
+    assert state.answer == "It is noon." and isinstance(state.steps[-1], PostProcessStep)
