@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
 from homeclaw_cli.catalog.registry import Registry, scan
 from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.core.agent import (
@@ -107,22 +107,10 @@ class SkillsBridge:
 
     def refresh(self, changed: set[Path] | None = None, report: ReloadReport | None = None) -> None:
         """Rescan; a skill whose edit broke it keeps its last good version."""
-        old = self.registry.skills
         fresh = scan_skills(self.settings)
-        broken = {b.folder: b for b in fresh.broken}
-        for skill_id, skill in old.items():
-            if skill_id not in fresh.skills and skill.folder in broken:
-                fresh.skills[skill_id] = skill
-        if report is not None:
-            for folder, bad in broken.items():
-                if changed is None or _touches(folder, changed):
-                    report.broken.append(f"{folder}: {bad.error}")
-            for skill_id, skill in fresh.skills.items():
-                if skill_id not in old:
-                    report.added.append(f"skill {skill_id}")
-                elif skill.content_hash != old[skill_id].content_hash:
-                    report.updated.append(f"skill {skill_id}")
-            report.removed += [f"skill {s}" for s in old if s not in fresh.skills]
+        merge_skills(
+            self.registry, fresh, changed, report if report is not None else ReloadReport()
+        )
         self.registry = fresh
 
     def prompt_block(self, hits: Sequence[Any]) -> str:
@@ -162,18 +150,6 @@ def _has_skill_folders(settings: Settings) -> bool:
 def workspace_dirs(settings: Settings) -> list[Path]:
     """IDENTITY.md / TOOLS.md come from <data_dir>/workspace, then the current folder."""
     return [settings.data_dir / "workspace", settings.cwd]
-
-
-@dataclass
-class ReloadReport:
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    broken: list[str] = field(default_factory=list)  # "id-or-folder: problem" (kept old version)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed or self.broken)
 
 
 class ChatSession:
@@ -252,23 +228,7 @@ class ChatSession:
         async with self._reload_lock:
             fresh = await asyncio.to_thread(scan, self.settings)
             report = ReloadReport()
-            old = self.registry.plugins
-            broken_folders = {b.folder for b in fresh.broken}
-            for entry in old.values():
-                if entry.id not in fresh.plugins and entry.folder in broken_folders:
-                    fresh.plugins[entry.id] = entry  # a broken edit keeps the last good version
-            for broken in fresh.broken:
-                if changed is not None and not _touches(broken.folder, changed):
-                    continue
-                report.broken.append(f"{broken.folder}: {broken.summary}")
-            for plugin_id, entry in fresh.plugins.items():
-                if plugin_id not in old:
-                    report.added.append(plugin_id)
-                elif entry.content_hash != old[plugin_id].content_hash or _touches(
-                    entry.folder, changed
-                ):
-                    report.updated.append(plugin_id)
-            report.removed = [p for p in old if p not in fresh.plugins]
+            merge_plugins(self.registry, fresh, changed, report)
             await self._sync()
             self.registry = fresh
             swap = getattr(self.caller, "set_registry", None)
@@ -327,9 +287,3 @@ class ChatSession:
                     await closer()
         if self.log is not None:
             self.log.close()
-
-
-def _touches(folder: Path | None, changed: set[Path] | None) -> bool:
-    if folder is None or not changed:
-        return False
-    return any(path == folder or path.is_relative_to(folder) for path in changed)

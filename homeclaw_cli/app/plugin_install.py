@@ -145,7 +145,7 @@ class InstallResult:
             "files": {
                 "added": self.files.added,
                 "removed": self.files.removed,
-                "changed": self.files.changed,
+                "changed": self.files.updated,
             },
             "deps_dir": self.deps_dir,
             "notices": self.notices,
@@ -486,11 +486,7 @@ PLUGIN = ItemKind(
 def _file_changes(old: Path, new: Path) -> ChangeSet:
     exclude = frozenset({DEPS_DIRNAME})
     before, after = file_hashes(old, exclude=exclude), file_hashes(new, exclude=exclude)
-    return ChangeSet(
-        added=sorted(set(after) - set(before)),
-        removed=sorted(set(before) - set(after)),
-        changed=sorted(k for k in set(before) & set(after) if before[k] != after[k]),
-    )
+    return ChangeSet.between(before, after)
 
 
 def install_requirements(folder: Path, plugin_id: str) -> Path:

@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
+from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
 
@@ -33,25 +34,23 @@ class SyncProgress(Protocol):
     def advance(self, count: int) -> None: ...
 
 
-@dataclass
-class KindReport:
+@dataclass(kw_only=True)
+class KindReport(ChangeSet):
+    """The rows one table gained, changed and lost, and why it was rebuilt, if it was."""
+
     kind: str
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
     unchanged: int = 0
-    rebuilt: str | None = None  # why the whole table was rebuilt, if it was
+    rebuilt: str | None = None
 
     @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed or self.rebuilt)
+    def stale(self) -> bool:
+        return not self.empty or self.rebuilt is not None
 
 
-@dataclass
-class SyncReport:
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
+@dataclass(kw_only=True)
+class SyncReport(ChangeSet):
+    """Every kind's changes as `plugin:<id>` / `skill:<id>`, and how the sync went."""
+
     unchanged: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -63,7 +62,7 @@ class SyncReport:
 
     @property
     def stale(self) -> bool:
-        return any(k.changed for k in self.kinds.values())
+        return any(k.stale for k in self.kinds.values())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -182,7 +181,7 @@ def _plan(
     full: bool,
     refresh_test: bool,
 ) -> _Plan:
-    report = KindReport(kind)
+    report = KindReport(kind=kind)
     dims = {m.dim for m in stored.values()}
     stored_models = {m.model for m in stored.values()}
     rebuild = full
@@ -235,9 +234,9 @@ def sync(
             if _unchanged_plugins(settings, store, kind, report, full=full) is None:
                 continue
             plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
-            if plan.text_index_stale and not plan.report.changed:
+            if plan.text_index_stale and not plan.report.stale:
                 plan.report.rebuilt = "full-text index out of date"
-            elif plan.snapshot_missing and not plan.report.changed:
+            elif plan.snapshot_missing and not plan.report.stale:
                 plan.report.rebuilt = "query snapshot missing"
             _merge(report, plan.report)
         report.seconds = time.perf_counter() - started
@@ -276,7 +275,7 @@ def _unchanged_plugins(
         and state.get("fingerprint") == fingerprint
         and (state.get("generation") == generation)
     ):
-        _merge(report, KindReport(kind, unchanged=int(state.get("count", 0))))
+        _merge(report, KindReport(kind=kind, unchanged=int(state.get("count", 0))))
         report.errors.extend(str(e) for e in state.get("errors", []))
         return None
     return fingerprint
@@ -317,11 +316,8 @@ def _make_plan(
 
 
 def _merge(report: SyncReport, kind_report: KindReport) -> None:
-    prefix = kind_report.kind.removesuffix("s")
     report.kinds[kind_report.kind] = kind_report
-    report.added += [f"{prefix}:{i}" for i in kind_report.added]
-    report.updated += [f"{prefix}:{i}" for i in kind_report.updated]
-    report.removed += [f"{prefix}:{i}" for i in kind_report.removed]
+    report.extend(kind_report, prefix=kind_report.kind.removesuffix("s") + ":")
     report.unchanged += kind_report.unchanged
 
 

@@ -72,7 +72,7 @@ def show_result(out: Output, result: InstallResult) -> None:
         out.text(f"  + {name}")
     for name in result.files.removed:
         out.text(f"  - {name}")
-    for name in result.files.changed:
+    for name in result.files.updated:
         out.text(f"  ~ {name}")
     if result.deps_dir:
         out.text(f"  dependencies: {result.folder / result.deps_dir}")

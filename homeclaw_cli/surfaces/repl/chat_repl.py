@@ -28,7 +28,8 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.table import Table
 
-from homeclaw_cli.app.chat import ChatSession, ReloadReport
+from homeclaw_cli.app.chat import ChatSession
+from homeclaw_cli.app.hot_reload import ReloadReport
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
