@@ -1,8 +1,8 @@
 """Interval health checks of every plugin that declares a health_check_url.
 
-Each round GETs all URLs concurrently and records the outcome in the HealthStore; the store
-turns `unhealthy_after` consecutive failures into "unhealthy" and one success back into
-healthy, so a plugin that comes back needs nothing from anyone.
+Each round GETs all URLs concurrently (runtime/health.py probe_url) and records the outcome in
+the HealthStore; the store turns `unhealthy_after` consecutive failures into "unhealthy" and
+one success back into healthy, so a plugin that comes back needs nothing from anyone.
 """
 
 from __future__ import annotations
@@ -13,20 +13,11 @@ from collections.abc import Callable
 import httpx
 
 from homeclaw_cli.catalog.registry import scan
+from homeclaw_cli.runtime.health import probe_url
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.health import HealthStatus, HealthStore
 
 StatusListener = Callable[[str, HealthStatus, HealthStatus | None], None]
-
-
-async def probe(client: httpx.AsyncClient, url: str) -> tuple[bool, str]:
-    try:
-        response = await client.get(url)
-    except httpx.ConnectError:  # the same words as `homeclaw plugin health`
-        return False, f"not running at {url} (connection refused)"
-    except httpx.HTTPError as exc:
-        return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return 200 <= response.status_code < 300, f"HTTP {response.status_code}"
 
 
 async def check_once(
@@ -45,7 +36,10 @@ async def check_once(
     if not targets:
         return {}
     before = store.all()
-    results = await asyncio.gather(*(probe(client, url) for url in targets.values()))
+    timeout = settings.serve.health_timeout_sec
+    results = await asyncio.gather(
+        *(probe_url(client, url, timeout=timeout) for url in targets.values())
+    )
     statuses = await asyncio.to_thread(
         store.record_many,
         dict(zip(targets, results, strict=True)),

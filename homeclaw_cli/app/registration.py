@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from homeclaw_cli.catalog.plugin_loader import LEGACY_CONFIG, find_manifest, manifest_from_data
 from homeclaw_cli.catalog.registry import plugin_folders, plugin_roots
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.document import Document, DocumentError, read_document
 from homeclaw_cli.errors import ConflictError, ManifestError, NotFoundError, UnavailableError
+from homeclaw_cli.runtime.health import probe_url_now
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.external_registrations import (
     Change,
@@ -169,18 +168,6 @@ def runs_local_command(manifest: PluginManifest) -> bool:
     return manifest.type == "mcp" and getattr(manifest.config, "transport", "") == "stdio"
 
 
-def probe_health(url: str, timeout: float) -> tuple[bool, str]:
-    """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
-    try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=False)
-    except httpx.ConnectError:  # the same words as `homeclaw plugin health`
-        return False, f"not running at {url} (connection refused)"
-    except httpx.HTTPError as exc:
-        return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    ok = 200 <= response.status_code < 300
-    return ok, f"HTTP {response.status_code}"
-
-
 def declared_id(folder: Path) -> str | None:
     """The id a plugin folder claims (manifest or legacy config.yml), without validating it.
 
@@ -256,7 +243,7 @@ def check_url(settings: Settings, manifest: PluginManifest, check: bool | None) 
 
 def unreachable(manifest: PluginManifest, detail: str) -> UnavailableError:
     return UnavailableError(
-        f"plugin {manifest.id!r} is not reachable: GET {manifest.health_check_url} -> {detail}",
+        f"plugin {manifest.id!r} is not reachable: {detail}",
         hint="start the plugin before registering it, or skip the check "
         "(`--no-check`, or serve.check_on_register: false)",
     )
@@ -333,7 +320,7 @@ def register_plugin(
     url = check_url(settings, manifest, check)
     checked: str | None = None
     if url:
-        ok, checked = probe_health(url, settings.serve.health_timeout_sec)
+        ok, checked = probe_url_now(url, timeout=settings.serve.health_timeout_sec)
         if not ok:
             raise unreachable(manifest, checked)
     return commit_registration(settings, manifest, replace=replace, checked=checked)

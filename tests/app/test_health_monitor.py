@@ -82,5 +82,7 @@ def test_non_2xx_is_a_failure(settings: Settings) -> None:
             return await check_once(settings, client)
 
     statuses = asyncio.run(round_())
-    assert statuses["up"].detail == "HTTP 503"
+    assert statuses["up"].detail.startswith("GET http") and statuses["up"].detail.endswith(
+        " -> 503"
+    )
     assert statuses["up"].failures == 1

@@ -25,7 +25,6 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from homeclaw_cli import __version__
-from homeclaw_cli.app.health_monitor import probe as probe_async
 from homeclaw_cli.app.health_monitor import run_monitor
 from homeclaw_cli.app.plugin_listing import plugin_rows
 from homeclaw_cli.app.registration import (
@@ -48,6 +47,7 @@ from homeclaw_cli.errors import (
     UnavailableError,
     UsageError,
 )
+from homeclaw_cli.runtime.health import probe_url
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.health import HealthStatus, HealthStore
 from homeclaw_cli.state.serve_token import token_matches
@@ -212,7 +212,7 @@ def create_app(  # noqa: PLR0915 - the routes are closures over settings and tok
             clients.append(
                 httpx.AsyncClient(timeout=settings.serve.health_timeout_sec, trust_env=False)
             )
-        return await probe_async(clients[0], url)
+        return await probe_url(clients[0], url, timeout=settings.serve.health_timeout_sec)
 
     body_schema, body_defs = registration_schema()
 
