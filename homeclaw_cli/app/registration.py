@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.plugin_loader import LEGACY_CONFIG, find_manifest, manifest_from_data
 from homeclaw_cli.catalog.registry import plugin_folders, plugin_roots
 from homeclaw_cli.core.diagnostics import Diagnostic
@@ -29,7 +30,7 @@ from homeclaw_cli.state.external_registrations import (
     registration_lock,
     unregister_external,
 )
-from homeclaw_cli.state.health import HealthStatus, HealthStore
+from homeclaw_cli.state.health import HealthStatus
 
 EXTERNAL_TYPES = ("http", "subprocess", "mcp")
 
@@ -250,7 +251,7 @@ def unreachable(manifest: PluginManifest, detail: str) -> UnavailableError:
 
 
 def commit_registration(
-    settings: Settings,
+    context: AppContext,
     manifest: PluginManifest,
     *,
     replace: bool = False,
@@ -261,6 +262,7 @@ def commit_registration(
 
     `serialize` is held around the file write only (the server's in-process writer lock).
     """
+    settings = context.settings
     with serialize or contextlib.nullcontext():
         outcome = register_external(
             settings.external_plugins_file,
@@ -268,7 +270,7 @@ def commit_registration(
             manifest,
             replace=replace,
         )
-    store = HealthStore(settings.state_dir)
+    store = context.health
     health: HealthStatus | None = None
     if checked is not None:
         health = store.record(manifest.id, True, f"{checked} (at registration)")
@@ -306,7 +308,7 @@ def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, D
 
 
 def register_plugin(
-    settings: Settings,
+    context: AppContext,
     payload: Any,
     *,
     replace: bool = False,
@@ -316,6 +318,7 @@ def register_plugin(
 ) -> RegistrationResult:
     """Validate, health-check (unless turned off) and persist one registration (the CLI path;
     the API runs the same steps with an async health check)."""
+    settings = context.settings
     manifest = prepare_registration(settings, payload, where=where, document=document)
     url = check_url(settings, manifest, check)
     checked: str | None = None
@@ -323,13 +326,14 @@ def register_plugin(
         ok, checked = probe_url_now(url, timeout=settings.serve.health_timeout_sec)
         if not ok:
             raise unreachable(manifest, checked)
-    return commit_registration(settings, manifest, replace=replace, checked=checked)
+    return commit_registration(context, manifest, replace=replace, checked=checked)
 
 
 def unregister_plugin(
-    settings: Settings, plugin_id: str, *, serialize: AbstractContextManager[Any] | None = None
+    context: AppContext, plugin_id: str, *, serialize: AbstractContextManager[Any] | None = None
 ) -> None:
     """Remove an external registration (and its health record)."""
+    settings = context.settings
     try:
         with serialize or contextlib.nullcontext():
             unregister_external(
@@ -343,4 +347,4 @@ def unregister_plugin(
                 hint=f"remove its folder instead ({owner[1]})",
             ) from None
         raise
-    HealthStore(settings.state_dir).forget([plugin_id])
+    context.health.forget([plugin_id])

@@ -20,6 +20,7 @@ from typing import Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
@@ -104,11 +105,11 @@ def index_lock_path(settings: Settings) -> Path:
     return settings.state_dir / "index.lock"
 
 
-def plugin_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
+def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
     """Index rows for every loadable plugin, and one error line per broken one."""
-    from homeclaw_cli.catalog.registry import describe_entry, scan
+    from homeclaw_cli.catalog.registry import describe_entry
 
-    registry = scan(settings)
+    registry = context.registry
     rows = []
     for entry in registry.plugins.values():
         manifest = entry.manifest
@@ -128,10 +129,9 @@ def plugin_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
     return rows, errors
 
 
-def skill_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
-    from homeclaw_cli.catalog.skills import scan_skills
-
-    registry = scan_skills(settings)
+def skill_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
+    """Index rows for every skill (ineligible ones marked), and one error line per broken one."""
+    registry = context.skill_registry
     rows = []
     for skill in registry.skills.values():
         text = skill.embedding_text()
@@ -223,9 +223,15 @@ def sync(
     check: bool = False,
     progress: SyncProgress | None = None,
     lock_timeout: float = 30.0,
+    context: AppContext | None = None,
 ) -> SyncReport:
-    """Sync the index for `kinds`; with check=True only report what a sync would change."""
+    """Sync the index for `kinds`; with check=True only report what a sync would change.
+
+    `context` lends its registries (scanned only if the plugin fingerprint changed); without
+    one the folders are scanned afresh.
+    """
     started = time.perf_counter()
+    context = context or AppContext(settings)
     report = SyncReport(model=settings.embedding.model, check=check)
     wanted: list[SyncKind] = [k for k in KINDS if k in set(kinds)]
     store = open_store(settings)
@@ -233,7 +239,7 @@ def sync(
         for kind in wanted:
             if _unchanged_plugins(settings, store, kind, report, full=full) is None:
                 continue
-            plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
+            plan = _make_plan(context, store, kind, full=full, refresh_test=False, report=report)
             if plan.text_index_stale and not plan.report.stale:
                 plan.report.rebuilt = "full-text index out of date"
             elif plan.snapshot_missing and not plan.report.stale:
@@ -246,7 +252,7 @@ def sync(
             fingerprint = _unchanged_plugins(settings, store, kind, report, full=full)
             if fingerprint is None:
                 continue
-            plan = _make_plan(settings, store, kind, full=full, refresh_test=True, report=report)
+            plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
             _merge(report, plan.report)
             if kind == "plugins":
@@ -282,7 +288,7 @@ def _unchanged_plugins(
 
 
 def _make_plan(
-    settings: Settings,
+    context: AppContext,
     store: VectorStore,
     kind: SyncKind,
     *,
@@ -290,7 +296,8 @@ def _make_plan(
     refresh_test: bool,
     report: SyncReport,
 ) -> _Plan:
-    rows, errors = plugin_rows(settings) if kind == "plugins" else skill_rows(settings)
+    settings = context.settings
+    rows, errors = plugin_rows(context) if kind == "plugins" else skill_rows(context)
     report.errors.extend(errors)
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills

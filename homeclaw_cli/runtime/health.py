@@ -27,7 +27,7 @@ from homeclaw_cli.runtime.caller import PluginCaller
 from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.approvals import granted_permissions
-from homeclaw_cli.state.health import HealthStatus, HealthStore
+from homeclaw_cli.state.health import HealthStatus
 
 if TYPE_CHECKING:
     from homeclaw_cli.runtime.runners.mcp import McpRunner
@@ -62,7 +62,7 @@ async def check_plugins(settings: Settings, plugin_id: str | None = None) -> lis
             if plugin_id
             else sorted(caller.registry.plugins.values(), key=lambda e: e.id)
         )
-        store = HealthStore(settings.state_dir)
+        store = caller.health
         if any(e.manifest.type == "mcp" for e in entries):
             # Import the SDK off the loop first, or it stalls (and mis-times) every other check.
             await asyncio.to_thread(importlib.import_module, "mcp")

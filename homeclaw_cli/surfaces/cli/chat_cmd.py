@@ -154,12 +154,13 @@ def doctor(
     """Check the LLM server, the model, the index, the embedding model and plugin health."""
     from rich.markup import escape
 
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.doctor import run_checks
 
     settings = _settings(ctx, model, host)
     import asyncio
 
-    checks = asyncio.run(run_checks(settings))
+    checks = asyncio.run(run_checks(AppContext(settings)))
     out = Output(json_mode=as_json)
     if as_json:
         out.json([c.to_json() for c in checks])
