@@ -86,12 +86,10 @@ class SkillsBridge:
         self.settings = settings
         self.registry = registry
 
-    def refresh(self, changed: set[Path] | None = None, report: ReloadReport | None = None) -> None:
+    def refresh(self, changed: set[Path] | None, report: ReloadReport) -> None:
         """Rescan; a skill whose edit broke it keeps its last good version."""
         fresh = scan_skills(self.settings)
-        merge_skills(
-            self.registry, fresh, changed, report if report is not None else ReloadReport()
-        )
+        merge_skills(self.registry, fresh, changed, report)
         self.registry = fresh
 
     def prompt_block(self, hits: Sequence[Any]) -> str:

@@ -81,6 +81,8 @@ def test_two_callers_in_one_process_keep_their_own_tool_executor(
         first.caller.tool_executor = executor("first")
         second.caller.tool_executor = executor("second")
         try:
+            for ctx in (first, second):  # load the plugin in each caller, one at a time
+                await ctx.caller.call("clock", "now", {})
             outcomes = await asyncio.gather(
                 *(ctx.caller.call("clock", "now", {}) for ctx in (first, second, first, second))
             )
@@ -88,7 +90,9 @@ def test_two_callers_in_one_process_keep_their_own_tool_executor(
         finally:
             for ctx in (first, second, plain):
                 await ctx.aclose()
-        return [o.result.text or "" for o in outcomes] + [refused.result.error or ""]
+        return [o.result.text or o.result.error or "" for o in outcomes] + [
+            refused.result.error or ""
+        ]
 
     texts = asyncio.run(scenario())
     assert texts[:4] == [
