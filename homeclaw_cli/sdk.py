@@ -19,8 +19,10 @@ Legacy plugins (seed 001 §5.2) implement `run()` and read `self.user_input`.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,16 +32,20 @@ from homeclaw_cli.core.manifest import Permissions
 if TYPE_CHECKING:
     import httpx
 
-# Set by the chat session (app/chat.py): runs an allowlisted built-in tool for a plugin.
 ToolExecutor = Callable[[str, str, dict[str, Any]], Awaitable[str]]
-_executor: dict[str, ToolExecutor] = {}
+# What BasePlugin.use_tool calls: set by the PluginCaller around each call, so two sessions in
+# one process (each with its own allowlist) never see each other's executor.
+_tool_executor: ContextVar[ToolExecutor | None] = ContextVar("tool_executor", default=None)
 
 
-def set_tool_executor(executor: ToolExecutor | None) -> None:
-    """Install (or remove) what BasePlugin.use_tool calls; one per process."""
-    _executor.clear()
-    if executor is not None:
-        _executor["tools"] = executor
+@contextlib.contextmanager
+def tool_executor(executor: ToolExecutor | None) -> Iterator[None]:
+    """Within this block (this task and the tasks it starts), use_tool calls `executor`."""
+    token = _tool_executor.set(executor)
+    try:
+        yield
+    finally:
+        _tool_executor.reset(token)
 
 
 class PluginError(Exception):
@@ -159,7 +165,7 @@ class BasePlugin:
     async def use_tool(self, name: str, **arguments: Any) -> str:
         """Call a built-in tool allowlisted for plugins (`tools.plugin_allowed`, seed 002 §5),
         e.g. `await self.use_tool("fetch_url", url=...)`. Raises PluginError when refused."""
-        executor = _executor.get("tools")
+        executor = _tool_executor.get()
         if executor is None:
             raise PluginError("built-in tools are only available inside `homeclaw chat`")
         if name == "fetch_url" and "url" in arguments:  # the plugin's granted hosts apply

@@ -11,16 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.app.context import AppContext, build_llm
+from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
 from homeclaw_cli.catalog.registry import Registry, scan
-from homeclaw_cli.catalog.skills import scan_skills
+from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
 from homeclaw_cli.core.agent import (
     Agent,
     AgentConfig,
-    PluginCallerLike,
     Retriever,
     TurnResult,
 )
@@ -33,18 +33,6 @@ from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.conversations import ConversationLog, log_path
 
 DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
-
-
-def build_llm(settings: Settings) -> LLM:
-    """The configured LLM adapter (`llm.provider`: ollama, the default, or openai)."""
-    llm = settings.llm
-    if llm.provider == "openai":
-        from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
-
-        return OpenAICompatLLM(llm.host, llm.model, api_key=llm.api_key, timeout=llm.timeout_sec)
-    from homeclaw_cli.adapters.llm_ollama import OllamaLLM
-
-    return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec, num_ctx=llm.num_ctx)
 
 
 class ResilientRetriever:
@@ -89,39 +77,18 @@ def build_retriever(
     return ResilientRetriever(RetrievalService(settings), fallback)
 
 
-def build_caller(settings: Settings, registry: Registry) -> PluginCallerLike:
-    from homeclaw_cli.runtime.caller import PluginCaller
-
-    caller: PluginCallerLike = PluginCaller(settings, registry)
-    return caller
-
-
 class SkillsBridge:
     """SkillRunner over the skills module: prompt block, read_skill/run_skill, scanned once
     per session and again on every reload."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, registry: SkillRegistry) -> None:
         self.settings = settings
-        self.registry = scan_skills(settings)
+        self.registry = registry
 
-    def refresh(self, changed: set[Path] | None = None, report: ReloadReport | None = None) -> None:
+    def refresh(self, changed: set[Path] | None, report: ReloadReport) -> None:
         """Rescan; a skill whose edit broke it keeps its last good version."""
-        old = self.registry.skills
         fresh = scan_skills(self.settings)
-        broken = {b.folder: b for b in fresh.broken}
-        for skill_id, skill in old.items():
-            if skill_id not in fresh.skills and skill.folder in broken:
-                fresh.skills[skill_id] = skill
-        if report is not None:
-            for folder, bad in broken.items():
-                if changed is None or _touches(folder, changed):
-                    report.broken.append(f"{folder}: {bad.error}")
-            for skill_id, skill in fresh.skills.items():
-                if skill_id not in old:
-                    report.added.append(f"skill {skill_id}")
-                elif skill.content_hash != old[skill_id].content_hash:
-                    report.updated.append(f"skill {skill_id}")
-            report.removed += [f"skill {s}" for s in old if s not in fresh.skills]
+        merge_skills(self.registry, fresh, changed, report)
         self.registry = fresh
 
     def prompt_block(self, hits: Sequence[Any]) -> str:
@@ -141,10 +108,11 @@ class SkillsBridge:
         return {s.id: (s.embedding_text(), s.to_descriptor()) for s in self.registry.eligible()}
 
 
-def build_skills(settings: Settings) -> SkillsBridge | None:
+def build_skills(context: AppContext) -> SkillsBridge | None:
+    settings = context.settings
     if not settings.bundled and not _has_skill_folders(settings):
         return None
-    return SkillsBridge(settings)
+    return SkillsBridge(settings, context.skill_registry)
 
 
 def _has_skill_folders(settings: Settings) -> bool:
@@ -158,28 +126,25 @@ def workspace_dirs(settings: Settings) -> list[Path]:
     return [settings.data_dir / "workspace", settings.cwd]
 
 
-@dataclass
-class ReloadReport:
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    broken: list[str] = field(default_factory=list)  # "id-or-folder: problem" (kept old version)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed or self.broken)
-
-
 class ChatSession:
     """One conversation: the agent, its services and the log; swap-able registry."""
 
-    def __init__(self, settings: Settings, *, llm: LLM | None = None, log: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        llm: LLM | None = None,
+        log: bool = True,
+        context: AppContext | None = None,
+    ) -> None:
         self.settings = settings
-        self.registry = scan(settings)
-        self.llm: LLM = llm or build_llm(settings)
-        self.skills = build_skills(settings)
+        self.context = context or AppContext(settings, llm=llm)
+        self.registry = self.context.registry
+        self.llm: LLM = self.context.llm
+        self.skills = build_skills(self.context)
         self.retriever = build_retriever(settings, self.registry, self.skills)
-        self.caller = build_caller(settings, self.registry)
+        self.caller = self.context.caller
+        self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
         self._warnings: list[str] = []
         builtins = ToolRegistry()
@@ -210,9 +175,6 @@ class ChatSession:
         )
         self.log = ConversationLog(log_path(settings.state_dir)) if log else None
         self._builtins = builtins
-        from homeclaw_cli import sdk
-
-        sdk.set_tool_executor(self._plugin_tool)
         self._reload_lock = asyncio.Lock()
 
     @property
@@ -234,7 +196,7 @@ class ChatSession:
         settings.llm.model = model
         self.settings = settings
         self._retired.append(self.llm)
-        self.llm = build_llm(settings)
+        self.llm = self.context.llm = build_llm(settings)
         self.agent.set_llm(self.llm)
 
     async def reload(self, changed: set[Path] | None = None) -> ReloadReport:
@@ -246,35 +208,13 @@ class ChatSession:
         async with self._reload_lock:
             fresh = await asyncio.to_thread(scan, self.settings)
             report = ReloadReport()
-            old = self.registry.plugins
-            broken_folders = {b.folder for b in fresh.broken}
-            for entry in old.values():
-                if entry.id not in fresh.plugins and entry.folder in broken_folders:
-                    fresh.plugins[entry.id] = entry  # a broken edit keeps the last good version
-            for broken in fresh.broken:
-                if changed is not None and not _touches(broken.folder, changed):
-                    continue
-                report.broken.append(f"{broken.folder}: {broken.summary}")
-            for plugin_id, entry in fresh.plugins.items():
-                if plugin_id not in old:
-                    report.added.append(plugin_id)
-                elif entry.content_hash != old[plugin_id].content_hash or _touches(
-                    entry.folder, changed
-                ):
-                    report.updated.append(plugin_id)
-            report.removed = [p for p in old if p not in fresh.plugins]
+            merge_plugins(self.registry, fresh, changed, report)
             await self._sync()
             self.registry = fresh
-            swap = getattr(self.caller, "set_registry", None)
-            if swap is not None:  # the real PluginCaller keeps its live MCP sessions
-                swap(fresh)
-            else:
-                self._retired.append(self.caller)
-                self.caller = build_caller(self.settings, fresh)
+            self.context.set_registry(fresh)  # the caller keeps its live MCP sessions
             if self.skills is not None:
                 await asyncio.to_thread(self.skills.refresh, changed, report)
             self.retriever = build_retriever(self.settings, fresh, self.skills)
-            self.agent.caller = self.caller
             self.agent.retriever = self.retriever
             return report
 
@@ -284,7 +224,7 @@ class ChatSession:
         await self.llm.supports_tools()  # /api/show: server up, model pulled
         await self.agent.native_tools()
         if self.settings.plugins.refresh_on_startup or self.settings.skills.refresh_on_startup:
-            await self._sync()
+            await self._sync(self.context)  # the folders are as this session scanned them
 
     def take_warnings(self) -> list[str]:
         """Warnings since the last call (degraded retrieval, failed sync)."""
@@ -293,11 +233,11 @@ class ChatSession:
         self.retriever.warnings.clear()
         return out
 
-    async def _sync(self) -> None:
+    async def _sync(self, context: AppContext | None = None) -> None:
         from homeclaw_cli.app.sync import sync
 
         try:
-            await asyncio.to_thread(sync, self.settings)
+            await asyncio.to_thread(sync, self.settings, context=context)
         except HomeclawError as exc:
             self._warnings.append(f"index sync failed: {exc.message}")
 
@@ -311,19 +251,11 @@ class ChatSession:
         return outcome.text
 
     async def aclose(self) -> None:
-        from homeclaw_cli import sdk
-
-        sdk.set_tool_executor(None)
-        for resource in [*self._retired, self.caller, self.llm]:
+        for resource in self._retired:
             closer = getattr(resource, "aclose", None)
             if closer is not None:
                 with contextlib.suppress(Exception):
                     await closer()
+        await self.context.aclose()
         if self.log is not None:
             self.log.close()
-
-
-def _touches(folder: Path | None, changed: set[Path] | None) -> bool:
-    if folder is None or not changed:
-        return False
-    return any(path == folder or path.is_relative_to(folder) for path in changed)

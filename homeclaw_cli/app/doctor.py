@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from homeclaw_cli.catalog.registry import scan
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.errors import HomeclawError, damaged_index
 from homeclaw_cli.settings import Settings
 
@@ -26,21 +26,17 @@ class Check:
         return asdict(self)
 
 
-async def run_checks(settings: Settings, *, llm: Any | None = None) -> list[Check]:
+async def run_checks(context: AppContext) -> list[Check]:
     """Every check, in the order a user would fix them."""
-    from homeclaw_cli.app.chat import build_llm
-
-    llm = llm or build_llm(settings)
+    settings = context.settings
     checks: list[Check] = []
     try:
-        checks.extend(await _llm_checks(settings, llm))
+        checks.extend(await _llm_checks(settings, context.llm))
     finally:
-        closer = getattr(llm, "aclose", None)
-        if closer is not None:
-            await closer()
-    checks.append(_index_check(settings))
+        await context.aclose()
+    checks.append(_index_check(context))
     checks.append(_embedding_check())
-    checks.extend(_plugin_checks(settings))
+    checks.extend(_plugin_checks(context))
     return checks
 
 
@@ -82,7 +78,8 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:
     return checks
 
 
-def _index_check(settings: Settings) -> Check:
+def _index_check(context: AppContext) -> Check:
+    settings = context.settings
     uri = settings.index_uri
     if "://" in uri:
         return Check("index", "ok", f"remote index {uri} (not checked)")
@@ -97,7 +94,7 @@ def _index_check(settings: Settings) -> Check:
     from homeclaw_cli.app.sync import sync
 
     try:
-        plan = sync(settings, check=True)
+        plan = sync(settings, check=True, context=context)
     except HomeclawError as exc:
         return Check("index", "fail", f"{path}: {exc.message}", exc.hint or "")
     except (RuntimeError, OSError, ValueError) as exc:
@@ -129,8 +126,8 @@ def _embedding_check() -> Check:
     return Check("embedding model", "ok", "all-MiniLM-L6-v2 (offline package)")
 
 
-def _plugin_checks(settings: Settings) -> list[Check]:
-    registry = scan(settings)
+def _plugin_checks(context: AppContext) -> list[Check]:
+    registry = context.registry
     checks = [Check("plugins", "ok", f"{len(registry.plugins)} loaded")]
     for broken in registry.broken:
         checks.append(
@@ -141,14 +138,12 @@ def _plugin_checks(settings: Settings) -> list[Check]:
                 f"homeclaw plugin validate {broken.folder}",
             )
         )
-    checks.extend(_health_checks(settings, list(registry.plugins)))
+    checks.extend(_health_checks(context, list(registry.plugins)))
     return checks
 
 
-def _health_checks(settings: Settings, plugin_ids: list[str]) -> list[Check]:
-    from homeclaw_cli.state.health import HealthStore
-
-    store = HealthStore(settings.state_dir)
+def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
+    store = context.health
     checks = []
     for plugin_id in plugin_ids:
         status = store.get(plugin_id)

@@ -9,13 +9,81 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from homeclaw_cli.app.chat import ChatSession, ReloadReport
-from homeclaw_cli.catalog.registry import plugin_roots
+from homeclaw_cli.catalog.registry import Registry, plugin_roots
+from homeclaw_cli.catalog.skills import SkillRegistry
+from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.settings import Settings
 
+if TYPE_CHECKING:
+    from homeclaw_cli.app.chat import ChatSession
+
 IGNORED_PARTS = {"__pycache__", "node_modules", ".git", ".data"}
+
+
+@dataclass
+class ReloadReport(ChangeSet):
+    """The plugin ids (and `skill <id>`s) a reload changed, and the edits it refused."""
+
+    broken: list[str] = field(default_factory=list)  # "folder: problem" (kept old version)
+
+    @property
+    def empty(self) -> bool:
+        return super().empty and not self.broken
+
+
+def merge_plugins(
+    old: Registry, fresh: Registry, changed: set[Path] | None, report: ReloadReport
+) -> None:
+    """Keep in `fresh` the last good version of every plugin whose edit broke it, and add
+    the plugin changes to `report` (a plugin whose folder was touched counts as updated)."""
+    broken_folders = {b.folder for b in fresh.broken}
+    for entry in old.plugins.values():
+        if entry.id not in fresh.plugins and entry.folder in broken_folders:
+            fresh.plugins[entry.id] = entry
+    report.broken += [
+        f"{b.folder}: {b.summary}"
+        for b in fresh.broken
+        if changed is None or touches(b.folder, changed)
+    ]
+    diff = old.diff(fresh)
+    touched = {
+        pid
+        for pid, entry in fresh.plugins.items()
+        if pid in old.plugins and touches(entry.folder, changed)
+    }
+    diff.updated = sorted({*diff.updated, *touched})
+    report.extend(diff)
+
+
+def merge_skills(
+    old: SkillRegistry, fresh: SkillRegistry, changed: set[Path] | None, report: ReloadReport
+) -> None:
+    """merge_plugins for skills: a broken edit keeps the last good skill; ids as `skill <id>`."""
+    broken = {b.folder: b for b in fresh.broken}
+    for skill_id, skill in old.skills.items():
+        if skill_id not in fresh.skills and skill.folder in broken:
+            fresh.skills[skill_id] = skill
+    report.broken += [
+        f"{folder}: {bad.error}"
+        for folder, bad in broken.items()
+        if changed is None or touches(folder, changed)
+    ]
+    hashes = ChangeSet.between(
+        {s.id: s.content_hash for s in old.skills.values()},
+        {s.id: s.content_hash for s in fresh.skills.values()},
+    )
+    report.extend(hashes, prefix="skill ")
+
+
+def touches(folder: Path | None, changed: set[Path] | None) -> bool:
+    """True when one of the `changed` paths is `folder` or inside it."""
+    if folder is None or not changed:
+        return False
+    return any(path == folder or path.is_relative_to(folder) for path in changed)
 
 
 def watched_dirs(settings: Settings) -> list[Path]:
@@ -60,5 +128,5 @@ async def watch(
         if not changed:
             continue
         report = await session.reload(changed)
-        if report.changed:
+        if not report.empty:
             on_report(report)

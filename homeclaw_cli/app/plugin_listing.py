@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeclaw_cli.catalog.registry import PluginEntry, scan
+from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.catalog.registry import PluginEntry
 from homeclaw_cli.core.tools import descriptor_token_cost
-from homeclaw_cli.settings import Settings
-from homeclaw_cli.state.health import HealthStore
 
 
 def _row(entry: PluginEntry, status: str, **extra: Any) -> dict[str, Any]:
@@ -25,9 +24,10 @@ def _row(entry: PluginEntry, status: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def plugin_rows(settings: Settings, *, include_shadowed: bool = False) -> list[dict[str, Any]]:
-    registry = scan(settings)
-    health = HealthStore(settings.state_dir).all()
+def plugin_rows(context: AppContext, *, include_shadowed: bool = False) -> list[dict[str, Any]]:
+    """One row per plugin (ok and unhealthy first), with disabled and broken ones too."""
+    registry = context.registry
+    health = context.health.all()
     rows = []
     for entry in registry.plugins.values():
         status = health.get(entry.id)

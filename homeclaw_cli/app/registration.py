@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.plugin_loader import LEGACY_CONFIG, find_manifest, manifest_from_data
 from homeclaw_cli.catalog.registry import plugin_folders, plugin_roots
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.document import Document, DocumentError, read_document
 from homeclaw_cli.errors import ConflictError, ManifestError, NotFoundError, UnavailableError
+from homeclaw_cli.runtime.health import probe_url_now
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.external_registrations import (
     Change,
@@ -30,7 +30,7 @@ from homeclaw_cli.state.external_registrations import (
     registration_lock,
     unregister_external,
 )
-from homeclaw_cli.state.health import HealthStatus, HealthStore
+from homeclaw_cli.state.health import HealthStatus
 
 EXTERNAL_TYPES = ("http", "subprocess", "mcp")
 
@@ -169,18 +169,6 @@ def runs_local_command(manifest: PluginManifest) -> bool:
     return manifest.type == "mcp" and getattr(manifest.config, "transport", "") == "stdio"
 
 
-def probe_health(url: str, timeout: float) -> tuple[bool, str]:
-    """GET `url` once: (True, "HTTP 200") on 2xx, else (False, what went wrong)."""
-    try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=False)
-    except httpx.ConnectError:  # the same words as `homeclaw plugin health`
-        return False, f"not running at {url} (connection refused)"
-    except httpx.HTTPError as exc:
-        return False, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    ok = 200 <= response.status_code < 300
-    return ok, f"HTTP {response.status_code}"
-
-
 def declared_id(folder: Path) -> str | None:
     """The id a plugin folder claims (manifest or legacy config.yml), without validating it.
 
@@ -256,14 +244,14 @@ def check_url(settings: Settings, manifest: PluginManifest, check: bool | None) 
 
 def unreachable(manifest: PluginManifest, detail: str) -> UnavailableError:
     return UnavailableError(
-        f"plugin {manifest.id!r} is not reachable: GET {manifest.health_check_url} -> {detail}",
+        f"plugin {manifest.id!r} is not reachable: {detail}",
         hint="start the plugin before registering it, or skip the check "
         "(`--no-check`, or serve.check_on_register: false)",
     )
 
 
 def commit_registration(
-    settings: Settings,
+    context: AppContext,
     manifest: PluginManifest,
     *,
     replace: bool = False,
@@ -274,6 +262,7 @@ def commit_registration(
 
     `serialize` is held around the file write only (the server's in-process writer lock).
     """
+    settings = context.settings
     with serialize or contextlib.nullcontext():
         outcome = register_external(
             settings.external_plugins_file,
@@ -281,7 +270,7 @@ def commit_registration(
             manifest,
             replace=replace,
         )
-    store = HealthStore(settings.state_dir)
+    store = context.health
     health: HealthStatus | None = None
     if checked is not None:
         health = store.record(manifest.id, True, f"{checked} (at registration)")
@@ -319,7 +308,7 @@ def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, D
 
 
 def register_plugin(
-    settings: Settings,
+    context: AppContext,
     payload: Any,
     *,
     replace: bool = False,
@@ -329,20 +318,22 @@ def register_plugin(
 ) -> RegistrationResult:
     """Validate, health-check (unless turned off) and persist one registration (the CLI path;
     the API runs the same steps with an async health check)."""
+    settings = context.settings
     manifest = prepare_registration(settings, payload, where=where, document=document)
     url = check_url(settings, manifest, check)
     checked: str | None = None
     if url:
-        ok, checked = probe_health(url, settings.serve.health_timeout_sec)
+        ok, checked = probe_url_now(url, timeout=settings.serve.health_timeout_sec)
         if not ok:
             raise unreachable(manifest, checked)
-    return commit_registration(settings, manifest, replace=replace, checked=checked)
+    return commit_registration(context, manifest, replace=replace, checked=checked)
 
 
 def unregister_plugin(
-    settings: Settings, plugin_id: str, *, serialize: AbstractContextManager[Any] | None = None
+    context: AppContext, plugin_id: str, *, serialize: AbstractContextManager[Any] | None = None
 ) -> None:
     """Remove an external registration (and its health record)."""
+    settings = context.settings
     try:
         with serialize or contextlib.nullcontext():
             unregister_external(
@@ -356,4 +347,4 @@ def unregister_plugin(
                 hint=f"remove its folder instead ({owner[1]})",
             ) from None
         raise
-    HealthStore(settings.state_dir).forget([plugin_id])
+    context.health.forget([plugin_id])

@@ -20,7 +20,9 @@ from typing import Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skills import TEST_PREFIX
+from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
 
@@ -33,25 +35,23 @@ class SyncProgress(Protocol):
     def advance(self, count: int) -> None: ...
 
 
-@dataclass
-class KindReport:
+@dataclass(kw_only=True)
+class KindReport(ChangeSet):
+    """The rows one table gained, changed and lost, and why it was rebuilt, if it was."""
+
     kind: str
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
     unchanged: int = 0
-    rebuilt: str | None = None  # why the whole table was rebuilt, if it was
+    rebuilt: str | None = None
 
     @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed or self.rebuilt)
+    def stale(self) -> bool:
+        return not self.empty or self.rebuilt is not None
 
 
-@dataclass
-class SyncReport:
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
+@dataclass(kw_only=True)
+class SyncReport(ChangeSet):
+    """Every kind's changes as `plugin:<id>` / `skill:<id>`, and how the sync went."""
+
     unchanged: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -63,7 +63,7 @@ class SyncReport:
 
     @property
     def stale(self) -> bool:
-        return any(k.changed for k in self.kinds.values())
+        return any(k.stale for k in self.kinds.values())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -105,11 +105,11 @@ def index_lock_path(settings: Settings) -> Path:
     return settings.state_dir / "index.lock"
 
 
-def plugin_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
+def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
     """Index rows for every loadable plugin, and one error line per broken one."""
-    from homeclaw_cli.catalog.registry import describe_entry, scan
+    from homeclaw_cli.catalog.registry import describe_entry
 
-    registry = scan(settings)
+    registry = context.registry
     rows = []
     for entry in registry.plugins.values():
         manifest = entry.manifest
@@ -129,10 +129,9 @@ def plugin_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
     return rows, errors
 
 
-def skill_rows(settings: Settings) -> tuple[list[IndexRow], list[str]]:
-    from homeclaw_cli.catalog.skills import scan_skills
-
-    registry = scan_skills(settings)
+def skill_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
+    """Index rows for every skill (ineligible ones marked), and one error line per broken one."""
+    registry = context.skill_registry
     rows = []
     for skill in registry.skills.values():
         text = skill.embedding_text()
@@ -182,7 +181,7 @@ def _plan(
     full: bool,
     refresh_test: bool,
 ) -> _Plan:
-    report = KindReport(kind)
+    report = KindReport(kind=kind)
     dims = {m.dim for m in stored.values()}
     stored_models = {m.model for m in stored.values()}
     rebuild = full
@@ -224,9 +223,15 @@ def sync(
     check: bool = False,
     progress: SyncProgress | None = None,
     lock_timeout: float = 30.0,
+    context: AppContext | None = None,
 ) -> SyncReport:
-    """Sync the index for `kinds`; with check=True only report what a sync would change."""
+    """Sync the index for `kinds`; with check=True only report what a sync would change.
+
+    `context` lends its registries (scanned only if the plugin fingerprint changed); without
+    one the folders are scanned afresh.
+    """
     started = time.perf_counter()
+    context = context or AppContext(settings)
     report = SyncReport(model=settings.embedding.model, check=check)
     wanted: list[SyncKind] = [k for k in KINDS if k in set(kinds)]
     store = open_store(settings)
@@ -234,10 +239,10 @@ def sync(
         for kind in wanted:
             if _unchanged_plugins(settings, store, kind, report, full=full) is None:
                 continue
-            plan = _make_plan(settings, store, kind, full=full, refresh_test=False, report=report)
-            if plan.text_index_stale and not plan.report.changed:
+            plan = _make_plan(context, store, kind, full=full, refresh_test=False, report=report)
+            if plan.text_index_stale and not plan.report.stale:
                 plan.report.rebuilt = "full-text index out of date"
-            elif plan.snapshot_missing and not plan.report.changed:
+            elif plan.snapshot_missing and not plan.report.stale:
                 plan.report.rebuilt = "query snapshot missing"
             _merge(report, plan.report)
         report.seconds = time.perf_counter() - started
@@ -247,7 +252,7 @@ def sync(
             fingerprint = _unchanged_plugins(settings, store, kind, report, full=full)
             if fingerprint is None:
                 continue
-            plan = _make_plan(settings, store, kind, full=full, refresh_test=True, report=report)
+            plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
             _merge(report, plan.report)
             if kind == "plugins":
@@ -276,14 +281,14 @@ def _unchanged_plugins(
         and state.get("fingerprint") == fingerprint
         and (state.get("generation") == generation)
     ):
-        _merge(report, KindReport(kind, unchanged=int(state.get("count", 0))))
+        _merge(report, KindReport(kind=kind, unchanged=int(state.get("count", 0))))
         report.errors.extend(str(e) for e in state.get("errors", []))
         return None
     return fingerprint
 
 
 def _make_plan(
-    settings: Settings,
+    context: AppContext,
     store: VectorStore,
     kind: SyncKind,
     *,
@@ -291,7 +296,8 @@ def _make_plan(
     refresh_test: bool,
     report: SyncReport,
 ) -> _Plan:
-    rows, errors = plugin_rows(settings) if kind == "plugins" else skill_rows(settings)
+    settings = context.settings
+    rows, errors = plugin_rows(context) if kind == "plugins" else skill_rows(context)
     report.errors.extend(errors)
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
@@ -317,11 +323,8 @@ def _make_plan(
 
 
 def _merge(report: SyncReport, kind_report: KindReport) -> None:
-    prefix = kind_report.kind.removesuffix("s")
     report.kinds[kind_report.kind] = kind_report
-    report.added += [f"{prefix}:{i}" for i in kind_report.added]
-    report.updated += [f"{prefix}:{i}" for i in kind_report.updated]
-    report.removed += [f"{prefix}:{i}" for i in kind_report.removed]
+    report.extend(kind_report, prefix=kind_report.kind.removesuffix("s") + ":")
     report.unchanged += kind_report.unchanged
 
 

@@ -111,14 +111,12 @@ class Registry:
             ) from None
 
     def diff(self, newer: Registry) -> ChangeSet:
-        old, new = self.plugins, newer.plugins
-        return ChangeSet(
-            added=sorted(set(new) - set(old)),
-            removed=sorted(set(old) - set(new)),
-            changed=sorted(
-                pid for pid in set(old) & set(new) if old[pid].content_hash != new[pid].content_hash
-            ),
-        )
+        """Plugin ids added, updated (another content hash) and removed in `newer`."""
+        return ChangeSet.between(_hashes(self.plugins), _hashes(newer.plugins))
+
+
+def _hashes(entries: dict[str, PluginEntry]) -> dict[str, str]:
+    return {pid: entry.content_hash for pid, entry in entries.items()}
 
 
 def plugin_roots(settings: Settings) -> list[PluginRoot]:

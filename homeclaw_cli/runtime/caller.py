@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from homeclaw_cli import sdk
 from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.registry import PluginEntry, Registry, scan
 from homeclaw_cli.core.manifest import Capability
@@ -25,6 +26,7 @@ from homeclaw_cli.runtime.runners.base import (
     RunResult,
     RunTarget,
 )
+from homeclaw_cli.sdk import ToolExecutor
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.approvals import granted_permissions
 from homeclaw_cli.state.health import HealthStore
@@ -56,11 +58,20 @@ class CallOutcome:
 
 
 class PluginCaller:
-    def __init__(self, settings: Settings, registry: Registry | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        registry: Registry | None = None,
+        *,
+        health: HealthStore | None = None,
+        tool_executor: ToolExecutor | None = None,
+    ) -> None:
         self.settings = settings
         self._registry = registry
         self._runners: dict[str, Runner] = {}
-        self.health = HealthStore(settings.state_dir)
+        self.health = health or HealthStore(settings.state_dir)
+        # What an inline plugin's use_tool runs during this caller's calls (None: refused).
+        self.tool_executor = tool_executor
 
     @property
     def registry(self) -> Registry:
@@ -132,7 +143,8 @@ class PluginCaller:
             permissions=granted_permissions(self.settings, entry.manifest),
         )
         try:
-            run = await self._runner(entry.manifest.type).run(target, request)
+            with sdk.tool_executor(self.tool_executor):
+                run = await self._runner(entry.manifest.type).run(target, request)
         except Exception as exc:  # a runner bug must not take the session down
             run = RunResult(
                 PluginResult(

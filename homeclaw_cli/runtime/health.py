@@ -28,7 +28,7 @@ from homeclaw_cli.runtime.caller import PluginCaller
 from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.approvals import granted_permissions
-from homeclaw_cli.state.health import HealthStatus, HealthStore
+from homeclaw_cli.state.health import HealthStatus
 
 if TYPE_CHECKING:
     from homeclaw_cli.runtime.runners.mcp import McpRunner
@@ -63,7 +63,7 @@ async def check_plugins(settings: Settings, plugin_id: str | None = None) -> lis
             if plugin_id
             else sorted(caller.registry.plugins.values(), key=lambda e: e.id)
         )
-        store = HealthStore(settings.state_dir)
+        store = caller.health
         if any(e.manifest.type == "mcp" for e in entries):
             # Import the SDK off the loop first, or it stalls (and mis-times) every other check.
             await asyncio.to_thread(importlib.import_module, "mcp")
@@ -92,9 +92,9 @@ async def check_entry(
     manifest = entry.manifest
     config = manifest.config
     if manifest.health_check_url:
-        return await _http_get(http, manifest.health_check_url, exact=True)
+        return await probe_url(http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC)
     if isinstance(config, HttpConfig):
-        return await _http_get(http, config.base_url, exact=False)
+        return await probe_url(http, config.base_url, timeout=HTTP_TIMEOUT_SEC, any_answer=True)
     if isinstance(config, SubprocessConfig):
         path = resolve_command(config.command, entry.folder)
         if path is None:
@@ -111,19 +111,34 @@ async def check_entry(
     return await _mcp(caller, entry)
 
 
-async def _http_get(http: httpx.AsyncClient, url: str, *, exact: bool) -> tuple[bool, str]:
+async def probe_url(
+    http: httpx.AsyncClient, url: str, *, timeout: float, any_answer: bool = False
+) -> tuple[bool, str]:
+    """GET `url` once: (ok, detail) in the one wording of every health check (`plugin
+    health`, the serve monitor, registration). ok means 2xx, or any answer below 500 with
+    `any_answer` (a base_url that has no health endpoint)."""
     try:
-        response = await http.get(url, timeout=HTTP_TIMEOUT_SEC)
+        response = await http.get(url, timeout=timeout, follow_redirects=False)
     except httpx.ConnectError:
         return False, f"not running at {url} (connection refused)"
     except httpx.TimeoutException:
-        return False, f"{url} did not answer within {HTTP_TIMEOUT_SEC:g} s"
+        return False, f"{url} did not answer within {timeout:g} s"
     except httpx.HTTPError as exc:
-        return False, f"{url}: {exc}"
+        return False, f"{url}: {str(exc) or type(exc).__name__}"
     code = response.status_code
-    if exact:
-        return (200 <= code < 300), f"GET {url} -> {code}"
-    return code < 500, f"GET {url} -> {code} (server answering)"
+    if any_answer:
+        return code < 500, f"GET {url} -> {code} (server answering)"
+    return 200 <= code < 300, f"GET {url} -> {code}"
+
+
+def probe_url_now(url: str, *, timeout: float) -> tuple[bool, str]:
+    """probe_url for code without an event loop (the CLI's `plugin register`)."""
+
+    async def run() -> tuple[bool, str]:
+        async with httpx.AsyncClient(trust_env=False) as http:
+            return await probe_url(http, url, timeout=timeout)
+
+    return asyncio.run(run())
 
 
 async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
@@ -202,10 +217,12 @@ async def _live_problems(
             for cap_id in unmapped_capabilities(manifest, session.tools)
         ]
     if manifest.health_check_url:
-        ok, detail = await _http_get(http, manifest.health_check_url, exact=True)
+        ok, detail = await probe_url(http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC)
         return [] if ok else [(detail, ("health_check_url",))]
     if isinstance(config, HttpConfig):
-        ok, detail = await _http_get(http, config.base_url, exact=False)
+        ok, detail = await probe_url(
+            http, config.base_url, timeout=HTTP_TIMEOUT_SEC, any_answer=True
+        )
         return [] if ok else [(detail, ("config", "base_url"))]
     return []
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.health_monitor import check_once
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.settings import Settings, load_settings
@@ -57,7 +58,7 @@ def test_rounds_mark_a_failing_plugin_unhealthy_then_healthy(settings: Settings)
 
     async def round_() -> dict[str, HealthStatus]:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            return await check_once(settings, client, on_change=on_change)
+            return await check_once(AppContext(settings), client, on_change=on_change)
 
     first = asyncio.run(round_())
     assert (first["up"].ok, first["down"].ok, first["down"].failures) == (True, True, 1)
@@ -79,8 +80,10 @@ def test_non_2xx_is_a_failure(settings: Settings) -> None:
 
     async def round_() -> dict[str, HealthStatus]:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            return await check_once(settings, client)
+            return await check_once(AppContext(settings), client)
 
     statuses = asyncio.run(round_())
-    assert statuses["up"].detail == "HTTP 503"
+    assert statuses["up"].detail.startswith("GET http") and statuses["up"].detail.endswith(
+        " -> 503"
+    )
     assert statuses["up"].failures == 1

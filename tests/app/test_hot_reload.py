@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from homeclaw_cli.app.chat import ChatSession, ReloadReport
-from homeclaw_cli.app.hot_reload import watch, watched_dirs
+from homeclaw_cli.app.chat import ChatSession
+from homeclaw_cli.app.hot_reload import ReloadReport, watch, watched_dirs
 from homeclaw_cli.settings import load_settings
 from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 

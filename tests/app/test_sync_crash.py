@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from homeclaw_cli.adapters.vector_store import VectorStore
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.retrieval import RetrievalService
 from homeclaw_cli.app.sync import plugin_rows, sync
 from tests.conftest import REPO_ROOT
@@ -77,7 +78,7 @@ def test_sync_killed_mid_way_never_leaves_half_written_rows(
     valid: dict[str, set[str]] = {}
 
     def remember() -> None:
-        for row in plugin_rows(settings)[0]:
+        for row in plugin_rows(AppContext(settings))[0]:
             valid.setdefault(row.id, set()).add(row.content_hash)
 
     _write_plugins(plugins, 0)
@@ -116,7 +117,7 @@ def test_sync_killed_mid_way_never_leaves_half_written_rows(
     repaired = sync(settings)
     assert not repaired.errors
     assert not sync(settings, check=True).stale
-    current = {row.id: row.content_hash for row in plugin_rows(settings)[0]}
+    current = {row.id: row.content_hash for row in plugin_rows(AppContext(settings))[0]}
     stored = VectorStore(settings.index_uri).meta("homeclaw_plugins")
     assert {k: v.content_hash for k, v in stored.items()} == current
     assert not VectorStore(settings.index_uri).text_index_stale("homeclaw_plugins")

@@ -101,7 +101,7 @@ def test_diff_reports_added_removed_changed(tmp_path: Path) -> None:
     (root / "b" / "plugin.yaml").unlink()
     make(root, "c", "gamma")
     diff = before.diff(scan(settings))
-    assert (diff.added, diff.removed, diff.changed) == (["gamma"], ["beta"], ["alpha"])
+    assert (diff.added, diff.removed, diff.updated) == (["gamma"], ["beta"], ["alpha"])
 
 
 def test_plugin_dir_may_be_a_single_plugin(tmp_path: Path) -> None:

@@ -190,11 +190,7 @@ def file_changes(old: Path, new: Path) -> ChangeSet:
     """Files added, removed and changed between two item folders (installed deps ignored)."""
     exclude = frozenset({DEPS_DIRNAME})
     before, after = file_hashes(old, exclude=exclude), file_hashes(new, exclude=exclude)
-    return ChangeSet(
-        added=sorted(set(after) - set(before)),
-        removed=sorted(set(before) - set(after)),
-        changed=sorted(k for k in set(before) & set(after) if before[k] != after[k]),
-    )
+    return ChangeSet.between(before, after)
 
 
 # --- update ---------------------------------------------------------------------------------

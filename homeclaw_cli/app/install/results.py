@@ -58,7 +58,7 @@ class InstallResult:
             "files": {
                 "added": self.files.added,
                 "removed": self.files.removed,
-                "changed": self.files.changed,
+                "changed": self.files.updated,
             },
             "deps_dir": self.deps_dir,
             "notices": self.notices,

@@ -29,9 +29,10 @@ def doctor(
     """Check the LLM server, the model, the index, the embedding model and plugin health."""
     import asyncio
 
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.doctor import run_checks
 
-    checks = asyncio.run(run_checks(llm_settings(ctx, model, host)))
+    checks = asyncio.run(run_checks(AppContext(llm_settings(ctx, model, host))))
     out = Output(json_mode=as_json)
     out.result(checks, lambda: _show_checks(out, checks))
     if any(c.status == "fail" for c in checks):

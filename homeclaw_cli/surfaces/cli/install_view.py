@@ -93,7 +93,7 @@ def _show_changes(out: Output, result: InstallResult) -> None:
         out.text(f"  + {name}")
     for name in result.files.removed:
         out.text(f"  - {name}")
-    for name in result.files.changed:
+    for name in result.files.updated:
         out.text(f"  ~ {name}")
     if result.deps_dir:
         out.text(f"  dependencies: {result.folder / result.deps_dir}")

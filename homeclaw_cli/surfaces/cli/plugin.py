@@ -75,9 +75,10 @@ def list_plugins(
     as_json: JsonFlag = False,
 ) -> None:
     """List installed plugins: id, type, source, capabilities, status, token cost."""
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.plugin_listing import plugin_rows
 
-    rows = plugin_rows(get_state(ctx).settings(), include_shadowed=show_all)
+    rows = plugin_rows(AppContext(get_state(ctx).settings()), include_shadowed=show_all)
     out = Output(json_mode=as_json)
     out.result(rows, lambda: _show_plugins(out, rows))
 
@@ -165,6 +166,7 @@ def register(
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
     import sys
 
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.registration import read_registration, register_plugin
 
     stdin_text = sys.stdin.read() if str(file) == "-" else None
@@ -172,7 +174,7 @@ def register(
     payload = document.data
     settings = get_state(ctx).settings()
     result = register_plugin(
-        settings, payload, replace=replace, check=check, where=where, document=document
+        AppContext(settings), payload, replace=replace, check=check, where=where, document=document
     )
     out = Output(json_mode=as_json)
     for warning in result.warnings:
@@ -191,10 +193,11 @@ def unregister(
     as_json: JsonFlag = False,
 ) -> None:
     """Remove an external plugin registration."""
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.registration import unregister_plugin
 
     settings = get_state(ctx).settings()
-    unregister_plugin(settings, plugin_id)
+    unregister_plugin(AppContext(settings), plugin_id)
     out = Output(json_mode=as_json)
     _sync_index(settings, out, sync)
     out.result(

@@ -25,7 +25,8 @@ from prompt_toolkit.output import Output as PTOutput
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 
-from homeclaw_cli.app.chat import ChatSession, ReloadReport
+from homeclaw_cli.app.chat import ChatSession
+from homeclaw_cli.app.hot_reload import ReloadReport
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean

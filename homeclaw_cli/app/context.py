@@ -1,0 +1,107 @@
+"""The composition root: one AppContext per command, server or chat, built from Settings.
+
+It builds each shared service the first time something asks for it (a `plugin list` never
+loads an LLM client; a sync whose fingerprint is unchanged never scans the plugin folders)
+and hands the same instance to everything after that: one registry scan, one health store,
+one plugin caller (and so one set of MCP sessions) per context. Long-lived processes (serve,
+the chat's hot reload) call `rescan` when the folders may have changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from homeclaw_cli.catalog.registry import Registry, scan
+from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
+from homeclaw_cli.core.ports import LLM
+from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.health import HealthStore
+
+if TYPE_CHECKING:
+    from homeclaw_cli.runtime.caller import PluginCaller
+
+
+def build_llm(settings: Settings) -> LLM:
+    """The configured LLM adapter (`llm.provider`: ollama, the default, or openai)."""
+    llm = settings.llm
+    if llm.provider == "openai":
+        from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
+
+        return OpenAICompatLLM(llm.host, llm.model, api_key=llm.api_key, timeout=llm.timeout_sec)
+    from homeclaw_cli.adapters.llm_ollama import OllamaLLM
+
+    return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec, num_ctx=llm.num_ctx)
+
+
+class AppContext:
+    """Settings and the services built from them, each made on first use."""
+
+    def __init__(self, settings: Settings, *, llm: LLM | None = None) -> None:
+        self.settings = settings
+        self._llm = llm
+        self._registry: Registry | None = None
+        self._skill_registry: SkillRegistry | None = None
+        self._health: HealthStore | None = None
+        self._caller: PluginCaller | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """The installed plugins, scanned on first use."""
+        if self._registry is None:
+            self._registry = scan(self.settings)
+        return self._registry
+
+    def rescan(self) -> Registry:
+        """Scan the plugin folders and registrations again; the caller gets the result."""
+        self.set_registry(scan(self.settings))
+        return self.registry
+
+    def set_registry(self, registry: Registry) -> None:
+        """Use `registry` from now on (hot reload); live plugin sessions are kept."""
+        self._registry = registry
+        if self._caller is not None:
+            self._caller.set_registry(registry)
+
+    @property
+    def skill_registry(self) -> SkillRegistry:
+        """The installed skills, scanned on first use."""
+        if self._skill_registry is None:
+            self._skill_registry = scan_skills(self.settings)
+        return self._skill_registry
+
+    @property
+    def health(self) -> HealthStore:
+        """The plugin health results in <state_dir>."""
+        if self._health is None:
+            self._health = HealthStore(self.settings.state_dir)
+        return self._health
+
+    @property
+    def caller(self) -> PluginCaller:
+        """The one PluginCaller of this context (closed by aclose)."""
+        if self._caller is None:
+            from homeclaw_cli.runtime.caller import PluginCaller
+
+            self._caller = PluginCaller(self.settings, self.registry, health=self.health)
+        return self._caller
+
+    @property
+    def llm(self) -> LLM:
+        """The LLM adapter the settings name (closed by aclose)."""
+        if self._llm is None:
+            self._llm = build_llm(self.settings)
+        return self._llm
+
+    @llm.setter
+    def llm(self, llm: LLM) -> None:
+        self._llm = llm
+
+    async def aclose(self) -> None:
+        """Close what was built: the caller's runners and the LLM client."""
+        for resource in (self._caller, self._llm):
+            closer = getattr(resource, "aclose", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
+        self._caller = None
