@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.catalog.registry import Registry, scan
 from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.core.agent import (
@@ -22,12 +23,12 @@ from homeclaw_cli.core.agent import (
     Agent,
     AgentConfig,
     PluginCallerLike,
-    Retriever,
     TextSink,
     TurnResult,
 )
 from homeclaw_cli.core.agent_tools import ToolRegistry
 from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
@@ -46,48 +47,6 @@ def build_llm(settings: Settings) -> Any:
     from homeclaw_cli.adapters.llm_ollama import OllamaLLM
 
     return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec, num_ctx=llm.num_ctx)
-
-
-class ResilientRetriever:
-    """The index retrieval, degrading to keyword matching over the registry when it fails
-    (no index yet, index locked, embedding model missing): the chat keeps working and says so.
-    """
-
-    def __init__(self, primary: Retriever | None, fallback: Retriever) -> None:
-        self.primary = primary
-        self.fallback = fallback
-        self.warnings: list[str] = []
-
-    def _use(self, search: str, query: str, limit: int | None) -> Any:
-        if self.primary is not None:
-            try:
-                return getattr(self.primary, search)(query, limit=limit)
-            except Exception as exc:  # a broken index must not take the chat down
-                reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
-                self.warnings.append(f"retrieval fell back to keyword matching: {reason}")
-                self.primary = None
-        return getattr(self.fallback, search)(query, limit=limit)
-
-    def search_plugins(self, query: str, *, limit: int | None = None) -> Any:
-        return self._use("search_plugins", query, limit)
-
-    def search_skills(self, query: str, *, limit: int | None = None) -> Any:
-        return self._use("search_skills", query, limit)
-
-
-def build_retriever(
-    settings: Settings, registry: Registry, skills: SkillsBridge | None = None
-) -> ResilientRetriever:
-    from homeclaw_cli.app.keyword_fallback import KeywordRetriever
-
-    fallback = KeywordRetriever(
-        registry,
-        max_in_prompt=settings.plugins.max_in_prompt,
-        skills=skills.keyword_documents if skills else None,
-    )
-    from homeclaw_cli.app.retrieval import RetrievalService
-
-    return ResilientRetriever(RetrievalService(settings), fallback)
 
 
 def build_caller(settings: Settings, registry: Registry) -> PluginCallerLike:
@@ -125,7 +84,7 @@ class SkillsBridge:
             report.removed += [f"skill {s}" for s in old if s not in fresh.skills]
         self.registry = fresh
 
-    def prompt_block(self, hits: Sequence[Any]) -> str:
+    def prompt_block(self, hits: Sequence[RetrievalHit]) -> str:
         from homeclaw_cli.catalog.skill_prompt import build_skills_block, skills_for_prompt
 
         return build_skills_block(skills_for_prompt(hits, self.registry))
@@ -184,7 +143,9 @@ class ChatSession:
         self.registry = scan(settings)
         self.llm: Any = llm or build_llm(settings)
         self.skills = build_skills(settings)
-        self.retriever = build_retriever(settings, self.registry, self.skills)
+        self.retriever = build_retriever(
+            settings, self.registry, self.skills.keyword_documents if self.skills else None
+        )
         self.caller = build_caller(settings, self.registry)
         self._retired: list[Any] = []
         self._warnings: list[str] = []
@@ -279,7 +240,9 @@ class ChatSession:
                 self.caller = build_caller(self.settings, fresh)
             if self.skills is not None:
                 await asyncio.to_thread(self.skills.refresh, changed, report)
-            self.retriever = build_retriever(self.settings, fresh, self.skills)
+            self.retriever = build_retriever(
+                self.settings, fresh, self.skills.keyword_documents if self.skills else None
+            )
             self.agent.caller = self.caller
             self.agent.retriever = self.retriever
             return report

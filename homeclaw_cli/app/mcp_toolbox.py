@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.core.manifest import value_matches_type
+from homeclaw_cli.core.ports import Retriever
+from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tools import parameters_schema, split_tool_name, tool_name
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
@@ -58,11 +60,6 @@ class CallerLike(Protocol):
     async def aclose(self) -> None: ...
 
 
-class RetrievalLike(Protocol):
-    def search_plugins(self, query: str, *, limit: int | None = None) -> Any: ...
-    def search_skills(self, query: str, *, limit: int | None = None) -> Any: ...
-
-
 class SkillsLike(Protocol):
     def skills(self) -> dict[str, Any]: ...
     def run(self, skill_id: str, script: str, args: list[str]) -> Any: ...
@@ -73,7 +70,7 @@ class Services:
     """Factories for the heavy services; tests pass fakes with the same shape."""
 
     caller: Callable[[Settings], CallerLike]
-    retrieval: Callable[[Settings], RetrievalLike]
+    retrieval: Callable[[Settings], Retriever]
     skills: Callable[[Settings], SkillsLike]
 
 
@@ -99,7 +96,7 @@ def _plugin_caller(settings: Settings) -> CallerLike:
     return PluginCaller(settings)
 
 
-def _retrieval_service(settings: Settings) -> RetrievalLike:
+def _retrieval_service(settings: Settings) -> Retriever:
     from homeclaw_cli.app.retrieval import RetrievalService
 
     return RetrievalService(settings)
@@ -115,7 +112,7 @@ class Toolbox:
     settings: Settings
     services: Services = field(default_factory=default_services)
     _caller: CallerLike | None = None
-    _retrieval: RetrievalLike | None = None
+    _retrieval: Retriever | None = None
 
     # --- listing -------------------------------------------------------------------------
 
@@ -256,8 +253,8 @@ class Toolbox:
             self._caller = None
 
 
-def _hit_json(hit: Any) -> dict[str, Any]:
-    descriptor = hit.descriptor or {}
+def _hit_json(hit: RetrievalHit) -> dict[str, Any]:
+    descriptor = hit.descriptor
     # Plugin rows store describe_entry() (the manifest under "manifest"); skills are flat.
     manifest = descriptor.get("manifest", descriptor)
     data: dict[str, Any] = {

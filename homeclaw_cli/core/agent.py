@@ -1,8 +1,8 @@
 """One chat turn: retrieve -> prompt -> model -> tools -> answer (seed 000 §5, seed 002 §1-3).
 
-The loop depends only on the small Protocols below (LLM, Retriever, PluginCallerLike,
-SkillRunner), so it runs against fakes in tests and against Ollama, the LanceDB retrieval,
-the plugin runners and the skill runner in `app/chat.py`.
+The loop depends only on small Protocols (LLM, PluginCallerLike, SkillRunner below and
+core/ports.Retriever), so it runs against fakes in tests and against Ollama, the LanceDB
+retrieval, the plugin runners and the skill runner in `app/chat.py`.
 
 Tool design: one tool per capability of the retrieved plugins (`<plugin>__<capability>`,
 built by core/tools.capability_tool), not one generic route_to_plugin(plugin_id,
@@ -37,6 +37,8 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.ports import Retriever
+from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_parse import (
     AnswerStreamer,
@@ -95,39 +97,6 @@ class LLM(Protocol):
     ) -> LLMReply: ...
 
 
-class HitLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def descriptor(self) -> dict[str, Any]: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def kept(self) -> bool: ...
-
-
-class RetrievalLike(Protocol):
-    @property
-    def hits(self) -> Sequence[HitLike]: ...
-    @property
-    def candidates(self) -> Sequence[HitLike]: ...
-    @property
-    def fallback(self) -> bool: ...
-    @property
-    def fallback_names(self) -> list[str]: ...
-    @property
-    def timings(self) -> dict[str, float]: ...
-
-
-class Retriever(Protocol):
-    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalLike: ...
-    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalLike: ...
-
-
 class ResultLike(Protocol):
     @property
     def success(self) -> bool: ...
@@ -165,7 +134,7 @@ class SkillRunner(Protocol):
     Implemented over catalog/skill_prompt + app/skill_tools in app/chat.py.
     """
 
-    def prompt_block(self, hits: Sequence[HitLike]) -> str:
+    def prompt_block(self, hits: Sequence[RetrievalHit]) -> str:
         """The <available_skills> block for the retrieved hits ("" when none is eligible)."""
         ...
 
@@ -201,8 +170,8 @@ class TurnResult:
     steps: list[TraceStep] = field(default_factory=list)
     prompt: SystemPrompt | None = None
     tool_tokens: int = 0
-    plugin_retrieval: RetrievalLike | None = None
-    skill_retrieval: RetrievalLike | None = None
+    plugin_retrieval: RetrievalResult | None = None
+    skill_retrieval: RetrievalResult | None = None
     tools_offered: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     native_tools: bool = True
@@ -233,7 +202,7 @@ class TurnResult:
         }
 
 
-def _hits_json(result: RetrievalLike | None) -> list[dict[str, Any]]:
+def _hits_json(result: RetrievalResult | None) -> list[dict[str, Any]]:
     if result is None:
         return []
     return [{"id": h.id, "score": round(h.score, 4), "reason": h.reason} for h in result.hits]
@@ -541,7 +510,7 @@ class Agent:
             on_text(answer)
         return answer
 
-    def _manifests_for(self, hits: Sequence[HitLike]) -> list[PluginManifest]:
+    def _manifests_for(self, hits: Sequence[RetrievalHit]) -> list[PluginManifest]:
         out: list[PluginManifest] = []
         for hit in hits:
             manifest = self.manifests(hit.id)
@@ -752,7 +721,6 @@ __all__ = [
     "LLMToolCall",
     "PluginCallerLike",
     "PromptBlock",
-    "Retriever",
     "SkillRunner",
     "TraceStep",
     "TurnResult",
