@@ -52,8 +52,7 @@ class KeywordIndex:
         self.kind: Kind = kind
         # The id counts as text too: "home-assistant" matches "home assistant".
         self._words = {
-            item: frozenset(search_words(f"{text} {item.replace('-', ' ')}"))
-            for item, text in texts.items()
+            item: _overlap_words(f"{text} {item.replace('-', ' ')}") for item, text in texts.items()
         }
 
     def rank(self, query: str, *, cap: int, descriptor: Descriptors) -> RetrievalResult:
@@ -61,7 +60,7 @@ class KeywordIndex:
 
         `descriptor` is asked only for the kept ids.
         """
-        words = set(search_words(query))
+        words = _overlap_words(query)
         scored = sorted(
             ((len(words & doc) / max(len(words), 1), item) for item, doc in self._words.items()),
             key=lambda pair: (-pair[0], pair[1]),
@@ -86,3 +85,9 @@ class KeywordIndex:
             hit.descriptor = descriptor(hit.id)
         names = [] if hits else [h.id for h in candidates[:FALLBACK_NAMES]]
         return RetrievalResult(query, hits, candidates, not hits, names, method="keyword")
+
+
+def _overlap_words(text: str) -> frozenset[str]:
+    # Unlike BM25, plain overlap cannot weigh a word by its rarity: a lone digit ("at 6")
+    # would match every id or version that ends in that digit.
+    return frozenset(w for w in search_words(text) if len(w) > 1)

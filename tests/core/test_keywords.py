@@ -59,3 +59,9 @@ def test_nothing_in_common_offers_the_ids_by_name() -> None:
     result, asked = _rank("tell me a joke")
     assert result.hits == [] and result.fallback and asked == []
     assert result.fallback_names == sorted(TEXTS)[:FALLBACK_NAMES]
+
+
+def test_a_lone_digit_does_not_match_ids_ending_in_it() -> None:
+    index = KeywordIndex("plugin", {"timer-6": "Countdown timers.", "reminders": "Remind me."})
+    result = index.rank("remind me at 6", cap=5, descriptor=lambda item: {})
+    assert result.ids == ["reminders"]
