@@ -16,14 +16,13 @@ pointer file that is replaced atomically, so a reader never sees a half-written 
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import unicodedata
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.core.keywords import fold, search_words
+from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
@@ -31,23 +30,6 @@ if TYPE_CHECKING:
 
 FORMAT = 2
 POINTER = "current"
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# Words that carry no intent; BM25 would give them a little weight everywhere.
-_STOP = """a an and are as at be but by can could do does for from get give have how i i'd i'm
-in is it it's me my of on or please show tell that the their them then there these this
-to up us was we what whats when where which who why will with would you your"""
-STOP_WORDS = frozenset(_STOP.split())
-
-
-def fold(text: str) -> str:
-    """Lowercase and strip accents, so `café` matches `cafe`."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def query_words(query: str) -> list[str]:
-    words = _WORD.findall(fold(query))
-    return [w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
 
 
 def cache_root(index_uri: str) -> Path | None:
@@ -119,12 +101,6 @@ def _map(path: Path) -> Any:
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
 
 
-@dataclass
-class SnapshotHit:
-    index: int
-    score: float
-
-
 class Snapshot:
     """One table's snapshot, opened read-only."""
 
@@ -190,7 +166,8 @@ class Snapshot:
         start, end = int(self._offsets[index]), int(self._offsets[index + 1]) - 1
         return bytes(self._blob[start:end]).decode("utf-8")
 
-    def dense(self, vector: Any, limit: int) -> list[SnapshotHit]:
+    def dense(self, vector: Any, limit: int) -> list[Match]:
+        """The `limit` rows closest to `vector` by cosine (the vectors are normalised)."""
         import numpy as np
 
         if not len(self.ids):
@@ -199,18 +176,22 @@ class Snapshot:
         limit = min(limit, len(scores))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [SnapshotHit(int(i), float(scores[i])) for i in top]
+        return [self._match(int(i), float(scores[i])) for i in top]
 
-    def keyword(self, query: str, limit: int) -> list[SnapshotHit]:
-        words = query_words(query)
+    def keyword(self, query: str, limit: int) -> list[Match]:
+        """The `limit` best BM25 matches of the query's words."""
+        words = search_words(query)
         if not words or not self.ids:
             return []
         searcher = self._text.searcher()
         parsed = self._text.parse_query(" ".join(words), ["body"])
         hits = []
         for score, address in searcher.search(parsed, limit).hits:
-            hits.append(SnapshotHit(int(searcher.doc(address)["row"][0]), float(score)))
+            hits.append(self._match(int(searcher.doc(address)["row"][0]), float(score)))
         return hits
+
+    def _match(self, index: int, score: float) -> Match:
+        return Match(self.ids[index], score, self.row(index))
 
     def vector(self, index: int) -> list[float]:
         values: list[float] = self.vectors[index].tolist()

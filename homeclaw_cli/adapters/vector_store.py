@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.adapters import query_cache
+from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.errors import ConfigError, HomeclawError
 
 if TYPE_CHECKING:
@@ -50,18 +51,6 @@ class StoredMeta:
     model: str
     dim: int
     status: str
-
-
-@dataclass
-class Match:
-    id: str
-    score: float  # cosine similarity for dense search, BM25 for full-text search
-    row: dict[str, Any]
-
-    @property
-    def descriptor(self) -> dict[str, Any]:
-        value: dict[str, Any] = json.loads(self.row["descriptor"])
-        return value
 
 
 def _schema(dim: int) -> Any:
@@ -100,16 +89,10 @@ class SnapshotReader:
         self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
 
     def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
-        return [
-            Match(self.snapshot.ids[h.index], h.score, self.snapshot.row(h.index))
-            for h in self.snapshot.dense(vector, limit)
-        ]
+        return self.snapshot.dense(vector, limit)
 
     def keyword(self, table: str, query: str, limit: int) -> list[Match]:
-        return [
-            Match(self.snapshot.ids[h.index], h.score, self.snapshot.row(h.index))
-            for h in self.snapshot.keyword(query, limit)
-        ]
+        return self.snapshot.keyword(query, limit)
 
     def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
         return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}

@@ -16,65 +16,24 @@ from typing import Any
 
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
-from homeclaw_cli.catalog.registry import Registry, scan
+from homeclaw_cli.app.resilient_retrieval import build_retriever
+from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
 from homeclaw_cli.core.agent import (
     Agent,
     AgentConfig,
-    Retriever,
     TurnResult,
 )
 from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, TextSink
+from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.conversations import ConversationLog, log_path
 
 DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
-
-
-class ResilientRetriever:
-    """The index retrieval, degrading to keyword matching over the registry when it fails
-    (no index yet, index locked, embedding model missing): the chat keeps working and says so.
-    """
-
-    def __init__(self, primary: Retriever | None, fallback: Retriever) -> None:
-        self.primary = primary
-        self.fallback = fallback
-        self.warnings: list[str] = []
-
-    def _use(self, search: str, query: str, limit: int | None) -> Any:
-        if self.primary is not None:
-            try:
-                return getattr(self.primary, search)(query, limit=limit)
-            except Exception as exc:  # a broken index must not take the chat down
-                reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
-                self.warnings.append(f"retrieval fell back to keyword matching: {reason}")
-                self.primary = None
-        return getattr(self.fallback, search)(query, limit=limit)
-
-    def search_plugins(self, query: str, *, limit: int | None = None) -> Any:
-        return self._use("search_plugins", query, limit)
-
-    def search_skills(self, query: str, *, limit: int | None = None) -> Any:
-        return self._use("search_skills", query, limit)
-
-
-def build_retriever(
-    settings: Settings, registry: Registry, skills: SkillsBridge | None = None
-) -> ResilientRetriever:
-    from homeclaw_cli.app.keyword_fallback import KeywordRetriever
-
-    fallback = KeywordRetriever(
-        registry,
-        max_in_prompt=settings.plugins.max_in_prompt,
-        skills=skills.keyword_documents if skills else None,
-    )
-    from homeclaw_cli.app.retrieval import RetrievalService
-
-    return ResilientRetriever(RetrievalService(settings), fallback)
 
 
 class SkillsBridge:
@@ -91,7 +50,7 @@ class SkillsBridge:
         merge_skills(self.registry, fresh, changed, report)
         self.registry = fresh
 
-    def prompt_block(self, hits: Sequence[Any]) -> str:
+    def prompt_block(self, hits: Sequence[RetrievalHit]) -> str:
         from homeclaw_cli.catalog.skill_prompt import build_skills_block, skills_for_prompt
 
         return build_skills_block(skills_for_prompt(hits, self.registry))
@@ -142,7 +101,9 @@ class ChatSession:
         self.registry = self.context.registry
         self.llm: LLM = self.context.llm
         self.skills = build_skills(self.context)
-        self.retriever = build_retriever(settings, self.registry, self.skills)
+        self.retriever = build_retriever(
+            settings, self.registry, self.skills.keyword_documents if self.skills else None
+        )
         self.caller = self.context.caller
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
@@ -214,7 +175,9 @@ class ChatSession:
             self.context.set_registry(fresh)  # the caller keeps its live MCP sessions
             if self.skills is not None:
                 await asyncio.to_thread(self.skills.refresh, changed, report)
-            self.retriever = build_retriever(self.settings, fresh, self.skills)
+            self.retriever = build_retriever(
+                self.settings, fresh, self.skills.keyword_documents if self.skills else None
+            )
             self.agent.retriever = self.retriever
             return report
 

@@ -22,6 +22,8 @@ from homeclaw_cli.app.skill_tools import ScannedSkills, SkillSource, skill_tool_
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.core.agent import PluginCallerLike
 from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry
+from homeclaw_cli.core.ports import Retriever
+from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tools import add_plugin_tools, tool_name
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.health import HealthStore
@@ -36,17 +38,12 @@ class CallerLike(PluginCallerLike, Protocol):
     async def aclose(self) -> None: ...
 
 
-class RetrievalLike(Protocol):
-    def search_plugins(self, query: str, *, limit: int | None = None) -> Any: ...
-    def search_skills(self, query: str, *, limit: int | None = None) -> Any: ...
-
-
 @dataclass
 class Services:
     """Factories for the heavy services; tests pass fakes with the same shape."""
 
     caller: Callable[[Settings], CallerLike]
-    retrieval: Callable[[Settings], RetrievalLike]
+    retrieval: Callable[[Settings], Retriever]
     skills: Callable[[Settings], SkillSource]
 
 
@@ -56,7 +53,7 @@ def _plugin_caller(settings: Settings) -> CallerLike:
     return PluginCaller(settings)
 
 
-def _retrieval_service(settings: Settings) -> RetrievalLike:
+def _retrieval_service(settings: Settings) -> Retriever:
     from homeclaw_cli.app.retrieval import RetrievalService
 
     return RetrievalService(settings)
@@ -72,7 +69,7 @@ class Toolbox:
     settings: Settings
     services: Services = field(default_factory=default_services)
     _caller: CallerLike | None = None
-    _retrieval: RetrievalLike | None = None
+    _retrieval: Retriever | None = None
 
     def registry(self, *, healthy_only: bool = False) -> ToolRegistry:
         """Search, every plugin capability and every eligible skill, as they are now."""
@@ -164,8 +161,8 @@ class Toolbox:
         return ToolOutcome(True, json.dumps(body, indent=2), data=body)
 
 
-def _hit_json(hit: Any) -> dict[str, Any]:
-    descriptor = hit.descriptor or {}
+def _hit_json(hit: RetrievalHit) -> dict[str, Any]:
+    descriptor = hit.descriptor
     # Plugin rows store describe_entry() (the manifest under "manifest"); skills are flat.
     manifest = descriptor.get("manifest", descriptor)
     data: dict[str, Any] = {

@@ -12,10 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.adapters.vector_store import Match, SnapshotReader, VectorStore, open_store
+from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
 from homeclaw_cli.core.retrieval import (
     Candidate,
     Kind,
+    Match,
     RetrievalHit,
     RetrievalResult,
     fallback_names,

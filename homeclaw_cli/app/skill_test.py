@@ -6,14 +6,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from homeclaw_cli.catalog.skill_tests import TESTS_FILE, SkillRetriever, load_tests_file
+from homeclaw_cli.catalog.skill_tests import TESTS_FILE, load_tests_file
 from homeclaw_cli.catalog.skills import Skill, SkillRegistry
+from homeclaw_cli.core.ports import Retriever
 from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
 from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill
 from homeclaw_cli.settings import Settings
 
 NOT_CANDIDATE = "not among the candidates"
-RetrieverFactory = Callable[[Settings], SkillRetriever]
+RetrieverFactory = Callable[[Settings], Retriever]
 
 
 @dataclass
@@ -94,22 +95,22 @@ class SkillTestReport:
         }
 
 
-def default_retriever(settings: Settings) -> SkillRetriever:
+def default_retriever(settings: Settings) -> Retriever:
     """The RetrievalService, after an incremental sync of the skills index."""
     from homeclaw_cli.app.retrieval import RetrievalService
     from homeclaw_cli.app.sync import sync
 
     sync(settings, kinds=("skills",))
-    service: SkillRetriever = RetrievalService(settings)
+    service: Retriever = RetrievalService(settings)
     return service
 
 
 def check_query(
-    retriever: SkillRetriever, skill: Skill, query: str, expect_rank: int | None = None
+    retriever: Retriever, skill: Skill, query: str, expect_rank: int | None = None
 ) -> QueryCheck:
     """Where `skill` lands for `query`: rank, score, whether it is offered, what is above it."""
     result = retriever.search_skills(query)
-    candidates = list(getattr(result, "candidates", None) or getattr(result, "hits", []))
+    candidates = result.candidates
     mine = next((c for c in candidates if c.id == skill.id), None)
     if mine is None:
         return QueryCheck(query, skill.id, None, None, False, NOT_CANDIDATE, expect_rank)

@@ -9,11 +9,12 @@ files inside skill folders, so the prompt stays small however many skills are in
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any
 from xml.sax.saxutils import escape
 
 from homeclaw_cli.catalog.skill_paths import resolve_inside
 from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry
+from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.errors import UsageError
 
 MAX_READ_BYTES = 256 * 1024
@@ -28,15 +29,7 @@ SKILLS_INSTRUCTION = (
 )
 
 
-class SkillHit(Protocol):
-    """What the block needs from a retrieval hit (RetrievalHit satisfies it)."""
-
-    id: str
-    kind: str
-    kept: bool
-
-
-def skills_for_prompt(hits: Iterable[SkillHit], registry: SkillRegistry) -> list[Skill]:
+def skills_for_prompt(hits: Iterable[RetrievalHit], registry: SkillRegistry) -> list[Skill]:
     """Kept skill hits that still exist on disk and are eligible, in retrieval order."""
     chosen: list[Skill] = []
     for hit in hits:

@@ -14,7 +14,6 @@ scripts:                       # run exactly as run_skill would
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -64,9 +63,3 @@ def load_tests_file(path: Path) -> SkillTestsFile:
             f"{where}: {field}: {err['msg']}",
             hint="see `homeclaw skill test --help` for the tests.yaml format",
         ) from None
-
-
-class SkillRetriever(Protocol):
-    """What `skill test --query` needs from retrieval (app/retrieval.RetrievalService)."""
-
-    def search_skills(self, query: str, *, limit: int | None = None) -> Any: ...

@@ -1,6 +1,6 @@
 """One chat turn: retrieve -> prompt -> model -> tools -> answer (seed 000 §5, seed 002 §1-3).
 
-The loop depends only on small Protocols (the LLM in core/ports.py; Retriever,
+The loop depends only on small Protocols (the LLM and the Retriever in core/ports.py;
 PluginCallerLike and SkillRunner below), so it runs against fakes in tests and against Ollama,
 the LanceDB retrieval, the plugin runners and the skill runner in `app/chat.py`.
 
@@ -38,7 +38,8 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, TextSink
+from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
 from homeclaw_cli.core.turn_calls import TurnState
@@ -51,39 +52,6 @@ CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool 
 
 
 # --- protocols ------------------------------------------------------------------------------
-
-
-class HitLike(Protocol):
-    @property
-    def id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def descriptor(self) -> dict[str, Any]: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def kept(self) -> bool: ...
-
-
-class RetrievalLike(Protocol):
-    @property
-    def hits(self) -> Sequence[HitLike]: ...
-    @property
-    def candidates(self) -> Sequence[HitLike]: ...
-    @property
-    def fallback(self) -> bool: ...
-    @property
-    def fallback_names(self) -> list[str]: ...
-    @property
-    def timings(self) -> dict[str, float]: ...
-
-
-class Retriever(Protocol):
-    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalLike: ...
-    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalLike: ...
 
 
 class ResultLike(Protocol):
@@ -123,7 +91,7 @@ class SkillRunner(Protocol):
     Implemented over catalog/skill_prompt + app/skill_tools in app/chat.py.
     """
 
-    def prompt_block(self, hits: Sequence[HitLike]) -> str:
+    def prompt_block(self, hits: Sequence[RetrievalHit]) -> str:
         """The <available_skills> block for the retrieved hits ("" when none is eligible)."""
         ...
 
@@ -149,8 +117,8 @@ class TurnResult:
     steps: list[TraceStep] = field(default_factory=list)
     prompt: SystemPrompt | None = None
     tool_tokens: int = 0
-    plugin_retrieval: RetrievalLike | None = None
-    skill_retrieval: RetrievalLike | None = None
+    plugin_retrieval: RetrievalResult | None = None
+    skill_retrieval: RetrievalResult | None = None
     tools_offered: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     native_tools: bool = True
@@ -183,7 +151,7 @@ class TurnResult:
         }
 
 
-def hit_summaries(result: RetrievalLike | None) -> list[HitSummary]:
+def hit_summaries(result: RetrievalResult | None) -> list[HitSummary]:
     """The kept hits of a retrieval as the trace shows them."""
     if result is None:
         return []
@@ -381,7 +349,7 @@ class Agent:
             self.history.append({"role": "user", "content": result.message})
             self.history.append({"role": "assistant", "content": result.answer})
 
-    def _manifests_for(self, hits: Sequence[HitLike]) -> list[PluginManifest]:
+    def _manifests_for(self, hits: Sequence[RetrievalHit]) -> list[PluginManifest]:
         out: list[PluginManifest] = []
         for hit in hits:
             manifest = self.manifests(hit.id)
@@ -395,7 +363,6 @@ __all__ = [
     "AgentConfig",
     "ManifestLookup",
     "PluginCallerLike",
-    "Retriever",
     "SkillRunner",
     "TurnResult",
 ]

@@ -2,6 +2,7 @@
 
 The chat model: one `LLM.chat` call takes Ollama-style messages and tool schemas and returns an
 `LLMReply`. adapters/llm_ollama.py and adapters/llm_openai.py implement it; tests use fakes.
+The retriever: plugins and skills for a query, as one RetrievalResult.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Required, TypedDict
+
+from homeclaw_cli.core.retrieval import RetrievalResult
 
 TextSink = Callable[[str], None]
 JsonSchema = dict[str, Any]  # a JSON schema or an OpenAI-style tool definition: untyped JSON
@@ -67,3 +70,12 @@ class LLM(Protocol):
     ) -> LLMReply:
         """One streamed reply; content pieces go to `on_text` as they arrive."""
         ...
+
+
+class Retriever(Protocol):
+    """Plugins and skills for a query: the index (app/retrieval.RetrievalService), the
+    keyword fallback (app/keyword_fallback.KeywordRetriever) or both
+    (app/resilient_retrieval.ResilientRetriever)."""
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult: ...
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult: ...

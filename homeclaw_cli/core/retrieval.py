@@ -10,10 +10,14 @@ Methods (measured on benchmarks/retrieval, see RESULTS.md there):
 Every candidate gets a final `score`; candidates are ranked by it, then cut by the
 similarity threshold and by max_in_prompt. Ineligible, unhealthy and stale candidates are
 dropped with the reason, so `--explain` and `/why` can show why something was not offered.
+
+RetrievalResult and RetrievalHit are the one result shape of every retrieval: the index
+(app/retrieval.py), the keyword fallback (core/keywords.py) and every consumer use them.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -41,7 +45,23 @@ RELATIVE_MARGIN = 0.15
 
 
 @dataclass
+class Match:
+    """One row found by one search of the index (dense or full-text), before the policy."""
+
+    id: str
+    score: float  # cosine similarity for dense search, BM25 for full-text search
+    row: dict[str, Any]
+
+    @property
+    def descriptor(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.row["descriptor"])
+        return value
+
+
+@dataclass
 class RetrievalHit:
+    """One ranked candidate: kept for the prompt, or dropped with the reason why."""
+
     id: str
     kind: Kind
     score: float
@@ -61,16 +81,20 @@ class RetrievalHit:
 
 @dataclass
 class RetrievalResult:
+    """The kept hits best first, every candidate with its reason, and the fallback names
+    offered when nothing was kept."""
+
     query: str
     hits: list[RetrievalHit]
     candidates: list[RetrievalHit]
-    fallback: bool
-    fallback_names: list[str]
-    timings: dict[str, float]
+    fallback: bool = False
+    fallback_names: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
     method: str = "hybrid"
 
     @property
     def ids(self) -> list[str]:
+        """The kept ids, best first."""
         return [h.id for h in self.hits]
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
@@ -100,12 +124,14 @@ class Candidate:
 
 
 def keyword_bonus(bm25: float | None) -> float:
+    """The hybrid bonus for a BM25 score: grows with it, always below KEYWORD_WEIGHT."""
     if not bm25 or bm25 <= 0:
         return 0.0
     return KEYWORD_WEIGHT * bm25 / (bm25 + KEYWORD_SATURATION)
 
 
 def final_score(method: str, dense: float | None, bm25: float | None) -> float:
+    """The score a candidate is ranked and thresholded by under `method`."""
     if method == "dense":
         return dense if dense is not None else -1.0
     if method == "fts":

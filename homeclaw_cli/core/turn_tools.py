@@ -18,7 +18,8 @@ from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import ChatMessage
 
 if TYPE_CHECKING:  # the agent's collaborator protocols; core/agent.py imports this module
-    from homeclaw_cli.core.agent import ManifestLookup, PluginCallerLike, Retriever, SkillRunner
+    from homeclaw_cli.core.agent import ManifestLookup, PluginCallerLike, SkillRunner
+    from homeclaw_cli.core.ports import Retriever
 
 CHAT_CONTEXT_MESSAGES = 6  # the tail of the history a plugin receives as chat_context
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,8 @@ from homeclaw_cli.catalog.skill_prompt import (
 )
 from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.errors import NotFoundError, UsageError
+from tests.fakes.retrieval import hit
 from tests.skill_helpers import make_skill, settings_for
-
-
-@dataclass
-class Hit:
-    id: str
-    kind: str = "skill"
-    kept: bool = True
 
 
 @pytest.fixture
@@ -38,12 +31,12 @@ def registry(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_block_has_only_kept_eligible_existing_skills_in_order(registry) -> None:  # type: ignore[no-untyped-def]
     hits = [
-        Hit("beta-folder"),
-        Hit("gamma"),
-        Hit("alpha"),
-        Hit("gone"),
-        Hit("x", "plugin"),
-        Hit("alpha", kept=False),
+        hit("beta-folder", "skill"),
+        hit("gamma", "skill"),
+        hit("alpha", "skill"),
+        hit("gone", "skill"),
+        hit("x", "plugin"),
+        hit("alpha", "skill", kept=False),
     ]
     chosen = skills_for_prompt(hits, registry)
     assert [s.id for s in chosen] == ["beta-folder", "alpha"]

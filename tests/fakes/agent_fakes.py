@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, object_schema
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.errors import NotFoundError, UsageError
+from tests.fakes.retrieval import hit
 
 
 def manifest(
@@ -93,48 +95,32 @@ def call(name: str, **arguments: Any) -> LLMReply:
     return LLMReply("", [LLMToolCall(name, arguments)])
 
 
-@dataclass
-class Hit:
-    id: str
-    kind: str = "plugin"
-    score: float = 0.9
-    descriptor: dict[str, Any] = field(default_factory=dict)
-    reason: str = "kept"
-    kept: bool = True
-
-
-@dataclass
-class Result:
-    query: str
-    hits: list[Hit]
-    candidates: list[Hit]
-    fallback: bool = False
-    fallback_names: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
+# The agent tests name their hits Hit("id", "skill", descriptor=...): real RetrievalHits.
+Hit = hit
 
 
 class FakeRetriever:
     def __init__(
-        self, plugins: dict[str, list[str]], skills: dict[str, list[Hit]] | None = None
+        self, plugins: dict[str, list[str]], skills: dict[str, list[RetrievalHit]] | None = None
     ) -> None:
         self.plugins = plugins  # query word -> plugin ids
         self.skills = skills or {}
         self.queries: list[str] = []
 
-    def search_plugins(self, query: str, *, limit: int | None = None) -> Result:
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         self.queries.append(query)
         ids: list[str] = []
         for word, found in self.plugins.items():
             if word in query.lower():
                 ids += [i for i in found if i not in ids]
-        hits = [Hit(i) for i in ids]
-        return Result(
+        hits = [hit(i, rank=rank) for rank, i in enumerate(ids, 1)]
+        return RetrievalResult(
             query, hits, hits, fallback=not hits, fallback_names=[] if hits else ["notes"]
         )
 
-    def search_skills(self, query: str, *, limit: int | None = None) -> Result:
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         hits = [h for word, found in self.skills.items() if word in query.lower() for h in found]
-        return Result(query, hits, hits)
+        return RetrievalResult(query, hits, hits)
 
 
 @dataclass

@@ -1,32 +1,14 @@
-"""A stand-in for RetrievalService.search_skills with the same result shape."""
+"""A stand-in for RetrievalService.search_skills that returns real RetrievalResults."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-
-@dataclass
-class FakeHit:
-    id: str
-    kind: str
-    score: float
-    dense_score: float | None
-    keyword_score: float | None
-    rank: int
-    kept: bool
-    reason: str
-    descriptor: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class FakeResult:
-    query: str
-    hits: list[FakeHit]
-    candidates: list[FakeHit]
-    fallback: bool = False
-    fallback_names: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
+from homeclaw_cli.core.retrieval import (
+    BELOW_THRESHOLD,
+    KEPT,
+    TOP_K_CUT,
+    RetrievalHit,
+    RetrievalResult,
+)
 
 
 class FakeSkillRetriever:
@@ -40,16 +22,21 @@ class FakeSkillRetriever:
         self.top_k = top_k
         self.queries: list[str] = []
 
-    def search_skills(self, query: str, *, limit: int | None = None) -> FakeResult:
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        return RetrievalResult(query, [], [], fallback=True)
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         self.queries.append(query)
         ranked = sorted(self.table.get(query, []), key=lambda x: -x[1])
         candidates = []
         for rank, (skill_id, score) in enumerate(ranked, 1):
             if score < self.threshold:
-                kept, reason = False, "below threshold"
+                reason = BELOW_THRESHOLD
             elif rank > self.top_k:
-                kept, reason = False, "top-k cut"
+                reason = TOP_K_CUT
             else:
-                kept, reason = True, "kept"
-            candidates.append(FakeHit(skill_id, "skill", score, score, None, rank, kept, reason))
-        return FakeResult(query, [c for c in candidates if c.kept], candidates)
+                reason = KEPT
+            candidates.append(
+                RetrievalHit(skill_id, "skill", score, score, None, rank, reason == KEPT, reason)
+            )
+        return RetrievalResult(query, [c for c in candidates if c.kept], candidates)

@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from homeclaw_cli.app.mcp_toolbox import Services, Toolbox
 from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tools import parameters_schema
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.runtime.skill_run import ScriptResult
@@ -23,6 +24,7 @@ from homeclaw_cli.state.external_registrations import register_external, registr
 from homeclaw_cli.state.health import HealthStore
 from homeclaw_cli.surfaces.mcp.server import build_server
 from tests.fakes.processes import LineProcess, child_env
+from tests.fakes.retrieval import hit
 
 # --- fakes with the contract shapes (PluginCaller, RetrievalService, skills) --------------
 
@@ -63,29 +65,18 @@ class FakeCaller:
         self.closed = True
 
 
-@dataclass
-class FakeHit:
-    id: str
-    kind: str
-    score: float
-    descriptor: dict[str, Any]
-
-
-@dataclass
-class FakeRetrievalResult:
-    hits: list[FakeHit]
-
-
 class FakeRetrieval:
-    def search_plugins(self, query: str, *, limit: int | None = None) -> FakeRetrievalResult:
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         desc = {
             "id": "echo",
             "manifest": {"description": "Shout", "capabilities": [{"id": "shout"}]},
         }
-        return FakeRetrievalResult([FakeHit("echo", "plugin", 0.9, desc)])
+        hits = [hit("echo", "plugin", 0.9, descriptor=desc)]
+        return RetrievalResult(query, hits, hits)
 
-    def search_skills(self, query: str, *, limit: int | None = None) -> FakeRetrievalResult:
-        return FakeRetrievalResult([FakeHit("pdf", "skill", 0.5, {"description": "PDFs"})])
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        hits = [hit("pdf", "skill", 0.5, descriptor={"description": "PDFs"})]
+        return RetrievalResult(query, hits, hits)
 
 
 @dataclass

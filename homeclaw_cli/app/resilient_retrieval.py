@@ -1,0 +1,55 @@
+"""The chat's retrieval: the index, degrading to keyword matching over the registry when it
+fails (no index yet, index locked, embedding model missing), so the chat keeps working and
+says so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from homeclaw_cli.app.keyword_fallback import KeywordRetriever, SkillDocuments
+from homeclaw_cli.catalog.registry import Registry
+from homeclaw_cli.core.ports import Retriever
+from homeclaw_cli.core.retrieval import RetrievalResult
+from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.settings import Settings
+
+Search = Callable[[Retriever], RetrievalResult]
+
+
+class ResilientRetriever:
+    """`primary` until it fails once, then `fallback` for the rest of the session."""
+
+    def __init__(self, primary: Retriever | None, fallback: Retriever) -> None:
+        self.primary = primary
+        self.fallback = fallback
+        self.warnings: list[str] = []
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        """The plugins for `query` from the index, or by keyword once the index failed."""
+        return self._use(lambda retriever: retriever.search_plugins(query, limit=limit))
+
+    def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult:
+        """The skills for `query` from the index, or by keyword once the index failed."""
+        return self._use(lambda retriever: retriever.search_skills(query, limit=limit))
+
+    def _use(self, search: Search) -> RetrievalResult:
+        if self.primary is not None:
+            try:
+                return search(self.primary)
+            except Exception as exc:  # a broken index must not take the chat down
+                reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
+                self.warnings.append(f"retrieval fell back to keyword matching: {reason}")
+                self.primary = None
+        return search(self.fallback)
+
+
+def build_retriever(
+    settings: Settings, registry: Registry, skills: SkillDocuments | None = None
+) -> ResilientRetriever:
+    """The index retrieval with the keyword fallback over `registry` and `skills`."""
+    from homeclaw_cli.app.retrieval import RetrievalService
+
+    fallback = KeywordRetriever(
+        registry, max_in_prompt=settings.plugins.max_in_prompt, skills=skills
+    )
+    return ResilientRetriever(RetrievalService(settings), fallback)

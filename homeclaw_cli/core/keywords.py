@@ -1,0 +1,93 @@
+"""Words of a query or a descriptor, and ranking by word overlap when there is no index.
+
+The words feed both keyword searches: the query snapshot's BM25 (adapters/query_cache.py)
+and the chat's fallback when the index is missing, locked or damaged (app/keyword_fallback.py),
+so both drop the same stop words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from homeclaw_cli.core.retrieval import (
+    BELOW_THRESHOLD,
+    KEPT,
+    TOP_K_CUT,
+    Kind,
+    RetrievalHit,
+    RetrievalResult,
+)
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Words that carry no intent; BM25 would give them a little weight everywhere.
+_STOP = """a an and are as at be but by can could do does for from get give have how i i'd i'm
+in is it it's me my of on or please show tell that the their them then there these this
+to up us was we what whats when where which who why will with would you your"""
+STOP_WORDS = frozenset(_STOP.split())
+# With no hit, this many of the best-scoring ids are offered by name.
+FALLBACK_NAMES = 20
+
+Descriptors = Callable[[str], dict[str, Any]]
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip accents, so `café` matches `cafe`."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def search_words(text: str) -> list[str]:
+    """The folded words of `text` that carry meaning: no stop words, no single letters."""
+    words = _WORD.findall(fold(text))
+    return [w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
+
+
+class KeywordIndex:
+    """Descriptor texts ranked by the share of the query's words they contain."""
+
+    def __init__(self, kind: Kind, texts: Mapping[str, str]) -> None:
+        self.kind: Kind = kind
+        # The id counts as text too: "home-assistant" matches "home assistant".
+        self._words = {
+            item: _overlap_words(f"{text} {item.replace('-', ' ')}") for item, text in texts.items()
+        }
+
+    def rank(self, query: str, *, cap: int, descriptor: Descriptors) -> RetrievalResult:
+        """Every id ranked by overlap (then id); the first `cap` with any overlap are kept.
+
+        `descriptor` is asked only for the kept ids.
+        """
+        words = _overlap_words(query)
+        scored = sorted(
+            ((len(words & doc) / max(len(words), 1), item) for item, doc in self._words.items()),
+            key=lambda pair: (-pair[0], pair[1]),
+        )
+        candidates: list[RetrievalHit] = []
+        for rank, (score, item) in enumerate(scored, 1):
+            reason = BELOW_THRESHOLD if score <= 0 else TOP_K_CUT if rank > cap else KEPT
+            candidates.append(
+                RetrievalHit(
+                    id=item,
+                    kind=self.kind,
+                    score=score,
+                    dense_score=None,
+                    keyword_score=score,
+                    rank=rank,
+                    kept=reason == KEPT,
+                    reason=reason,
+                )
+            )
+        hits = [h for h in candidates if h.kept]
+        for hit in hits:
+            hit.descriptor = descriptor(hit.id)
+        names = [] if hits else [h.id for h in candidates[:FALLBACK_NAMES]]
+        return RetrievalResult(query, hits, candidates, not hits, names, method="keyword")
+
+
+def _overlap_words(text: str) -> frozenset[str]:
+    # Unlike BM25, plain overlap cannot weigh a word by its rarity: a lone digit ("at 6")
+    # would match every id or version that ends in that digit.
+    return frozenset(w for w in search_words(text) if len(w) > 1)

@@ -1,0 +1,67 @@
+"""Query words and word-overlap ranking (the retrieval that needs no index)."""
+
+from __future__ import annotations
+
+from homeclaw_cli.core.keywords import FALLBACK_NAMES, STOP_WORDS, KeywordIndex, search_words
+from homeclaw_cli.core.retrieval import RetrievalResult
+
+TEXTS = {
+    "weather": "Current weather and forecast: temperature, rain, wind for a city.",
+    "slack": "Post and read messages in Slack channels.",
+    "timer": "Set a countdown timer or an alarm.",
+    "home-assistant": "Lights and switches.",
+}
+
+
+def _rank(query: str, cap: int = 5) -> tuple[RetrievalResult, list[str]]:
+    asked: list[str] = []
+
+    def descriptor(item: str) -> dict[str, object]:
+        asked.append(item)
+        return {"id": item}
+
+    result = KeywordIndex("plugin", TEXTS).rank(query, cap=cap, descriptor=descriptor)
+    return result, asked
+
+
+def test_search_words_fold_accents_and_drop_stop_words_and_single_letters() -> None:
+    assert search_words("What's the météo in Zürich, please? x 7") == ["meteo", "zurich", "7"]
+    assert {"the", "please", "show", "what"} <= STOP_WORDS
+
+
+def test_ranks_by_the_share_of_query_words_then_by_id() -> None:
+    result, asked = _rank("post the forecast to slack")
+    assert result.ids == ["slack", "weather"]
+    assert [round(h.score, 3) for h in result.hits] == [0.667, 0.333]
+    assert all(h.keyword_score == h.score and h.dense_score is None for h in result.hits)
+    assert result.method == "keyword" and not result.fallback
+    assert asked == ["slack", "weather"]  # descriptors only for what is kept
+    assert result.hits[0].descriptor == {"id": "slack"}
+
+
+def test_every_candidate_has_a_rank_and_a_reason() -> None:
+    result, _ = _rank("timer alarm wind", cap=1)
+    reasons = {h.id: (h.rank, h.kept, h.reason) for h in result.candidates}
+    assert reasons == {
+        "timer": (1, True, "kept"),
+        "weather": (2, False, "top-k cut"),
+        "home-assistant": (3, False, "below threshold"),
+        "slack": (4, False, "below threshold"),
+    }
+
+
+def test_the_id_counts_as_words() -> None:
+    result, _ = _rank("home assistant")
+    assert result.ids == ["home-assistant"]
+
+
+def test_nothing_in_common_offers_the_ids_by_name() -> None:
+    result, asked = _rank("tell me a joke")
+    assert result.hits == [] and result.fallback and asked == []
+    assert result.fallback_names == sorted(TEXTS)[:FALLBACK_NAMES]
+
+
+def test_a_lone_digit_does_not_match_ids_ending_in_it() -> None:
+    index = KeywordIndex("plugin", {"timer-6": "Countdown timers.", "reminders": "Remind me."})
+    result = index.rank("remind me at 6", cap=5, descriptor=lambda item: {})
+    assert result.ids == ["reminders"]
