@@ -1,6 +1,7 @@
 """Turn public tool-retrieval data into homeclaw plugin manifests plus a queries.jsonl.
 
-    python benchmarks/public/convert.py [--raw DIR] [--out DIR] [--toollens-queries N] [SET ...]
+    python benchmarks/public/convert.py [--raw DIR] [--out DIR] [--queries N] [--distractors N]
+                                        [SET ...]
 
 SET is one of toollens, toolbench-g1, toolbench-g2, toolbench-g3 (default: all four).
 Reads the raw files from --raw (default ~/.cache/homeclaw-bench, laid out as in README.md)
@@ -10,6 +11,10 @@ and writes --out/<set>/plugins/<id>/plugin.yaml, --out/<set>/queries.jsonl (our 
 One plugin per API: both datasets label the API (ToolBench's "relevant APIs" are
 (tool, api) pairs; COLT's corpus rows are single APIs), so that is the unit retrieval must
 find. The API's parameters become the parameters of the plugin's single capability.
+
+Sampling (seeded, so every run converts the same subset): each set keeps at most --queries
+test queries; the tools are every API those queries could be retrieved among (see the
+loaders), plus distractors.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ TOOLBENCH_FILES = {
     "toolbench-g3": ("G3_instruction",),
 }
 SEED = 20240717
-TOOLLENS_QUERIES = 400
+MAX_QUERIES = 100
+G3_DISTRACTORS = 400
 PARAM_TYPES = {
     "string": "string",
     "number": "number",
@@ -180,9 +186,7 @@ def load_toollens(raw: Path, count: int) -> tuple[list[Api], list[Query]]:
         qid, cid, score = line.split("\t")
         if int(score) > 0:
             labels.setdefault(qid, []).append(cid)
-    chosen = sorted(labels, key=int)
-    if count < len(chosen):
-        chosen = sorted(random.Random(SEED).sample(chosen, count), key=int)
+    chosen = _sample(sorted(labels, key=int), count)
     queries = [_query(texts[q], [corpus[c].key for c in labels[q]], []) for q in chosen]
     return list(corpus.values()), queries
 
@@ -192,37 +196,49 @@ def _query(text: str, expected: list[tuple[str, str]], tags: list[str]) -> Query
     return Query(" ".join(text.split()), unique, [*tags, "multi" if len(unique) > 1 else "single"])
 
 
-def load_toolbench(raw: Path, name: str) -> tuple[list[Api], list[Query]]:
-    """StableToolBench's solvable ToolBench test queries for one group, all of them.
+def _sample(items: list[Any], count: int) -> list[Any]:
+    """`count` items in their original order, chosen with SEED (all when there are fewer)."""
+    if count >= len(items):
+        return items
+    keep = set(random.Random(SEED).sample(range(len(items)), count))
+    return [item for index, item in enumerate(items) if index in keep]
 
-    The tools are every API in the queries' api_lists (the APIs ToolBench offers each query,
-    so the hard negatives are the sibling APIs of the right ones); for G3, whose 61 queries
-    share 44 APIs, COLT's ToolBench-G3 corpus joins as distractors.
+
+def load_toolbench(
+    raw: Path, name: str, count: int, distractors: int
+) -> tuple[list[Api], list[Query]]:
+    """StableToolBench's solvable ToolBench test queries of one group, `count` sampled.
+
+    The tools are every API in the sampled queries' api_lists (the APIs ToolBench offers
+    each query, so the hard negatives are the sibling APIs of the right ones); for G3, whose
+    61 queries share 44 APIs, `distractors` APIs sampled from COLT's ToolBench-G3 corpus join.
     """
     apis: dict[tuple[str, str], Api] = {}
     queries: list[Query] = []
     folder = raw / "StableToolBench" / "solvable_queries" / "test_instruction"
+    items: list[tuple[str, dict[str, Any]]] = []
     for group in TOOLBENCH_FILES[name]:
         data = json.loads((folder / f"{group}.json").read_text(encoding="utf-8"))
-        for item in data:
-            for entry in item["api_list"]:
-                api = Api(
-                    entry.get("category_name", ""),
-                    entry["tool_name"],
-                    entry["api_name"],
-                    entry.get("api_description") or "",
-                    entry.get("required_parameters") or [],
-                    entry.get("optional_parameters") or [],
-                    str(entry.get("method", "")).upper() or None,
-                )
-                apis.setdefault(api.key, api)
-            expected = [(tool, api_name) for tool, api_name in item["relevant APIs"]]
-            tag = group.split("_", 1)[1]
-            queries.append(_query(item["query"], expected, [tag]))
-    if name == "toolbench-g3":
-        corpus = raw / "COLT" / "datasets" / "ToolBenchG3" / "corpus.jsonl"
-        for api in _read_colt_corpus(corpus).values():
+        items.extend((group.split("_", 1)[1], item) for item in data)
+    for tag, item in _sample(items, count):
+        for entry in item["api_list"]:
+            api = Api(
+                entry.get("category_name", ""),
+                entry["tool_name"],
+                entry["api_name"],
+                entry.get("api_description") or "",
+                entry.get("required_parameters") or [],
+                entry.get("optional_parameters") or [],
+                str(entry.get("method", "")).upper() or None,
+            )
             apis.setdefault(api.key, api)
+        expected = [(tool, api_name) for tool, api_name in item["relevant APIs"]]
+        queries.append(_query(item["query"], expected, [tag]))
+    if name == "toolbench-g3":
+        corpus = _read_colt_corpus(raw / "COLT" / "datasets" / "ToolBenchG3" / "corpus.jsonl")
+        others = [api for api in corpus.values() if api.key not in apis]
+        for api in _sample(others, distractors):
+            apis[api.key] = api
     return list(apis.values()), queries
 
 
@@ -257,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sets", nargs="*", metavar="SET", help=f"any of {', '.join(SETS)}")
     parser.add_argument("--raw", type=Path, default=DEFAULT_RAW)
     parser.add_argument("--out", type=Path, default=DEFAULT_RAW / "sets")
-    parser.add_argument("--toollens-queries", type=int, default=TOOLLENS_QUERIES)
+    parser.add_argument("--queries", type=int, default=MAX_QUERIES, help="max queries per set")
+    parser.add_argument(
+        "--distractors", type=int, default=G3_DISTRACTORS, help="extra COLT APIs for G3"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.sets) - set(SETS))
     if unknown:
@@ -268,9 +287,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{target} exists; delete it to convert {name} again", file=sys.stderr)
             return 1
         if name == "toollens":
-            apis, queries = load_toollens(args.raw, args.toollens_queries)
+            apis, queries = load_toollens(args.raw, args.queries)
         else:
-            apis, queries = load_toolbench(args.raw, name)
+            apis, queries = load_toolbench(args.raw, name, args.queries, args.distractors)
         counts = write_set(target, apis, queries)
         print(
             f"{name}: {counts['plugins']} plugins, {counts['queries']} queries "
