@@ -56,6 +56,8 @@ class ServerConfig:
     threads: int = 2
     parallel: int = 1  # one slot: a second slot would halve each one's context and speed
     alias: str = MODEL_ALIAS  # the model name /v1/models reports
+    temperature: float = 0.0  # default for requests that set none: greedy, reproducible runs
+    seed: int = 42
     verbosity: int = -1  # llama.cpp log level; -1 silent, 3 info
     ready_timeout: float = 60.0
 
@@ -106,6 +108,8 @@ def _params(config: ServerConfig, model: Path) -> Any:
     params.n_parallel = config.parallel
     params.cpuparams.n_threads = config.threads
     params.cpuparams_batch.n_threads = config.threads
+    params.sampling.temp = config.temperature
+    params.sampling.seed = config.seed
     params.verbosity = config.verbosity
     return params
 
@@ -188,6 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 = any free port")
     parser.add_argument("--ctx-size", type=int, default=ServerConfig.ctx_size)
     parser.add_argument("--threads", type=int, default=ServerConfig.threads)
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        default=ServerConfig.temperature,
+        help="sampling temperature for requests that set none (default 0: greedy)",
+    )
     parser.add_argument("--model", type=Path, help="a GGUF file instead of the cached model")
     parser.add_argument("--verbose", action="store_true", help="print llama.cpp's log")
     args = parser.parse_args(argv)
@@ -197,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         ctx_size=args.ctx_size,
         threads=args.threads,
+        temperature=args.temperature,
         verbosity=3 if args.verbose else -1,
     )
     if config.model is None:
