@@ -88,6 +88,8 @@ def _check_port_free(host: str, port: int) -> None:
     if port == 0:
         return
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As llama.cpp's own bind does, so a port left in TIME_WAIT by a stopped server is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as exc:
