@@ -60,7 +60,9 @@ class RetrievalSettings(_Section):
 
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
-    workspace: bool = Field(default=True, description="scan ./plugins of the current folder")
+    trust_workspace: bool = Field(
+        default=False, description="load ./plugins of the cwd (a cloned repository's, too)"
+    )
     inline_timeout_sec: float = Field(
         default=60.0, gt=0, description="how long an inline plugin call may take"
     )
@@ -110,7 +112,16 @@ class ToolSettings(_Section):
     """The chat's built-in tools (seed 002 §5)."""
 
     allowed_dirs: list[Path] = Field(
-        default_factory=list, description="read_file/list_dir roots; default: the cwd"
+        default_factory=list,
+        description="folders read_file/list_dir may read; none: the file tools are not offered",
+    )
+    approve: Literal["ask", "auto", "never"] = Field(
+        default="ask",
+        description="model tool calls that are not read-only: ask (default), auto (run), never",
+    )
+    approve_rules: dict[str, Literal["ask", "auto", "never"]] = Field(
+        default_factory=dict,
+        description="per plugin or capability, e.g. {notes: auto, notes.delete_note: never}",
     )
     fetch_max_bytes: int = Field(default=512 * 1024, ge=1024)
     fetch_timeout_sec: float = Field(default=15.0, gt=0, le=300)

@@ -29,6 +29,9 @@ def hc_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             monkeypatch.delenv(var)
     monkeypatch.setenv("HOMECLAW_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # Tests write their plugins into ./plugins of a temp folder they own, so that workspace is
+    # trusted here; tests/surfaces/cli/test_workspace_trust.py proves the untrusted default.
+    monkeypatch.setenv("HOMECLAW_PLUGINS__TRUST_WORKSPACE", "true")
     workdir = tmp_path / "work"
     workdir.mkdir()
     monkeypatch.chdir(workdir)

@@ -25,12 +25,20 @@ from homeclaw_cli.core.agent import (
     TurnResult,
 )
 from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
+from homeclaw_cli.core.approval import (
+    ApprovalGate,
+    ApprovalPolicy,
+    ApprovalRecord,
+    Asker,
+    ToolAction,
+)
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
+from homeclaw_cli.state import audit
 from homeclaw_cli.state.conversations import ConversationLog, log_path
 
 DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
@@ -85,6 +93,11 @@ def workspace_dirs(settings: Settings) -> list[Path]:
     return [settings.data_dir / "workspace", settings.cwd]
 
 
+def approval_policy(settings: Settings) -> ApprovalPolicy:
+    """The standing answers from `tools.approve` and `tools.approve_rules` (flags included)."""
+    return ApprovalPolicy(mode=settings.tools.approve, rules=dict(settings.tools.approve_rules))
+
+
 class ChatSession:
     """One conversation: the agent, its services and the log; swap-able registry."""
 
@@ -95,7 +108,9 @@ class ChatSession:
         llm: LLM | None = None,
         log: bool = True,
         context: AppContext | None = None,
+        ask: Asker | None = None,
     ) -> None:
+        """`ask` puts a call that needs approval to the user; None: such calls are refused."""
         self.settings = settings
         self.context = context or AppContext(settings, llm=llm)
         self.registry = self.context.registry
@@ -107,13 +122,13 @@ class ChatSession:
         self.caller = self.context.caller
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
-        self._warnings: list[str] = []
+        self._warnings: list[str] = list(self.registry.warnings())
         builtins = ToolRegistry()
         tools = settings.tools
         add_builtins(
             builtins,
             BuiltinConfig(
-                allowed_dirs=tools.allowed_dirs or [settings.cwd],
+                allowed_dirs=list(tools.allowed_dirs),
                 fetch_max_bytes=tools.fetch_max_bytes,
                 fetch_timeout_sec=tools.fetch_timeout_sec,
                 fetch_allow_private=tools.fetch_allow_private,
@@ -133,6 +148,7 @@ class ChatSession:
                 workspace_dirs=workspace_dirs(settings),
                 context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
             ),
+            approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
         )
         self.log = ConversationLog(log_path(settings.state_dir)) if log else None
         self._builtins = builtins
@@ -203,6 +219,21 @@ class ChatSession:
             await asyncio.to_thread(sync, self.settings, context=context)
         except HomeclawError as exc:
             self._warnings.append(f"index sync failed: {exc.message}")
+
+    def _audit_decision(self, action: ToolAction, record: ApprovalRecord) -> None:
+        """Every call that needed a decision goes to the audit log (`homeclaw audit`)."""
+        audit.record(
+            self.settings.data_dir,
+            "tool-approval",
+            action.rule_keys[0],
+            tool=action.tool,
+            arguments=action.arguments,
+            effects=sorted(action.effects),
+            allowed=record.allowed,
+            decided=record.how,
+            answer=record.answer,
+            reason=record.reason,
+        )
 
     async def _plugin_tool(self, plugin_id: str, name: str, arguments: dict[str, Any]) -> str:
         """An inline plugin's BasePlugin.use_tool call: allowlisted built-ins only."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.app.context import AppContext
@@ -41,6 +42,7 @@ def plugin_rows(context: AppContext, *, include_shadowed: bool = False) -> list[
             _row(s.entry, "shadowed", shadowed_by=f"{s.shadowed_by.source}:{s.shadowed_by.folder}")
             for s in registry.shadowed
         ]
+        rows += [_untrusted_row(folder) for folder in registry.untrusted]
     for broken in registry.broken:
         rows.append(
             {
@@ -57,3 +59,17 @@ def plugin_rows(context: AppContext, *, include_shadowed: bool = False) -> list[
         )
     order = {"ok": 0, "unhealthy": 1}
     return sorted(rows, key=lambda r: (order.get(r["status"], 2), r["id"]))
+
+
+def _untrusted_row(folder: Path) -> dict[str, Any]:
+    return {
+        "id": folder.name,
+        "name": "",
+        "type": "",
+        "source": "workspace",
+        "capabilities": [],
+        "status": "untrusted",
+        "tokens": 0,
+        "folder": str(folder),
+        "problem": "in ./plugins of an untrusted folder: not loaded (--trust-workspace loads it)",
+    }

@@ -5,7 +5,8 @@ Precedence, highest first (the first folder that defines an id wins; the others 
 
   1. --plugins-dir DIR (repeatable) and HOMECLAW_PLUGINS_PATH     source "path"
   2. `plugins.dirs` in the config file                              source "config"
-  3. ./plugins of the current folder (`plugins.workspace`)         source "workspace"
+  3. ./plugins of the current folder, only when trusted            source "workspace"
+     (`--trust-workspace` / `plugins.trust_workspace`; untrusted ones are listed, not loaded)
   4. the user plugins dir (<data_dir>/plugins)                      source "user"
   5. the bundled plugins/ shipped with homeclaw (HOMECLAW_NO_BUNDLED) source "bundled"
   6. external registrations in external_plugins.json                source "external"
@@ -89,6 +90,17 @@ class Registry:
     broken: list[BrokenPlugin] = field(default_factory=list)
     roots: list[PluginRoot] = field(default_factory=list)
     disabled: dict[str, PluginEntry] = field(default_factory=dict)
+    # ./plugins folders of an untrusted workspace: shown by `plugin list --all`, never loaded.
+    untrusted: list[Path] = field(default_factory=list)
+
+    def warnings(self) -> list[str]:
+        """What a user must hear on every start: a workspace plugin replacing an installed one."""
+        return [
+            f"workspace plugin {s.shadowed_by.folder} replaces your installed {s.entry.id} "
+            f"({s.entry.folder}); it is used because the workspace is trusted"
+            for s in self.shadowed
+            if s.shadowed_by.source == "workspace" and s.entry.source in ("user", "external")
+        ]
 
     def get(self, plugin_id: str) -> PluginEntry:
         try:
@@ -124,7 +136,7 @@ def plugin_roots(settings: Settings) -> list[PluginRoot]:
         *(PluginRoot("path", p) for p in settings.extra_plugin_dirs),
         *(PluginRoot("config", p) for p in settings.plugins.dirs),
     ]
-    if settings.plugins.workspace:
+    if settings.plugins.trust_workspace:
         candidates.append(PluginRoot("workspace", settings.cwd / "plugins"))
     candidates.append(PluginRoot("user", settings.user_plugins_dir))
     if settings.bundled:
@@ -183,7 +195,16 @@ def scan(settings: Settings) -> Registry:
         )
     if problems:
         registry.broken.append(BrokenPlugin("external", settings.external_plugins_file, problems))
+    registry.untrusted = untrusted_workspace_plugins(settings, registry.roots)
     return registry
+
+
+def untrusted_workspace_plugins(settings: Settings, roots: list[PluginRoot]) -> list[Path]:
+    """Plugin folders in ./plugins that are not loaded because the workspace is not trusted."""
+    workspace = (settings.cwd / "plugins").resolve()
+    if settings.plugins.trust_workspace or any(r.path == workspace for r in roots):
+        return []  # trusted, or the same folder is loaded under another name (bundled, --dir)
+    return [f for f in plugin_folders(workspace) if is_plugin_folder(f)]
 
 
 def _add(registry: Registry, entry: PluginEntry, disabled: set[str]) -> None:

@@ -37,6 +37,7 @@ from homeclaw_cli.core.agent_prompt import (
     read_workspace,
 )
 from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
+from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
@@ -180,8 +181,10 @@ class Agent:
         skills: SkillRunner | None = None,
         builtins: ToolRegistry | None = None,
         config: AgentConfig | None = None,
+        approval: ApprovalGate | None = None,
     ) -> None:
         self.llm = llm
+        self.approval = approval  # None: every valid call runs
         self.retriever = retriever
         self.caller = caller
         self.manifests = manifests
@@ -312,7 +315,14 @@ class Agent:
             )
         )
         return TurnState(
-            result.message, tools, native, messages, result.steps, on_text, llm_seconds=show_seconds
+            result.message,
+            tools,
+            native,
+            messages,
+            result.steps,
+            on_text,
+            llm_seconds=show_seconds,
+            approval=self.approval,
         )
 
     def _tool_context(self, message: str) -> TurnToolContext:

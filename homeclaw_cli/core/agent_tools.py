@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from homeclaw_cli.core.approval import READ_ONLY, Effect, ToolAction
 from homeclaw_cli.core.manifest import value_matches_type
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.suggest import did_you_mean
@@ -57,10 +58,24 @@ class Tool:
     handler: Handler
     kind: str = "builtin"  # builtin | plugin | skill | search
     plugin_allowed: bool = False
+    # What a call does to the world; decides whether the model may run it without asking.
+    effects: frozenset[Effect] = READ_ONLY
+    plugin_id: str | None = None  # for plugin capabilities: whose, and which capability
+    capability_id: str | None = None
+    # A tool whose effect depends on its arguments (run_skill: the skill's declaration).
+    effects_of: Callable[[dict[str, Any]], tuple[str | None, frozenset[Effect]]] | None = None
 
     def schema(self) -> dict[str, Any]:
         """The Ollama / OpenAI function-calling tool definition."""
         return function_schema(self.name, self.description, self.parameters)
+
+    def action(self, arguments: dict[str, Any]) -> ToolAction:
+        """This call as the approval policy sees it."""
+        capability, effects = self.capability_id, self.effects
+        if self.effects_of is not None:
+            capability, effects = self.effects_of(arguments)
+        owner = self.plugin_id or (self.name if self.effects_of is not None else None)
+        return ToolAction(self.name, owner, capability, effects, arguments)
 
 
 def object_schema(
@@ -143,20 +158,25 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    async def execute(self, name: str, arguments: Any, *, caller: str = "model") -> ToolOutcome:
-        """Validate and run one call; every failure becomes an error outcome."""
+    def problem(self, name: str, arguments: Any, *, caller: str = "model") -> str | None:
+        """Why this call cannot run as written (unknown tool, not allowed, bad arguments)."""
         tool = self._tools.get(name)
         if tool is None:
-            return ToolOutcome(
-                False,
+            return (
                 f"unknown tool `{name}`{did_you_mean(name, self.names())}; "
-                f"available tools: {', '.join(self.names())}",
+                f"available tools: {', '.join(self.names())}"
             )
         if caller.startswith("plugin:") and not tool.plugin_allowed:
-            return ToolOutcome(False, f"tool `{name}` is not allowlisted for plugins")
+            return f"tool `{name}` is not allowlisted for plugins"
         problem = check_arguments(tool.parameters, arguments)
+        return f"bad call to `{name}`: {problem}" if problem else None
+
+    async def execute(self, name: str, arguments: Any, *, caller: str = "model") -> ToolOutcome:
+        """Validate and run one call; every failure becomes an error outcome."""
+        problem = self.problem(name, arguments, caller=caller)
         if problem:
-            return ToolOutcome(False, f"bad call to `{name}`: {problem}")
+            return ToolOutcome(False, problem)
+        tool = self._tools[name]
         try:
             return await tool.handler(dict(arguments))
         except HomeclawError as exc:

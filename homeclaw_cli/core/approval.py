@@ -19,13 +19,15 @@ approval off) still runs it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 Effect = Literal["read", "write", "network", "destructive"]
 Mode = Literal["ask", "auto", "never"]
 Verdict = Literal["run", "ask", "refuse"]
+Answer = Literal["yes", "no", "always"]
 
 EFFECTS: tuple[Effect, ...] = get_args(Effect)
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -45,6 +47,15 @@ class ToolAction:
     @property
     def read_only(self) -> bool:
         return self.effects <= READ_ONLY
+
+    def describe(self, max_chars: int = 200) -> str:
+        """`notes__add_note(text="buy milk")`: the call as the user is asked about it."""
+        args = ", ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in self.arguments.items()
+        )
+        if len(args) > max_chars:
+            args = args[: max_chars - 1] + "…"
+        return f"{self.tool}({args})"
 
     @property
     def rule_keys(self) -> list[str]:
@@ -113,3 +124,64 @@ def describe_effects(effects: Iterable[Effect]) -> str:
     }
     named = [words[e] for e in EFFECTS if e in set(effects) and e != "read"]
     return " and ".join(named) or "read information"
+
+
+Asker = Callable[["ToolAction", str], Awaitable[Answer]]
+"""Puts one call to the user (the action and why it is asked) and returns the answer."""
+
+
+@dataclass(frozen=True)
+class ApprovalRecord:
+    """What happened to one call: run or not, and how that was decided (for trace and logs)."""
+
+    allowed: bool
+    how: str  # read-only | auto | asked | refused | no one to ask
+    reason: str
+    answer: Answer | None = None
+
+    def describe(self) -> str:
+        said = f" ({self.answer})" if self.answer else ""
+        return f"{self.how}{said}: {self.reason}"
+
+
+@dataclass
+class ApprovalGate:
+    """The policy plus whoever can answer; `ask` is None where nobody can (no terminal)."""
+
+    policy: ApprovalPolicy
+    ask: Asker | None = None
+    on_decision: Callable[[ToolAction, ApprovalRecord], None] | None = None
+
+    async def check(self, action: ToolAction, *, after_untrusted: bool) -> ApprovalRecord:
+        decision = self.policy.decide(action, after_untrusted=after_untrusted)
+        record = await self._record(action, decision)
+        if self.on_decision is not None and not (record.allowed and record.how == "read-only"):
+            self.on_decision(action, record)
+        return record
+
+    async def _record(self, action: ToolAction, decision: Decision) -> ApprovalRecord:
+        if decision.verdict == "run":
+            how = "read-only" if action.read_only else "auto"
+            return ApprovalRecord(True, how, decision.reason)
+        if decision.verdict == "refuse":
+            return ApprovalRecord(False, "refused", decision.reason)
+        if self.ask is None:
+            return ApprovalRecord(False, "no one to ask", decision.reason)
+        answer = await self.ask(action, decision.reason)
+        if answer == "always":
+            self.policy.allow_for_session(action)
+        return ApprovalRecord(answer != "no", "asked", decision.reason, answer)
+
+
+def refusal_text(action: ToolAction, record: ApprovalRecord) -> str:
+    """What the model is told when a call was not run, and how the user can allow it."""
+    key = action.rule_keys[0]
+    if record.how == "asked":
+        return f"the user declined {action.tool}; do not retry it, answer without it"
+    if record.how == "refused":
+        return f"{action.tool} is not allowed ({record.reason}); answer without it"
+    return (
+        f"{action.tool} needs the user's approval ({record.reason}) and no one can answer here; "
+        f"it was not run. The user can allow it with `--approve auto` or the config key "
+        f"tools.approve_rules: {{{key}: auto}}"
+    )

@@ -63,6 +63,9 @@ def capability_tool(manifest: PluginManifest, capability: Capability, handler: H
         parameters_schema(capability),
         handler,
         kind="plugin",
+        effects=manifest.effects_of(capability),
+        plugin_id=manifest.id,
+        capability_id=capability.id,
     )
 
 

@@ -105,15 +105,19 @@ class ToolStep:
     arguments: Any  # as the model sent them (JSON), checked by the tool registry
     ok: bool
     output: str  # the first 500 characters
+    approval: str | None = None  # how a non-read call was allowed or refused
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             **_head(self.kind, self.seconds),
             "name": self.name,
             "arguments": self.arguments,
             "ok": self.ok,
             "output": self.output,
         }
+        if self.approval is not None:
+            data["approval"] = self.approval
+        return data
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
+from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
 from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply, strip_think
 from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
@@ -35,6 +36,8 @@ class TurnState:
     pending_failure: str | None = None  # a plugin failed and no plugin succeeded since
     llm_seconds: float = 0.0
     tool_seconds: float = 0.0
+    approval: ApprovalGate | None = None  # None: every valid call runs (tests, MCP)
+    read_tool_output: bool = False  # the model has read text a tool returned in this turn
 
 
 @dataclass
@@ -74,7 +77,14 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
 async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     started = time.perf_counter()
     arguments = coerce_arguments(call.arguments)
-    outcome = await state.tools.execute(call.name, arguments)
+    record = await _approve(state, call.name, arguments)
+    if record is not None and not record.allowed:
+        tool = state.tools.get(call.name)
+        assert tool is not None
+        outcome = ToolOutcome(False, refusal_text(tool.action(arguments), record))
+    else:
+        outcome = await state.tools.execute(call.name, arguments)
+        state.read_tool_output = True
     spent = time.perf_counter() - started
     state.tool_seconds += spent
     state.steps.append(
@@ -84,6 +94,7 @@ async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
             arguments=arguments,
             ok=outcome.ok,
             output=outcome.text[:TRACE_OUTPUT_CHARS],
+            approval=record.describe() if record is not None else None,
         )
     )
     if outcome.failed_for_good:
@@ -91,6 +102,17 @@ async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     elif outcome.ok and _kind(state.tools, call.name) == "plugin":
         state.pending_failure = None
     return outcome
+
+
+async def _approve(state: TurnState, name: str, arguments: Any) -> ApprovalRecord | None:
+    """The user's say on a valid call that is not read-only; None when no one is asked."""
+    tool = state.tools.get(name)
+    if state.approval is None or tool is None or state.tools.problem(name, arguments):
+        return None  # an invalid call fails in execute without bothering anyone
+    record = await state.approval.check(
+        tool.action(arguments), after_untrusted=state.read_tool_output
+    )
+    return None if record.how == "read-only" else record
 
 
 def _kind(tools: ToolRegistry, name: str) -> str:
@@ -126,7 +148,11 @@ def _as_object(arguments: Any) -> dict[str, Any]:
 
 
 def tool_message(name: str, content: str, *, native: bool) -> ChatMessage:
-    """A tool's result for the model: a `tool` message, or user text in JSON mode."""
+    """A tool's result for the model, marked as data (never orders): a `tool` message, or
+    user text in JSON mode."""
+    # A closing tag inside the output must not end the data early.
+    body = content.replace("</tool_output>", "</tool_output_>")
+    wrapped = f'<tool_output tool="{name}">\n{body}\n</tool_output>'
     if native:
-        return {"role": "tool", "content": content, "tool_name": name}
-    return {"role": "user", "content": f"Result of tool {name}:\n{content}"}
+        return {"role": "tool", "content": wrapped, "tool_name": name}
+    return {"role": "user", "content": f"Result of tool {name}:\n{wrapped}"}

@@ -1,9 +1,10 @@
-"""The built-in tools every chat offers: current_time, read_file, list_dir, fetch_url.
+"""The built-in tools a chat offers: current_time, fetch_url, and read_file / list_dir.
 
 They take the same road as plugin capabilities: registered in a ToolRegistry (the one tool
-model, core/agent_tools.py), their arguments validated by it. File tools stay inside the
-allowed folders (symlinks resolved); fetch_url has size and time limits and refuses private
-addresses unless allowed.
+model, core/agent_tools.py), their arguments validated by it, their effects weighed by the
+approval policy. File tools exist only when the user named folders (tools.allowed_dirs or
+`chat --allow-dir`) and stay inside them (symlinks and `..` resolved first); fetch_url is a
+network effect, has size and time limits and refuses private addresses unless allowed.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import httpx
 
 from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.core.approval import READ_ONLY, Effect
 from homeclaw_cli.errors import HomeclawError
 
 MAX_READ_BYTES = 64 * 1024
+FILE_TOOLS = frozenset({"read_file", "list_dir"})
+NETWORK: frozenset[Effect] = frozenset({"network"})
 MAX_LIST_ENTRIES = 200
 
 
@@ -37,7 +41,8 @@ class BuiltinConfig:
 
 
 def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
-    """Register current_time, read_file, list_dir and fetch_url into `registry`."""
+    """Register current_time and fetch_url into `registry`, and read_file and list_dir when
+    the user named folders they may read (never a silent default such as the current one)."""
     tools = _Builtins(config)
     specs: list[tuple[str, str, dict[str, Any], Handler]] = [
         (
@@ -66,8 +71,13 @@ def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
         ),
     ]
     for name, description, schema, handler in specs:
+        if name in FILE_TOOLS and not config.allowed_dirs:
+            continue
         allowed = name in config.plugin_allowed
-        registry.add(Tool(name, description, schema, handler, plugin_allowed=allowed))
+        effects = NETWORK if name == "fetch_url" else READ_ONLY
+        registry.add(
+            Tool(name, description, schema, handler, plugin_allowed=allowed, effects=effects)
+        )
 
 
 class _Builtins:

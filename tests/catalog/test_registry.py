@@ -27,10 +27,14 @@ def make(root: Path, folder: str, pid: str, name: str = "P") -> Path:
     return path
 
 
-def settings_for(home: Path, cwd: Path, *dirs: Path, bundled: bool = False) -> Any:
+def settings_for(
+    home: Path, cwd: Path, *dirs: Path, bundled: bool = False, trust: bool = True
+) -> Any:
     env = {"HOMECLAW_HOME": str(home)}
     if not bundled:
         env["HOMECLAW_NO_BUNDLED"] = "1"
+    if trust:
+        env["HOMECLAW_PLUGINS__TRUST_WORKSPACE"] = "true"
     return load_settings(env=env, cwd=cwd, extra_plugin_dirs=list(dirs))
 
 
@@ -44,6 +48,26 @@ def test_precedence_and_shadowing(tmp_path: Path) -> None:
     assert registry.plugins["alpha"].manifest.name == "path"
     assert registry.plugins["beta"].source == "user"
     assert sorted(s.entry.source for s in registry.shadowed) == ["user", "workspace"]
+
+
+def test_an_untrusted_workspace_is_listed_not_loaded(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    make(home / "data" / "plugins", "notes", "notes", "installed")
+    cloned = make(cwd / "plugins", "notes", "notes", "from a cloned repository")
+    registry = scan(settings_for(home, cwd, trust=False))
+    assert registry.plugins["notes"].manifest.name == "installed"
+    assert registry.untrusted == [cloned] and registry.shadowed == []
+    assert registry.warnings() == []
+
+
+def test_a_trusted_workspace_replacing_an_installed_plugin_says_so(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    make(home / "data" / "plugins", "notes", "notes", "installed")
+    make(cwd / "plugins", "notes", "notes", "workspace")
+    registry = scan(settings_for(home, cwd))
+    assert registry.plugins["notes"].source == "workspace" and registry.untrusted == []
+    (warning,) = registry.warnings()
+    assert "replaces your installed notes" in warning
 
 
 def test_broken_plugin_is_reported_and_others_load(tmp_path: Path) -> None:

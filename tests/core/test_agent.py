@@ -21,6 +21,7 @@ from tests.fakes.agent_fakes import (
     Hit,
     PResult,
     call,
+    unwrap,
 )
 
 MANIFESTS = {"weather": WEATHER, "notes": NOTES}
@@ -231,7 +232,7 @@ def test_read_file_builtin_stays_inside_allowed_dirs(tmp_path: Path) -> None:
     llm = FakeLLM(call("read_file", path="a.txt"), call("read_file", path="/etc/passwd"), "ok")
     agent, _ = make_agent(llm, tmp=tmp_path)
     run(agent, "read a.txt")
-    tool_msgs = [m["content"] for m in llm.requests[2]["messages"] if m["role"] == "tool"]
+    tool_msgs = [unwrap(m["content"]) for m in llm.requests[2]["messages"] if m["role"] == "tool"]
     assert tool_msgs[0] == "secret plan"
     assert tool_msgs[1].startswith("ERROR:") and "outside the allowed folders" in tool_msgs[1]
 
@@ -281,7 +282,7 @@ def test_skill_tool_refusal_goes_back_as_error() -> None:
     llm = FakeLLM(call("read_skill", skill="nope"), "no such skill")
     agent, _ = make_agent(llm, skills=FakeSkills())
     result = run(agent, "greet someone")
-    tool_msgs = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    tool_msgs = [unwrap(m["content"]) for m in llm.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_msgs == ["ERROR: no skill 'nope'"] and result.ok
 
 

@@ -36,8 +36,8 @@ def test_block_order_and_routing_lines(tmp_path: Path) -> None:
     prompt = build_system_prompt(
         read_workspace([tmp_path]), "<available_skills/>", [WEATHER, NOTES], []
     )
-    assert [b.name for b in prompt.blocks] == ["identity", "skills", "routing"]
-    routing = prompt.blocks[2].text
+    assert [b.name for b in prompt.blocks] == ["identity", "untrusted_data", "skills", "routing"]
+    routing = prompt.blocks[3].text
     assert (
         "- weather: Current weather and forecast for a city. (tools: weather__now, "
         "weather__summary)" in routing
@@ -52,4 +52,4 @@ def test_no_plugins_offers_search_and_caps_fallback_names(tmp_path: Path) -> Non
     routing = prompt.blocks[-1].text
     assert "search_plugins(query)" in routing
     assert f"p{MAX_FALLBACK_NAMES - 1}" in routing and f"p{MAX_FALLBACK_NAMES}," not in routing
-    assert [b.name for b in prompt.blocks] == ["identity", "routing"]  # empty skills block dropped
+    assert [b.name for b in prompt.blocks] == ["identity", "untrusted_data", "routing"]  # no skills

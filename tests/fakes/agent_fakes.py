@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -212,3 +213,10 @@ class FakeSkills:
         args = [str(a) for a in arguments.get("args") or []]
         self.runs.append((arguments["skill_name"], arguments["script"], args))
         return ToolOutcome(True, f"exit code: 0\nstdout:\nhello {' '.join(args)}")
+
+
+def unwrap(content: str) -> str:
+    """The text inside the <tool_output> data marking a tool message carries."""
+    match = re.fullmatch(r'<tool_output tool="[^"]*">\n(.*)\n</tool_output>', content, re.S)
+    assert match, f"not a marked tool output: {content!r}"
+    return match.group(1)

@@ -13,6 +13,7 @@ name: Greeter
 description: Greet a person by name and tell a short story about them.
 keywords: [greet, hello, story]
 type: inline
+effects: read
 capabilities:
   - id: hello
     name: Say hello
@@ -52,6 +53,7 @@ name: Tides
 description: High and low tide times for a harbour.
 keywords: [tide, harbour, sea]
 type: inline
+effects: read
 capabilities:
   - id: times
     name: Tide times
@@ -107,6 +109,7 @@ name: Clock
 description: Tell the clock time using the built-in time tool.
 keywords: [clock, time]
 type: inline
+effects: read
 capabilities:
   - id: now
     name: Now

@@ -40,6 +40,7 @@ def descriptor(plugin_id: str, port: int) -> dict[str, Any]:
                 "parameters": [{"name": "text", "type": "string", "description": "Message"}],
                 "method": "POST",
                 "path": "/echo",
+                "effects": "read",
             }
         ],
     }

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -15,6 +17,13 @@ from homeclaw_cli.surfaces.trace import trace_lines
 
 if TYPE_CHECKING:
     from homeclaw_cli.settings import Settings
+
+
+class ApproveMode(StrEnum):
+    ask = "ask"
+    auto = "auto"
+    never = "never"
+
 
 app = typer.Typer()
 
@@ -36,6 +45,29 @@ def chat(  # noqa: PLR0917 - typer options
     no_watch: Annotated[
         bool, typer.Option("--no-watch", help="REPL: do not hot-reload plugin changes.")
     ] = False,
+    approve: Annotated[
+        ApproveMode | None,
+        typer.Option(
+            "--approve",
+            help="Model calls that are not read-only: ask (default), auto (run), never.",
+        ),
+    ] = None,
+    approve_rules: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--approve-rule",
+            metavar="ID=MODE",
+            help="Per plugin or capability, e.g. notes=auto or notes.delete_note=never.",
+        ),
+    ] = None,
+    allow_dirs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--allow-dir",
+            metavar="DIR",
+            help="A folder read_file/list_dir may read (repeatable; none: no file tools).",
+        ),
+    ] = None,
 ) -> None:
     """Chat with your local model; plugins and skills are retrieved for every message.
 
@@ -43,7 +75,8 @@ def chat(  # noqa: PLR0917 - typer options
     only the answer goes to stdout, everything else to stderr.
     Exit 1 when a tool failed for good, 5 when the model is unreachable.
     """
-    settings = llm_settings(ctx, model, host)
+    flags = approval_flags(approve, approve_rules or [], allow_dirs or [])
+    settings = llm_settings(ctx, model, host, **flags)
     if query is None and not sys.stdin.isatty():
         query = sys.stdin.read()
     if query is not None:
@@ -65,8 +98,9 @@ def chat(  # noqa: PLR0917 - typer options
 
 async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool, log: bool) -> int:
     from homeclaw_cli.app.chat import ChatSession
+    from homeclaw_cli.surfaces.approval_prompt import terminal_asker
 
-    session = ChatSession(settings, log=log)
+    session = ChatSession(settings, log=log, ask=terminal_asker())
     try:
         await session.start()
         with out.stream() as show:
@@ -84,3 +118,31 @@ async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool,
         out.error(result.error or "the turn failed")
         return int(ExitCode.FAILURE)
     return 0
+
+
+def approval_flags(
+    approve: ApproveMode | None, rules: list[str], allow_dirs: list[Path]
+) -> dict[str, Any]:
+    """--approve, --approve-rule ID=MODE and --allow-dir as settings overrides."""
+    flags: dict[str, Any] = {}
+    if approve is not None:
+        flags["tools.approve"] = approve.value
+    parsed: dict[str, str] = {}
+    for rule in rules:
+        key, sep, mode = rule.partition("=")
+        if not sep or not key.strip() or mode.strip() not in ApproveMode.__members__:
+            raise UsageError(
+                f"--approve-rule {rule!r} is not ID=MODE",
+                hint="e.g. --approve-rule notes=auto or --approve-rule notes.delete_note=never",
+            )
+        parsed[key.strip()] = mode.strip()
+    if parsed:
+        flags["tools.approve_rules"] = parsed
+    for folder in allow_dirs:
+        if not folder.expanduser().is_dir():
+            raise UsageError(
+                f"--allow-dir {folder} is not a folder", hint="give an existing folder"
+            )
+    if allow_dirs:
+        flags["tools.allowed_dirs"] = [folder.expanduser().resolve() for folder in allow_dirs]
+    return flags

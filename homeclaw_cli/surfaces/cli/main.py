@@ -112,7 +112,7 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def root(
+def root(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
     config: Annotated[
         Path | None,
@@ -128,6 +128,13 @@ def root(
             help="Extra plugin folder, highest precedence. Repeatable.",
         ),
     ] = None,
+    trust_workspace: Annotated[
+        bool,
+        typer.Option(
+            "--trust-workspace",
+            help="Load ./plugins and ./skills of the current folder (off: listed, not loaded).",
+        ),
+    ] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
     version: Annotated[
         bool | None,
@@ -144,6 +151,8 @@ def root(
     state.config_file = config
     state.plugin_dirs = list(plugins_dir or [])
     state.debug = debug
+    if trust_workspace:
+        state.flags.update({"plugins.trust_workspace": True, "skills.trust_workspace": True})
 
 
 def main() -> None:

@@ -70,7 +70,8 @@ def _show_validation(out: Output, report: ValidationReport) -> None:
 def list_plugins(
     ctx: typer.Context,
     show_all: Annotated[
-        bool, typer.Option("--all", "-a", help="Also list shadowed plugins.")
+        bool,
+        typer.Option("--all", "-a", help="Also list shadowed and untrusted workspace plugins."),
     ] = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -78,8 +79,11 @@ def list_plugins(
     from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.plugin_listing import plugin_rows
 
-    rows = plugin_rows(AppContext(get_state(ctx).settings()), include_shadowed=show_all)
+    context = AppContext(get_state(ctx).settings())
+    rows = plugin_rows(context, include_shadowed=show_all)
     out = Output(json_mode=as_json)
+    for warning in context.registry.warnings():
+        out.warning(warning)
     out.result(rows, lambda: _show_plugins(out, rows))
 
 
@@ -92,7 +96,7 @@ def _show_plugins(out: Output, rows: list[dict[str, Any]]) -> None:
         styles={"ID": "cyan", "SOURCE": "dim"},
     )
     for row in rows:
-        if row["status"] in ("broken", "unhealthy"):
+        if row["status"] in ("broken", "unhealthy", "untrusted"):
             out.warning(f"{row['id']}: {row['problem']}")
 
 

@@ -43,7 +43,8 @@ def get_state(ctx: typer.Context) -> AppState:
     return root.obj
 
 
-def llm_settings(ctx: typer.Context, model: str | None, host: str | None) -> Settings:
-    """Settings with the --model/--host flags of `chat` and `doctor` applied when given."""
+def llm_settings(ctx: typer.Context, model: str | None, host: str | None, **extra: Any) -> Settings:
+    """Settings with the --model/--host flags of `chat` and `doctor` (and `extra` overrides)
+    applied when given."""
     flags = {"llm.model": model, "llm.host": host}
-    return get_state(ctx).settings(**{k: v for k, v in flags.items() if v})
+    return get_state(ctx).settings(**{k: v for k, v in flags.items() if v}, **extra)

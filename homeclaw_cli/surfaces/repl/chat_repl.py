@@ -30,6 +30,7 @@ from homeclaw_cli.app.hot_reload import ReloadReport
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
+from homeclaw_cli.surfaces.approval_prompt import repl_asker
 from homeclaw_cli.surfaces.render import Output
 
 COMMANDS: dict[str, str] = {
@@ -90,7 +91,9 @@ class Repl:
         self.out = Output(console=console or Console(), for_people=True)
         self.pt_input = pt_input
         self.pt_output = pt_output
-        self._factory = session_factory or (lambda: ChatSession(settings, log=log))
+        self._factory = session_factory or (
+            lambda: ChatSession(settings, log=log, ask=repl_asker(pt_input, pt_output))
+        )
         self.session: ChatSession | None = None
         self._turn: asyncio.Task[Any] | None = None
 

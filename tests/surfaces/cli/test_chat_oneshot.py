@@ -210,7 +210,7 @@ def test_inline_plugin_uses_an_allowlisted_builtin(
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("clock says ") and "UTC" in result.stdout
     fake.script(tool_call("clock__peek"), text("refused"))
-    result = chat("-q", "tell the clock time by peeking")
+    result = chat("-q", "tell the clock time by peeking", "--allow-dir", str(tmp_path))
     assert result.exit_code == 1 and "not allowlisted for plugins" in result.stderr
     fake.script(tool_call("clock__web_time"), text("refused"))
     result = chat("-q", "tell the clock time from the web")  # example.com is not granted
