@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import InlineConfig, McpConfig, PluginManifest, SubprocessConfig
@@ -23,6 +23,10 @@ BASE_CLASS = "BasePlugin"
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 DESCRIPTION_TOKEN_LIMIT = 60
 EMBEDDING_TOKEN_LIMIT = 256  # all-MiniLM-L6-v2 reads at most 256 word pieces
+
+
+Add = Callable[..., None]
+"""add(severity, code, field path, message, hint=None): record one finding."""
 
 
 def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) -> list[Diagnostic]:
@@ -48,17 +52,25 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
     config = manifest.config
     if isinstance(config, InlineConfig):
         _check_inline(manifest, config, folder, add)
-    else:
-        command = config.command if isinstance(config, SubprocessConfig | McpConfig) else None
-        if command and not command_exists(command, folder):
-            add(
-                "warning",
-                "command-not-found",
-                ("config", "command"),
-                f"command {command!r} is not on PATH (or in the plugin folder)",
-                "install it, or use an absolute path",
-            )
+    elif isinstance(config, SubprocessConfig | McpConfig):
+        _check_command(config.command, folder, add)
+    _check_capabilities(manifest, add)
+    _check_description_sizes(manifest, add)
+    return out
 
+
+def _check_command(command: str | None, folder: Path, add: Add) -> None:
+    if command and not command_exists(command, folder):
+        add(
+            "warning",
+            "command-not-found",
+            ("config", "command"),
+            f"command {command!r} is not on PATH (or in the plugin folder)",
+            "install it, or use an absolute path",
+        )
+
+
+def _check_capabilities(manifest: PluginManifest, add: Add) -> None:
     for index, cap in enumerate(manifest.capabilities):
         verb = _changing_verb(cap.id, cap.name)
         if verb and not (cap.effects or manifest.effects):
@@ -78,6 +90,9 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
                 "post_process_prompt is set but post_process is false, so the prompt is not used",
                 "set `post_process: true`, or remove the prompt",
             )
+
+
+def _check_description_sizes(manifest: PluginManifest, add: Add) -> None:
     for loc, text in _descriptions(manifest):
         tokens = estimate_tokens(text)
         if tokens > DESCRIPTION_TOKEN_LIMIT:
@@ -99,7 +114,6 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
             f"the first {EMBEDDING_TOKEN_LIMIT}, so the rest does not help retrieval",
             "shorten description_long or capability descriptions",
         )
-    return out
 
 
 _CHANGING_VERBS = (
@@ -129,7 +143,7 @@ def command_exists(command: str, folder: Path) -> bool:
     return resolve_command(command, folder) is not None
 
 
-def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, add: Any) -> None:
+def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, add: Add) -> None:
     module_path = inline_module_path(folder, config)
     where = ("config", "plugin_module") if config.plugin_module else ("type",)
     if not module_path.is_file():

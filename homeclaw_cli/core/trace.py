@@ -6,14 +6,24 @@ tests read (`kind`, `seconds`, then the step's own keys), so keep those keys sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 CallSource = Literal["native", "content", "json"]  # structured calls, JSON in text, format mode
 
 
-def _head(kind: str, seconds: float) -> dict[str, Any]:
-    return {"kind": kind, "seconds": round(seconds, 6)}
+def _step_json(step: Any) -> dict[str, Any]:
+    """`kind`, `seconds`, then the step's fields in declaration order (nested hits as JSON);
+    fields named in `omit_when_none` are left out while unset."""
+    data: dict[str, Any] = {"kind": step.kind, "seconds": round(step.seconds, 6)}
+    for spec in fields(step):
+        value = getattr(step, spec.name)
+        if spec.name == "seconds" or (value is None and spec.name in step.omit_when_none):
+            continue
+        if isinstance(value, list):
+            value = [v.to_json() if isinstance(v, HitSummary) else v for v in value]
+        data[spec.name] = value
+    return data
 
 
 @dataclass(frozen=True)
@@ -33,6 +43,7 @@ class RetrieveStep:
     """Plugins and skills retrieved for the message (and the query used)."""
 
     kind: ClassVar[str] = "retrieve"
+    omit_when_none: ClassVar[tuple[str, ...]] = ()
     seconds: float
     query: str
     plugins: list[HitSummary]
@@ -40,13 +51,7 @@ class RetrieveStep:
     fallback: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            **_head(self.kind, self.seconds),
-            "query": self.query,
-            "plugins": [h.to_json() for h in self.plugins],
-            "skills": [h.to_json() for h in self.skills],
-            "fallback": self.fallback,
-        }
+        return _step_json(self)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class PromptStep:
     """The system prompt's size, the tools offered and the history that fit."""
 
     kind: ClassVar[str] = "prompt"
+    omit_when_none: ClassVar[tuple[str, ...]] = ()
     seconds: float
     system_tokens: int
     tool_tokens: int
@@ -62,14 +68,7 @@ class PromptStep:
     history_dropped: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            **_head(self.kind, self.seconds),
-            "system_tokens": self.system_tokens,
-            "tool_tokens": self.tool_tokens,
-            "tools": self.tools,
-            "history_messages": self.history_messages,
-            "history_dropped": self.history_dropped,
-        }
+        return _step_json(self)
 
 
 @dataclass
@@ -77,6 +76,7 @@ class LlmStep:
     """One model call: token counts and the tools it called, if any."""
 
     kind: ClassVar[str] = "llm"
+    omit_when_none: ClassVar[tuple[str, ...]] = ()
     seconds: float
     round: int
     prompt_tokens: int | None
@@ -85,14 +85,7 @@ class LlmStep:
     call_source: CallSource | None = None  # None when the model answered
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            **_head(self.kind, self.seconds),
-            "round": self.round,
-            "prompt_tokens": self.prompt_tokens,
-            "eval_tokens": self.eval_tokens,
-            "tool_calls": self.tool_calls,
-            "call_source": self.call_source,
-        }
+        return _step_json(self)
 
 
 @dataclass
@@ -100,6 +93,7 @@ class ToolStep:
     """One tool call and what came back."""
 
     kind: ClassVar[str] = "tool"
+    omit_when_none: ClassVar[tuple[str, ...]] = ("approval",)
     seconds: float
     name: str
     arguments: Any  # as the model sent them (JSON), checked by the tool registry
@@ -108,16 +102,7 @@ class ToolStep:
     approval: str | None = None  # how a non-read call was allowed or refused
 
     def to_json(self) -> dict[str, Any]:
-        data = {
-            **_head(self.kind, self.seconds),
-            "name": self.name,
-            "arguments": self.arguments,
-            "ok": self.ok,
-            "output": self.output,
-        }
-        if self.approval is not None:
-            data["approval"] = self.approval
-        return data
+        return _step_json(self)
 
 
 @dataclass
@@ -125,11 +110,12 @@ class PostProcessStep:
     """The extra model call that rewrote a plugin's result."""
 
     kind: ClassVar[str] = "post_process"
+    omit_when_none: ClassVar[tuple[str, ...]] = ()
     seconds: float
     streamed: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {**_head(self.kind, self.seconds), "streamed": self.streamed}
+        return _step_json(self)
 
 
 TraceStep = RetrieveStep | PromptStep | LlmStep | ToolStep | PostProcessStep

@@ -27,6 +27,29 @@ class ApproveMode(StrEnum):
 
 app = typer.Typer()
 
+ApproveOpt = Annotated[
+    ApproveMode | None,
+    typer.Option(
+        "--approve", help="Model calls that are not read-only: ask (default), auto (run), never."
+    ),
+]
+ApproveRuleOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--approve-rule",
+        metavar="ID=MODE",
+        help="Per plugin or capability, e.g. notes=auto or notes.delete_note=never.",
+    ),
+]
+AllowDirOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--allow-dir",
+        metavar="DIR",
+        help="A folder read_file/list_dir may read (repeatable; none: no file tools).",
+    ),
+]
+
 
 @app.command("chat")
 def chat(  # noqa: PLR0917 - typer options
@@ -45,29 +68,9 @@ def chat(  # noqa: PLR0917 - typer options
     no_watch: Annotated[
         bool, typer.Option("--no-watch", help="REPL: do not hot-reload plugin changes.")
     ] = False,
-    approve: Annotated[
-        ApproveMode | None,
-        typer.Option(
-            "--approve",
-            help="Model calls that are not read-only: ask (default), auto (run), never.",
-        ),
-    ] = None,
-    approve_rules: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--approve-rule",
-            metavar="ID=MODE",
-            help="Per plugin or capability, e.g. notes=auto or notes.delete_note=never.",
-        ),
-    ] = None,
-    allow_dirs: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--allow-dir",
-            metavar="DIR",
-            help="A folder read_file/list_dir may read (repeatable; none: no file tools).",
-        ),
-    ] = None,
+    approve: ApproveOpt = None,
+    approve_rules: ApproveRuleOpt = None,
+    allow_dirs: AllowDirOpt = None,
 ) -> None:
     """Chat with your local model; plugins and skills are retrieved for every message.
 
