@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from homeclaw_cli import __version__
 from homeclaw_cli.app.mcp_toolbox import Toolbox
+from homeclaw_cli.core.approval import READ_ONLY, Effect
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -26,6 +27,17 @@ INSTRUCTIONS = (
     "relevant tools, then call them. Plugin tools are named <plugin>__<capability>; skill "
     "tools skill__<id> return the skill's instructions, or run one of its scripts."
 )
+
+
+def tool_hints(effects: frozenset[Effect]) -> Any:
+    """A tool's effects as MCP hints, so the client can ask its user before a change."""
+    from mcp import types
+
+    return types.ToolAnnotations(
+        read_only_hint=effects <= READ_ONLY,
+        destructive_hint="destructive" in effects,
+        open_world_hint="network" in effects,
+    )
 
 
 def build_server(toolbox: Toolbox) -> Server[Any]:
@@ -40,7 +52,12 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
         tools = await anyio.to_thread.run_sync(toolbox.list_tools)
         return types.ListToolsResult(
             tools=[
-                types.Tool(name=t.name, description=t.description, input_schema=t.parameters)
+                types.Tool(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.parameters,
+                    annotations=tool_hints(t.effects),
+                )
                 for t in tools
             ]
         )

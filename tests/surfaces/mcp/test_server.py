@@ -247,8 +247,12 @@ def test_stdio_transport_with_the_real_cli(settings: Settings) -> None:
         async with Client(params) as client:
             return (await client.list_tools()).tools
 
-    names = {t.name for t in run(scenario())}
-    assert {"homeclaw_search", "echo__shout"} <= names
+    tools = {t.name: t for t in run(scenario())}
+    assert {"homeclaw_search", "echo__shout"} <= set(tools)
+    # Effects travel as MCP hints: the client can ask its user before a change.
+    assert tools["homeclaw_search"].annotations.read_only_hint is True
+    shout = tools["echo__shout"].annotations  # a POST without declared effects: a write
+    assert shout.read_only_hint is False and shout.destructive_hint is False
 
 
 def test_stdio_calls_a_bundled_inline_plugin_without_corrupting_the_stream(
