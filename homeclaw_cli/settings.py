@@ -103,6 +103,13 @@ class LLMSettings(_Section):
     num_ctx: int | None = Field(
         default=None, ge=512, description="context window to request (Ollama num_ctx)"
     )
+    temperature: float | None = Field(
+        default=0.2,
+        ge=0,
+        le=2,
+        description="sampling temperature sent to the server (low: steady tool routing); "
+        "null: the server's default",
+    )
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
     )

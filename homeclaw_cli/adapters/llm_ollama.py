@@ -27,12 +27,19 @@ class OllamaLLM:
     """`LLM` protocol implementation for Ollama."""
 
     def __init__(
-        self, host: str, model: str, *, timeout: float = 120.0, num_ctx: int | None = None
+        self,
+        host: str,
+        model: str,
+        *,
+        timeout: float = 120.0,
+        num_ctx: int | None = None,
+        temperature: float | None = None,
     ) -> None:
         import ollama
 
         self.host = host
         self.num_ctx = num_ctx
+        self.temperature = temperature
         self._model = model
         self.timeout = timeout
         self._client = ollama.AsyncClient(host=host, timeout=timeout)
@@ -102,7 +109,7 @@ class OllamaLLM:
                 tools=tools or None,
                 format=format,
                 stream=True,
-                options={"num_ctx": self.num_ctx} if self.num_ctx else None,
+                options=self._options(),
             )
             async for chunk in stream:
                 message = chunk.message
@@ -122,6 +129,14 @@ class OllamaLLM:
             eval_tokens=eval_tokens,
             seconds=time.perf_counter() - started,
         )
+
+    def _options(self) -> dict[str, Any] | None:
+        options: dict[str, Any] = {}
+        if self.num_ctx:
+            options["num_ctx"] = self.num_ctx
+        if self.temperature is not None:
+            options["temperature"] = self.temperature
+        return options or None
 
     async def aclose(self) -> None:
         client = getattr(self._client, "_client", None)

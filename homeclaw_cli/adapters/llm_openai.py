@@ -69,13 +69,21 @@ def request_body(
     messages: Sequence[ChatMessage],
     tools: list[JsonSchema] | None,
     format: JsonSchema | None,
+    temperature: float | None = None,
 ) -> dict[str, Any]:
-    """The streaming /v1/chat/completions request; `format` becomes a json_schema reply."""
+    """The streaming /v1/chat/completions request; `format` becomes a json_schema reply.
+
+    Usage is asked for (`stream_options.include_usage`) so traces count prompt tokens for every
+    provider; the temperature is sent because a server's default (0.8 in llama.cpp) would
+    otherwise decide tool routing."""
     body: dict[str, Any] = {
         "model": model,
         "messages": to_openai_messages(messages),
         "stream": True,
+        "stream_options": {"include_usage": True},
     }
+    if temperature is not None:
+        body["temperature"] = temperature
     if tools:
         body["tools"] = tools
     if format:
@@ -136,9 +144,16 @@ class OpenAICompatLLM:
     """`LLM` protocol implementation for OpenAI-compatible servers."""
 
     def __init__(
-        self, host: str, model: str, *, api_key: str | None = None, timeout: float = 120.0
+        self,
+        host: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+        temperature: float | None = None,
     ) -> None:
         self.host = host
+        self.temperature = temperature
         self.base = api_base(host)
         self._model = model
         self.timeout = timeout
@@ -182,7 +197,7 @@ class OpenAICompatLLM:
     ) -> LLMReply:
         """Stream one /v1/chat/completions reply, feeding content pieces to `on_text`."""
         started = time.perf_counter()
-        body = request_body(self._model, messages, tools, format)
+        body = request_body(self._model, messages, tools, format, self.temperature)
         stream = _ReplyStream(on_text)
         async with (
             self._errors(),

@@ -28,10 +28,22 @@ def build_llm(settings: Settings) -> LLM:
     if llm.provider == "openai":
         from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
 
-        return OpenAICompatLLM(llm.host, llm.model, api_key=llm.api_key, timeout=llm.timeout_sec)
+        return OpenAICompatLLM(
+            llm.host,
+            llm.model,
+            api_key=llm.api_key,
+            timeout=llm.timeout_sec,
+            temperature=llm.temperature,
+        )
     from homeclaw_cli.adapters.llm_ollama import OllamaLLM
 
-    return OllamaLLM(llm.host, llm.model, timeout=llm.timeout_sec, num_ctx=llm.num_ctx)
+    return OllamaLLM(
+        llm.host,
+        llm.model,
+        timeout=llm.timeout_sec,
+        num_ctx=llm.num_ctx,
+        temperature=llm.temperature,
+    )
 
 
 class AppContext:

@@ -354,8 +354,13 @@ class Agent:
         result.answer = state.answer or ""
         if state.pending_failure and result.error is None:
             result.error = state.pending_failure
+        if result.error is None and not result.answer.strip():
+            tried = [s.name for s in state.steps if isinstance(s, ToolStep)]
+            result.error = "the model gave an empty answer" + (
+                f" after calling {', '.join(tried)}" if tried else ""
+            )
         result.ok = result.error is None
-        if state.answer is not None:
+        if state.answer is not None and result.ok:
             self.history.append({"role": "user", "content": result.message})
             self.history.append({"role": "assistant", "content": result.answer})
 

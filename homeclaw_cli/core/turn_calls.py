@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
@@ -19,6 +19,7 @@ from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_re
 from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
+MAX_SAME_CALL = 2  # the same tool with the same arguments, in one turn
 TRACE_OUTPUT_CHARS = 500
 
 
@@ -38,6 +39,7 @@ class TurnState:
     tool_seconds: float = 0.0
     approval: ApprovalGate | None = None  # None: every valid call runs (tests, MCP)
     read_tool_output: bool = False  # the model has read text a tool returned in this turn
+    calls_made: dict[str, int] = field(default_factory=dict)  # call signature -> times run
 
 
 @dataclass
@@ -77,14 +79,7 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
 async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     started = time.perf_counter()
     arguments = coerce_arguments(call.arguments)
-    record = await _approve(state, call.name, arguments)
-    if record is not None and not record.allowed:
-        tool = state.tools.get(call.name)
-        assert tool is not None
-        outcome = ToolOutcome(False, refusal_text(tool.action(arguments), record))
-    else:
-        outcome = await state.tools.execute(call.name, arguments)
-        state.read_tool_output = True
+    outcome, record = await _outcome(state, call.name, arguments)
     spent = time.perf_counter() - started
     state.tool_seconds += spent
     state.steps.append(
@@ -102,6 +97,28 @@ async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     elif outcome.ok and _kind(state.tools, call.name) == "plugin":
         state.pending_failure = None
     return outcome
+
+
+async def _outcome(
+    state: TurnState, name: str, arguments: Any
+) -> tuple[ToolOutcome, ApprovalRecord | None]:
+    """Run the call unless it repeats itself or the user's policy holds it back."""
+    signature = name + json.dumps(arguments, sort_keys=True, default=str)
+    state.calls_made[signature] = state.calls_made.get(signature, 0) + 1
+    if state.calls_made[signature] > MAX_SAME_CALL:
+        # Small models loop on a call whose answer they already have: make them answer.
+        repeated = (
+            f"{name} was already called {MAX_SAME_CALL} times with these arguments in this "
+            "turn; do not call it again, answer the user with what you have"
+        )
+        return ToolOutcome(False, repeated), None
+    record = await _approve(state, name, arguments)
+    if record is not None and not record.allowed:
+        tool = state.tools.get(name)
+        assert tool is not None  # approval is only asked for offered tools
+        return ToolOutcome(False, refusal_text(tool.action(arguments), record)), record
+    state.read_tool_output = True
+    return await state.tools.execute(name, arguments), record
 
 
 async def _approve(state: TurnState, name: str, arguments: Any) -> ApprovalRecord | None:

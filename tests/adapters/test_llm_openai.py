@@ -63,6 +63,9 @@ def test_tool_call_and_text_through_the_cli(
         assert first["stream"] is True and "greeter__story" in [
             t["function"]["name"] for t in first["tools"]
         ]
+        # A low temperature for steady routing, and usage so the trace counts prompt tokens.
+        assert first["temperature"] == 0.2
+        assert first["stream_options"] == {"include_usage": True}
         assert fake.requests[1]["messages"][0]["content"].startswith("Retell this story")
         assert fake.headers[0]["Authorization"] == "Bearer sekret"
 

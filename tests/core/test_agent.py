@@ -308,3 +308,23 @@ def test_reasoning_block_is_neither_shown_nor_parsed() -> None:
     agent2, caller = make_agent(llm2)
     run(agent2, "weather in Oslo")
     assert caller.calls == [("weather", "now", {"city": "Oslo"})]
+
+
+def test_an_empty_answer_is_an_error_that_says_what_was_tried() -> None:
+    llm = FakeLLM(call("current_time"), "")
+    agent, _ = make_agent(llm)
+    result = run(agent, "hi!")
+    assert not result.ok
+    assert result.error == "the model gave an empty answer after calling current_time"
+    assert agent.history == []  # nothing to continue from
+
+
+def test_a_third_identical_call_is_stopped_and_the_model_told_to_answer() -> None:
+    same = call("current_time", timezone="Australia/Sydney")
+    llm = FakeLLM(same, same, same, "Canberra.")
+    agent, _ = make_agent(llm)
+    result = run(agent, "whats the capital of australia")
+    assert result.ok and result.answer == "Canberra."
+    tool_steps = [s for s in result.steps if s.kind == "tool"]
+    assert [s.ok for s in tool_steps] == [True, True, False]
+    assert "already called 2 times" in tool_steps[2].output

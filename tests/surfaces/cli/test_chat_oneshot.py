@@ -58,6 +58,7 @@ def test_plain_answer_only_on_stdout(chat: Callable[..., Any], fake: FakeOllama)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "Paris is the capital of France.\n"
     assert fake.last_chat["model"] == "llama3.2"
+    assert fake.last_chat["options"]["temperature"] == 0.2  # steady tool routing by default
 
 
 def test_retrieval_narrows_tools_and_call_reaches_plugin(
