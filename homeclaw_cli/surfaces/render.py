@@ -1,12 +1,13 @@
 """The one place that prints: Rich on a terminal, plain text when piped, JSON when asked.
 
-Commands build result data and hand it here with `Output.result(payload, show)`: under `--json`
-the payload becomes the `data` of the command's one JSON envelope (objects with `to_json()` are
-serialised by it), which the CLI's error boundary writes to stdout when the command ends, with
-`ok` from its exit status and the warnings it printed; otherwise `show()` prints it for people. Tables become Rich tables on a terminal and
-tab-separated lines otherwise (stable for `cut`/`awk`). Messages for people (errors, warnings,
-progress) go to stderr. NO_COLOR is honoured by Rich itself. Nothing else imports Rich, apart
-from the REPL, which hands its prompt-toolkit-patched console in.
+Commands build result data and hand it here with `Output.result(payload, show)`: under
+`--json` the payload becomes the `data` of the command's one JSON envelope (objects with
+`to_json()` are serialised by it), which the CLI's error boundary writes to stdout when the
+command ends, with `ok` from its exit status and the warnings it printed; otherwise `show()`
+prints it for people. Tables become Rich tables on a terminal and tab-separated lines otherwise
+(stable for `cut`/`awk`). Messages for people (errors, warnings, progress) go to stderr.
+NO_COLOR is honoured by Rich itself. Nothing else imports Rich, apart from the REPL, which hands
+its prompt-toolkit-patched console in.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from homeclaw_cli import errors
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+
+from homeclaw_cli import errors
 
 # A piece of a line: plain text, or (text, Rich style) such as ("ok", "green").
 Segment = str | tuple[str, str]

@@ -40,7 +40,7 @@ class _ErrorBoundary(TyperGroup):
     its data with `ok` from the exit status, or the error that stopped it.
     """
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run one invocation, which starts without a `--json` envelope and leaves none behind."""
         with envelope_scope():
             return super().main(*args, **kwargs)

@@ -11,11 +11,7 @@ from homeclaw_cli.surfaces.render import open_envelope
 
 def command_path(ctx: typer.Context) -> str:
     """The command as typed after `homeclaw`: "plugin search", "sync"."""
-    names: list[str] = []
-    while ctx.parent is not None:
-        names.append(ctx.info_name or "")
-        ctx = ctx.parent
-    return " ".join(reversed(names))
+    return ctx.command_path.removeprefix(ctx.find_root().command_path).strip()
 
 
 def json_requested(ctx: typer.Context, value: bool) -> bool:
