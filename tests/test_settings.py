@@ -8,6 +8,7 @@ import pytest
 
 from homeclaw_cli.errors import ConfigError
 from homeclaw_cli.settings import load_settings
+from tests.json_output import payload
 
 
 def test_homeclaw_home_keeps_everything_under_it(tmp_path: Path) -> None:
@@ -70,9 +71,8 @@ def test_config_show_and_path(cli: Any, hc_home: Path) -> None:
     (hc_home / "config.yaml").write_text("llm:\n  model: mistral\n")
     result = cli("config", "show", "--json")
     assert result.exit_code == 0
-    import json
 
-    values = json.loads(result.stdout)["values"]
+    values = payload(result)["values"]
     assert values["llm.model"] == {
         "value": "mistral",
         "source": f"config {hc_home / 'config.yaml'}",

@@ -49,7 +49,7 @@ def homeclaw(binary: str, home: Path, plugins: Path, *args: str) -> dict[str, An
     print(f"  {took:6.1f} s  {' '.join(args)}", file=sys.stderr, flush=True)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)["data"]  # the --json envelope's payload
     return result
 
 

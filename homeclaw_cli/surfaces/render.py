@@ -1,19 +1,23 @@
 """The one place that prints: Rich on a terminal, plain text when piped, JSON when asked.
 
-Commands build result data and hand it here with `Output.result(payload, show)`: `--json`
-prints the payload as one JSON document on stdout (objects with `to_json()` are serialised by
-it), otherwise `show()` prints it for people. Tables become Rich tables on a terminal and
-tab-separated lines otherwise (stable for `cut`/`awk`). Messages for people (errors, warnings,
-progress) go to stderr. NO_COLOR is honoured by Rich itself. Nothing else imports Rich, apart
-from the REPL, which hands its prompt-toolkit-patched console in.
+Commands build result data and hand it here with `Output.result(payload, show)`: under
+`--json` the payload becomes the `data` of the command's one JSON envelope (objects with
+`to_json()` are serialised by it), which the CLI's error boundary writes to stdout when the
+command ends, with `ok` from its exit status and the warnings it printed; otherwise `show()`
+prints it for people. Tables become Rich tables on a terminal and tab-separated lines otherwise
+(stable for `cut`/`awk`). Messages for people (errors, warnings, progress) go to stderr.
+NO_COLOR is honoured by Rich itself. Nothing else imports Rich, apart from the REPL, which hands
+its prompt-toolkit-patched console in.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from rich.console import Console
@@ -21,8 +25,77 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from homeclaw_cli import errors
+
 # A piece of a line: plain text, or (text, Rich style) such as ("ok", "green").
 Segment = str | tuple[str, str]
+
+# The version of the `--json` envelope; it changes only when the envelope's own keys do.
+ENVELOPE_VERSION = 1
+
+
+class Envelope:
+    """The one JSON document a `--json` command prints: its data, or its error, and warnings."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.data: object = None
+        self.warnings: list[str] = []
+
+    def succeeded(self, ok: bool) -> dict[str, object]:
+        """The envelope of a command that ran to its end (`ok`: it exited 0)."""
+        return {**self._head(ok), "data": self.data, "warnings": self.warnings}
+
+    def failed(self, error: errors.HomeclawError) -> dict[str, object]:
+        """The envelope of a command stopped by `error`."""
+        described = {
+            "message": error.message,
+            "hint": error.hint,
+            "exit_code": int(error.exit_code),
+            "kind": error_kind(error),
+        }
+        return {**self._head(False), "error": described, "warnings": self.warnings}
+
+    def _head(self, ok: bool) -> dict[str, object]:
+        return {"homeclaw": ENVELOPE_VERSION, "command": self.command, "ok": ok}
+
+
+# The envelope of the running command, opened by its --json flag (None without one).
+_envelope: ContextVar[Envelope | None] = ContextVar("homeclaw_envelope", default=None)
+
+
+def open_envelope(command: str) -> None:
+    """Make `command`'s output one envelope: called when it is given `--json`."""
+    _envelope.set(Envelope(command))
+
+
+@contextmanager
+def envelope_scope() -> Iterator[None]:
+    """One CLI invocation: it starts without an envelope and leaves none behind."""
+    token = _envelope.set(None)
+    try:
+        yield
+    finally:
+        _envelope.reset(token)
+
+
+def write_envelope(exit_code: int, error: errors.HomeclawError | None = None) -> None:
+    """Print the open envelope, if the command was given `--json`: its data, or `error`."""
+    envelope = _envelope.get()
+    if envelope is None:
+        return
+    _envelope.set(None)
+    document = envelope.failed(error) if error else envelope.succeeded(exit_code == 0)
+    sys.stdout.write(_dumps(document))
+    sys.stdout.flush()
+
+
+def error_kind(error: errors.HomeclawError) -> str:
+    """The error's family in errors.py in snake case: `not_found`, `usage`, `error` (the base)."""
+    family = next(c for c in type(error).__mro__ if c.__module__ == errors.__name__)
+    if family is errors.HomeclawError:
+        return "error"
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", family.__name__.removesuffix("Error")).lower()
 
 
 class Output:
@@ -41,6 +114,7 @@ class Output:
         for_people: bool | None = None,
     ) -> None:
         self.json_mode = json_mode
+        self._envelope = _envelope.get() if json_mode else None
         self.out = console or Console(file=sys.stdout, soft_wrap=True)
         self.err = console or Console(file=sys.stderr, soft_wrap=True)
         self._for_people = self.out.is_terminal if for_people is None else for_people
@@ -53,15 +127,17 @@ class Output:
     # --- results on stdout -------------------------------------------------------------------
 
     def result(self, payload: object, show: Callable[[], None]) -> None:
-        """--json: `payload` as the JSON document; otherwise `show()` prints it for people."""
+        """--json: `payload` as the envelope's data; otherwise `show()` prints it for people."""
         if self.json_mode:
             self.json(payload)
         else:
             show()
 
     def json(self, payload: object) -> None:
-        """One JSON document on stdout: the payload itself (an object, or a list for listings)."""
-        self._write(json.dumps(payload, indent=2, default=_encode, ensure_ascii=False) + "\n")
+        """The `data` of the command's envelope (an object, or a list for listings)."""
+        if self._envelope is None:
+            raise RuntimeError("JSON output without an envelope: declare --json with JsonFlag")
+        self._envelope.data = payload
 
     def text(self, text: str) -> None:
         """Payload text on stdout, printed verbatim (never parsed as markup)."""
@@ -141,7 +217,9 @@ class Output:
         self.err.print(Text(message, style=style or ""), highlight=False)
 
     def warning(self, message: str) -> None:
-        """`warning: message` on stderr."""
+        """`warning: message` on stderr, and in the `--json` envelope's warnings."""
+        if self._envelope is not None:
+            self._envelope.warnings.append(message)
         self.err.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False)
 
     def error(self, message: str, hint: str | None = None, *, label: str = "error") -> None:
@@ -197,6 +275,10 @@ class ProgressBars:
         """Move the current bar on by `count` items."""
         if self._task is not None:
             self._progress.advance(self._task, count)
+
+
+def _dumps(document: object) -> str:
+    return json.dumps(document, indent=2, default=_encode, ensure_ascii=False) + "\n"
 
 
 def _encode(value: object) -> Any:

@@ -14,6 +14,7 @@ from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM, to_openai_messages
 from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import unused_port_host
 from tests.fakes.openai_server import FakeOpenAI
+from tests.json_output import payload
 
 __all__ = ["fast_retrieval"]
 
@@ -56,7 +57,7 @@ def test_tool_call_and_text_through_the_cli(
         pre, env = chat_env(tmp_path, fake.host)
         result = cli(*pre, "chat", "-q", "tell a greet story about Ada", "--json", env=env)
         assert result.exit_code == 0, result.stderr
-        data = json.loads(result.stdout)
+        data = payload(result)
         assert data["answer"] == "Ada met a cat!"
         assert data["trace"][3]["arguments"] == {"name": "Ada"}
         first = fake.requests[0]

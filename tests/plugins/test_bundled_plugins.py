@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from tests.fakes.ollama_server import unused_port_host
+from tests.json_output import payload
 
 
 def call(cli: Any, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
     result = cli("plugin", "call", *args, "--json", env=env)
-    return result.exit_code, json.loads(result.stdout)["result"]
+    return result.exit_code, payload(result)["result"]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.surfaces.render import (
+    Output,
+    envelope_scope,
+    error_kind,
+    open_envelope,
+    write_envelope,
+)
 from tests.conftest import REPO_ROOT
 
 
@@ -23,14 +30,70 @@ class _Result:
         return {"name": self.name}
 
 
-def test_json_mode_prints_the_payload_and_serialises_result_objects(
+def test_json_mode_fills_the_envelope_and_serialises_result_objects(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     shown: list[str] = []
     payload = [_Result("a"), {"path": Path("/tmp/x")}]
-    Output(json_mode=True).result(payload, lambda: shown.append("human"))
-    assert json.loads(capsys.readouterr().out) == [{"name": "a"}, {"path": "/tmp/x"}]
+    with envelope_scope():
+        open_envelope("thing list")
+        out = Output(json_mode=True)
+        out.result(payload, lambda: shown.append("human"))
+        out.warning("careful")
+        assert capsys.readouterr() == ("", "warning: careful\n")
+        write_envelope(0)
+        write_envelope(0)  # written once
+    assert json.loads(capsys.readouterr().out) == {
+        "homeclaw": 1,
+        "command": "thing list",
+        "ok": True,
+        "data": [{"name": "a"}, {"path": "/tmp/x"}],
+        "warnings": ["careful"],
+    }
     assert shown == []
+
+
+def test_a_failed_envelope_carries_the_error_and_its_kind(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with envelope_scope():
+        open_envelope("thing show")
+        write_envelope(4, NotFoundError("no thing 'x'", hint="list them"))
+    assert json.loads(capsys.readouterr().out) == {
+        "homeclaw": 1,
+        "command": "thing show",
+        "ok": False,
+        "error": {
+            "message": "no thing 'x'",
+            "hint": "list them",
+            "exit_code": 4,
+            "kind": "not_found",
+        },
+        "warnings": [],
+    }
+
+
+def test_without_json_nothing_is_written_and_no_envelope_outlives_its_scope(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with envelope_scope():
+        write_envelope(0)
+    with envelope_scope():
+        open_envelope("left open")
+    with envelope_scope():
+        write_envelope(0)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(RuntimeError, match="envelope"):
+        Output(json_mode=True).json([])
+
+
+def test_error_kinds_name_the_family_in_errors_py() -> None:
+    from homeclaw_cli.catalog.skill_paths import SkillPathError
+    from homeclaw_cli.errors import HomeclawError, PluginCallError
+
+    assert error_kind(PluginCallError("x")) == "plugin_call"
+    assert error_kind(SkillPathError("x")) == "usage"
+    assert error_kind(HomeclawError("x")) == "error"
 
 
 def test_without_json_the_human_view_prints(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from homeclaw_cli.errors import ExitCode, UsageError
-from homeclaw_cli.surfaces.cli.options import HostOpt, ModelOpt
+from homeclaw_cli.surfaces.cli.options import HostOpt, ModelOpt, json_requested
 from homeclaw_cli.surfaces.cli.state import get_state, llm_settings
 from homeclaw_cli.surfaces.render import Output
 from homeclaw_cli.surfaces.trace import trace_lines
@@ -61,7 +61,12 @@ def chat(  # noqa: PLR0917 - typer options
     model: ModelOpt = None,
     host: HostOpt = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="One-shot: print answer, trace and timings as JSON.")
+        bool,
+        typer.Option(
+            "--json",
+            help="One-shot: print answer, trace and timings as JSON.",
+            callback=json_requested,
+        ),
     ] = False,
     trace: Annotated[bool, typer.Option("--trace", help="Show the trace on stderr.")] = False,
     no_log: Annotated[bool, typer.Option("--no-log", help="Do not log this conversation.")] = False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -30,21 +30,29 @@ from homeclaw_cli.surfaces.cli import (
 from homeclaw_cli.surfaces.cli import eval as eval_
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState, get_state
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.render import Output, envelope_scope, write_envelope
 
 
 class _ErrorBoundary(TyperGroup):
-    """Turns HomeclawError into `error: ...` + `hint: ...` on stderr and its exit code."""
+    """Turns HomeclawError into `error: ...` + `hint: ...` on stderr and its exit code.
+
+    Under `--json` it also writes the command's one envelope to stdout when the command ends:
+    its data with `ok` from the exit status, or the error that stopped it.
+    """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run one invocation, which starts without a `--json` envelope and leaves none behind."""
+        with envelope_scope():
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+        except typer.Exit as exc:  # before RuntimeError, which typer.Exit is
+            write_envelope(exc.exit_code)
+            raise
         except HomeclawError as exc:
-            state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
-            if state.debug:
-                traceback.print_exc()
-            Output().error(exc.message, exc.hint)
-            raise typer.Exit(int(exc.exit_code)) from None
+            _fail(ctx, exc)
         except KeyboardInterrupt:
             sys.stderr.write("interrupted\n")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
@@ -57,8 +65,19 @@ class _ErrorBoundary(TyperGroup):
             error = damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
-            Output().error(error.message, error.hint)
-            raise typer.Exit(int(error.exit_code)) from None
+            _fail(ctx, error)
+        write_envelope(int(ExitCode.OK))
+        return result
+
+
+def _fail(ctx: typer.Context, error: HomeclawError) -> NoReturn:
+    """Report `error` on stderr (and in the envelope under --json); exit with its code."""
+    state = ctx.obj if isinstance(ctx.obj, AppState) else AppState()
+    if state.debug:
+        traceback.print_exc()
+    write_envelope(int(error.exit_code), error)
+    Output().error(error.message, error.hint)
+    raise typer.Exit(int(error.exit_code)) from None
 
 
 def _group(help_text: str, *parts: typer.Typer) -> typer.Typer:

@@ -6,7 +6,27 @@ from typing import Annotated
 
 import typer
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
+from homeclaw_cli.surfaces.render import open_envelope
+
+
+def command_path(ctx: typer.Context) -> str:
+    """The command as typed after `homeclaw`: "plugin search", "sync"."""
+    return ctx.command_path.removeprefix(ctx.find_root().command_path).strip()
+
+
+def json_requested(ctx: typer.Context, value: bool) -> bool:
+    """The --json callback: the command's output becomes one envelope (render.Envelope)."""
+    if value and not ctx.resilient_parsing:
+        open_envelope(command_path(ctx))
+    return value
+
+
+JsonFlag = Annotated[
+    bool,
+    typer.Option(
+        "--json", help="Print one JSON envelope; .data holds the result.", callback=json_requested
+    ),
+]
 YesFlag = Annotated[
     bool, typer.Option("--yes", "-y", help="Approve the requested permissions without asking.")
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from tests.fakes.ollama_server import (
     tool_call,
     unused_port_host,
 )
+from tests.json_output import payload
 
 __all__ = ["fast_retrieval"]
 
@@ -123,7 +123,7 @@ def test_json_output_has_answer_trace_timings(chat: Callable[..., Any], fake: Fa
     fake.script(tool_call("greeter__hello", {"name": "Ada"}))
     result = chat("-q", "greet Ada hello", "--json")
     assert result.exit_code == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = payload(result)
     assert data["answer"] == "Hello, Ada!" and data["ok"] is True and data["model"] == "llama3.2"
     assert [s["kind"] for s in data["trace"]] == ["retrieve", "prompt", "llm", "tool"]
     assert data["trace"][3]["arguments"] == {"name": "Ada"}
@@ -170,7 +170,7 @@ def test_logs_show_turns_and_tool_calls(
     fake.script(tool_call("greeter__hello", {"name": "Ada"}))
     assert chat("-q", "greet Ada hello").exit_code == 0
     result = cli("logs", "--json")
-    turns = json.loads(result.stdout)
+    turns = payload(result)
     assert turns[-1]["message"] == "greet Ada hello" and turns[-1]["answer"] == "Hello, Ada!"
     assert turns[-1]["tool_calls"][0]["name"] == "greeter__hello"
     assert turns[-1]["tool_calls"][0]["arguments"] == {"name": "Ada"}
@@ -178,7 +178,7 @@ def test_logs_show_turns_and_tool_calls(
     assert "greeter__hello" in plain.stdout and "ok" in plain.stdout
     cleared = cli("logs", "--clear")
     assert cleared.exit_code == 0 and "deleted 1 logged turns" in cleared.stderr
-    assert json.loads(cli("logs", "--json").stdout) == []
+    assert payload(cli("logs", "--json")) == []
 
 
 def test_a_damaged_log_is_a_clear_error_and_no_log_still_chats(
@@ -197,7 +197,7 @@ def test_a_damaged_log_is_a_clear_error_and_no_log_still_chats(
 def test_no_log(chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(text("hi"))
     assert chat("-q", "hello", "--no-log").exit_code == 0
-    assert json.loads(cli("logs", "--json").stdout) == []
+    assert payload(cli("logs", "--json")) == []
 
 
 def test_inline_plugin_uses_an_allowlisted_builtin(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.chat_plugins import fast_retrieval
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, text, tool_call
+from tests.json_output import payload
 
 __all__ = ["fake_ollama", "fast_retrieval"]
 
@@ -47,7 +47,7 @@ def test_skill_read_and_run(
         "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
     )
     assert result.exit_code == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = payload(result)
     assert data["answer"] == "I said hello to Bob."
     assert data["retrieved"]["skills"][0]["id"] == "hello-world"
     first = fake_ollama.chat_requests[0]

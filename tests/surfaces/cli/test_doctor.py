@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -12,18 +11,19 @@ import pytest
 
 from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, unused_port_host
+from tests.json_output import payload
 
 __all__ = ["fake_ollama", "fast_retrieval"]
 
 
-def by_name(output: str) -> dict[str, dict[str, Any]]:
-    return {c["name"]: c for c in json.loads(output)}
+def by_name(result: Any) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in payload(result)}
 
 
 def test_all_good(cli: Callable[..., Any], fake_ollama: FakeOllama) -> None:
     fake_ollama.add_model("llama3.2")
     result = cli("doctor", "--host", fake_ollama.host, "--json")
-    checks = by_name(result.stdout)
+    checks = by_name(result)
     assert checks["llm server"]["status"] == "ok" and "0.12.0" in checks["llm server"]["detail"]
     assert checks["model"]["status"] == "ok"
     assert checks["embedding model"]["status"] == "ok"
@@ -35,10 +35,10 @@ def test_model_not_pulled_and_no_tools(cli: Callable[..., Any], fake_ollama: Fak
     fake_ollama.add_model("tiny", tools=False)
     result = cli("doctor", "--host", fake_ollama.host, "--model", "mistral", "--json")
     assert result.exit_code == 1
-    model = by_name(result.stdout)["model"]
+    model = by_name(result)["model"]
     assert model["status"] == "fail" and model["fix"] == "run `ollama pull mistral`"
     result = cli("doctor", "--host", fake_ollama.host, "--model", "tiny", "--json")
-    assert by_name(result.stdout)["model"]["status"] == "warn"
+    assert by_name(result)["model"]["status"] == "warn"
 
 
 def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) -> None:
@@ -61,11 +61,11 @@ def test_index_up_to_date_then_stale(
     pre = ["--plugins-dir", str(plugins)]
     env = {"HOMECLAW_NO_BUNDLED": "1"}
     assert cli(*pre, "sync", env=env).exit_code == 0
-    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
+    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env))
     assert index["index"]["status"] == "ok" and "up to date" in index["index"]["detail"]
     manifest = plugins / "tides" / "plugin.yaml"
     manifest.write_text(manifest.read_text().replace("High and low", "Low and high"))
-    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env).stdout)
+    index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env))
     assert index["index"]["status"] == "warn" and "1 changed" in index["index"]["detail"]
 
 

@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.json_output import payload
+
 
 def _queries(path: Path) -> Path:
     lines = [
@@ -21,7 +23,7 @@ def test_eval_retrieval_json(cli: Any, index_env: dict[str, Any], tmp_path: Path
     cli("sync")
     result = cli("eval", "retrieval", str(_queries(tmp_path / "q.jsonl")), "--json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = payload(result)
     assert data["overall"]["queries"] == 4
     assert data["overall"]["recall@1"] == 0.75
     assert data["by_tag"]["keyword"]["recall@1"] == 1.0

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.index import write_plugin
+from tests.json_output import payload
 
 
 def search_ids(cli: Any, *words: str) -> list[str]:
     result = cli("plugin", "search", *words, "--json")
     assert result.exit_code == 0, result.output
-    return [hit["id"] for hit in json.loads(result.stdout)["hits"]]
+    return [hit["id"] for hit in payload(result)["hits"]]
 
 
 def test_install_disable_enable_remove_keep_the_index_in_step(

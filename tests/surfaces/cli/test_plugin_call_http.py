@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,6 +13,7 @@ import pytest
 import yaml
 
 from homeclaw_cli.errors import ExitCode
+from tests.json_output import payload
 from tests.plugin_factory import BUNDLED, free_port, todo_server, workspace_plugins, write_plugin
 
 Reply = tuple[int, str]
@@ -58,7 +58,7 @@ def test_rest_capabilities_send_query_and_json_body(cli: Any, todo: str) -> None
 
 def test_plugin_request_is_posted_to_the_run_path(cli: Any, todo: str) -> None:
     cli("plugin", "call", "todo", "add-todo", "-p", "text=water plants")
-    outcome = json.loads(cli("plugin", "call", "todo", "summary", "--json").stdout)
+    outcome = payload(cli("plugin", "call", "todo", "summary", "--json"))
     assert outcome["result"]["text"] == "1 open, 0 done. Next: water plants."
     assert outcome["post_process"] is True
 
@@ -128,7 +128,7 @@ def test_server_error_quotes_a_text_body(cli: Any, fake_server: Any) -> None:
     http_plugin("oops", fake_server({"/run": (500, "database is locked")}), [])
     result = cli("plugin", "call", "oops", "--json")
     assert result.exit_code == ExitCode.FAILURE
-    outcome = json.loads(result.stdout)
+    outcome = payload(result)
     assert outcome["failure"] == "crash"
     assert outcome["result"]["error"].endswith("-> 500: 'database is locked'")
 

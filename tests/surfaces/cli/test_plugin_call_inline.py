@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.errors import ExitCode
+from tests.json_output import payload
 from tests.plugin_factory import workspace_plugins, write_plugin
 
 
@@ -87,9 +87,7 @@ def test_sync_method_gets_parameters_and_config_and_prints_nothing(cli: Any) -> 
 
 def test_json_outcome_carries_post_process_and_captured_prints(cli: Any) -> None:
     greeter()
-    outcome = json.loads(
-        cli("plugin", "call", "greeter", "greet", "-p", "name=Ada", "--json").stdout
-    )
+    outcome = payload(cli("plugin", "call", "greeter", "greet", "-p", "name=Ada", "--json"))
     assert outcome["post_process"] is True
     assert outcome["post_process_prompt"] == "Make it warmer."
     assert "noisy plugin output" in outcome["result"]["metadata"]["printed"]
@@ -97,9 +95,7 @@ def test_json_outcome_carries_post_process_and_captured_prints(cli: Any) -> None
 
 def test_async_method_returning_a_dict(cli: Any) -> None:
     greeter()
-    outcome = json.loads(
-        cli("plugin", "call", "greeter", "shout", "-p", "name=ada", "--json").stdout
-    )
+    outcome = payload(cli("plugin", "call", "greeter", "shout", "-p", "name=ada", "--json"))
     assert outcome["result"]["text"] == "ADA"
     assert outcome["result"]["metadata"]["length"] == 3
 

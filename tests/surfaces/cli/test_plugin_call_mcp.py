@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import socket
 import subprocess
@@ -18,6 +17,7 @@ import yaml
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.runtime.caller import PluginCaller
 from homeclaw_cli.settings import load_settings
+from tests.json_output import payload
 from tests.plugin_factory import BUNDLED, REPO_ROOT, free_port, workspace_plugins, write_plugin
 
 pytestmark = pytest.mark.slow
@@ -45,7 +45,7 @@ def test_bundled_time_server(cli: Any) -> None:
         "plugin", "call", "mcp-time", "get_current_time", "-p", "timezone=Asia/Tokyo", "--json"
     )
     assert result.exit_code == 0, result.output
-    outcome = json.loads(result.stdout)
+    outcome = payload(result)
     assert outcome["result"]["metadata"]["structured"]["timezone"] == "Asia/Tokyo"
     assert outcome["result"]["metadata"]["tool"] == "get_current_time"
     refused = cli(

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.errors import ExitCode
+from tests.json_output import payload
 from tests.plugin_factory import REPO_ROOT, workspace_plugins, write_plugin
 
 ECHO = """
@@ -69,7 +70,7 @@ def test_request_reaches_the_process_and_result_is_printed(cli: Any) -> None:
         "--json",
     )
     assert result.exit_code == 0, result.output
-    outcome = json.loads(result.stdout)
+    outcome = payload(result)
     assert outcome["result"]["success"] is True
     assert outcome["result"]["text"] == 'got {"count": 3, "tags": ["a"], "loud": false}'
     request = outcome["result"]["metadata"]["request"]
@@ -185,7 +186,7 @@ def test_reported_failure_becomes_the_error(cli: Any) -> None:
     subprocess_plugin("sad", 'print(\'{"success": false, "error": "city not found"}\')')
     result = cli("plugin", "call", "sad", "--json")
     assert result.exit_code == ExitCode.FAILURE
-    outcome = json.loads(result.stdout)
+    outcome = payload(result)
     assert outcome["result"]["error"] == "plugin sad: city not found"
     assert outcome["failure"] == "plugin_error"
 

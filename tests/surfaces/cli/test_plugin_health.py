@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.settings import load_settings
 from homeclaw_cli.state.health import HealthStore
+from tests.json_output import payload
 from tests.plugin_factory import free_port, todo_server, workspace_plugins, write_plugin
 
 
@@ -44,13 +44,13 @@ def test_down_server_is_unhealthy_stored_and_listed(cli: Any, hc_home: Path) -> 
     http_plugin("down", f"http://127.0.0.1:{free_port()}")
     result = cli("plugin", "health", "down", "--json")
     assert result.exit_code == ExitCode.UNAVAILABLE
-    [report] = json.loads(result.stdout)
+    [report] = payload(result)
     assert report["ok"] is False
     assert "not running at" in report["detail"]
     assert report["failures"] == 1
     stored = HealthStore(load_settings().state_dir).get("down")
     assert stored is not None and not stored.ok
-    listing = {r["id"]: r for r in json.loads(cli("plugin", "list", "--json").stdout)}
+    listing = {r["id"]: r for r in payload(cli("plugin", "list", "--json"))}
     assert listing["down"]["status"] == "unhealthy"
     assert "not running at" in listing["down"]["problem"]
 
@@ -67,7 +67,7 @@ def test_running_server_is_healthy_and_a_later_check_clears_the_mark(
         assert result.exit_code == 0, result.output
         assert "todo-copy\thttp\tok\t" in result.stdout
         assert "GET " + url + "/health -> 200" in result.stdout
-    listing = {r["id"]: r for r in json.loads(cli("plugin", "list", "--json").stdout)}
+    listing = {r["id"]: r for r in payload(cli("plugin", "list", "--json"))}
     assert listing["todo-copy"]["status"] == "ok"
 
 
@@ -88,11 +88,11 @@ def test_a_call_that_finds_the_server_down_marks_it_and_success_clears_it(
 def test_subprocess_health_checks_the_command(cli: Any) -> None:
     subprocess_plugin("has-cmd", "python")
     subprocess_plugin("no-cmd", "definitely-not-a-command")
-    ok = json.loads(cli("plugin", "health", "has-cmd", "--json").stdout)[0]
+    ok = payload(cli("plugin", "health", "has-cmd", "--json"))[0]
     assert ok["ok"] is True
     bad = cli("plugin", "health", "no-cmd", "--json")
     assert bad.exit_code == ExitCode.UNAVAILABLE
-    assert json.loads(bad.stdout)[0]["detail"] == "command 'definitely-not-a-command' not found"
+    assert payload(bad)[0]["detail"] == "command 'definitely-not-a-command' not found"
 
 
 def test_unknown_plugin_is_not_found(cli: Any) -> None:
@@ -104,7 +104,7 @@ def test_unknown_plugin_is_not_found(cli: Any) -> None:
 def test_mcp_health_initializes_and_checks_the_tool_mapping(cli: Any) -> None:
     result = cli("plugin", "health", "mcp-time", "--json")
     assert result.exit_code == 0, result.output
-    [report] = json.loads(result.stdout)
+    [report] = payload(result)
     assert report["detail"] == "2 tools: get_current_time, convert_time"
     write_plugin(
         workspace_plugins(),
@@ -119,7 +119,7 @@ def test_mcp_health_initializes_and_checks_the_tool_mapping(cli: Any) -> None:
     )
     bad = cli("plugin", "health", "time-typo", "--json")
     assert bad.exit_code == ExitCode.UNAVAILABLE
-    assert "capabilities without a server tool: get_time" in json.loads(bad.stdout)[0]["detail"]
+    assert "capabilities without a server tool: get_time" in payload(bad)[0]["detail"]
 
 
 def test_validate_live_checks_http_plugins(cli: Any, tmp_path: Path) -> None:
@@ -128,7 +128,7 @@ def test_validate_live_checks_http_plugins(cli: Any, tmp_path: Path) -> None:
     assert cli("plugin", "validate", str(folder)).exit_code == 0
     result = cli("plugin", "validate", "--live", str(folder), "--json")
     assert result.exit_code == ExitCode.FAILURE
-    [report] = json.loads(result.stdout)["plugins"]
+    [report] = payload(result)["plugins"]
     [error] = report["errors"]
     assert error["field"] == "health_check_url"
     assert error["line"] is not None

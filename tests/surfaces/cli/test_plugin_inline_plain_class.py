@@ -3,10 +3,10 @@ loads and runs (capabilities are plain methods); validate warns that the SDK hel
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from tests.json_output import payload
 from tests.plugin_factory import write_plugin
 
 PLAIN = """
@@ -50,7 +50,7 @@ def test_plain_class_validates_with_a_warning(cli: Any, tmp_path: Path) -> None:
     folder = plain_plugin(tmp_path / "plugins", PLAIN)
     result = cli("plugin", "validate", str(folder), "--json")
     assert result.exit_code == 0, result.output
-    plugin = json.loads(result.stdout)["plugins"][0]
+    plugin = payload(result)["plugins"][0]
     assert plugin["errors"] == []
     assert [w["code"] for w in plugin["warnings"]] == ["inline-plain-class"]
     assert "BasePlugin" in plugin["warnings"][0]["hint"]
@@ -72,7 +72,7 @@ def test_plain_class_runs_through_plugin_call(cli: Any, tmp_path: Path) -> None:
         "--json",
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["result"]["text"] == "HELLO!"
+    assert payload(result)["result"]["text"] == "HELLO!"
 
 
 def test_plain_class_that_needs_arguments_says_how_to_fix_it(cli: Any, tmp_path: Path) -> None:
@@ -98,5 +98,5 @@ def test_a_module_with_neither_is_still_an_error(cli: Any, tmp_path: Path) -> No
     )
     result = cli("plugin", "validate", str(folder), "--json")
     assert result.exit_code == 1
-    error = json.loads(result.stdout)["plugins"][0]["errors"][0]
+    error = payload(result)["plugins"][0]["errors"][0]
     assert error["code"] == "inline-module" and "shout" in error["message"]

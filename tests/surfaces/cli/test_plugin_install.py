@@ -17,6 +17,7 @@ import pytest
 from homeclaw_cli.adapters import install_source as install_mod
 from homeclaw_cli.app.install import plugin as plugin_install
 from homeclaw_cli.app.install import swap
+from tests.json_output import payload
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -82,13 +83,13 @@ def test_install_from_folder_records_lock_and_lists(
     src = write_plugin(tmp_path / "src")
     result = cli("plugin", "install", str(src), "--json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = payload(result)
     assert data["action"] == "installed" and data["digest"].startswith("sha256:")
     assert (user_dir(hc_home) / "greeter" / "main.py").is_file()
     entry = lock(hc_home)["plugins"]["greeter"]
     assert entry["source_kind"] == "folder" and entry["version"] == "1.0.0"
     assert entry["digest"] == data["digest"]
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     mine = [(r["id"], r["source"], r["status"]) for r in rows if r["source"] == "user"]
     assert mine == [("greeter", "user", "ok")]
     no_leftovers(hc_home)
@@ -339,7 +340,7 @@ def test_kill_mid_install_is_rolled_back_by_the_next_command(
     assert (user_dir(hc_home) / "greeter" / "main.py").read_text() == "print('hi')\n"
     assert lock(hc_home)["plugins"]["greeter"]["version"] == "1.0.0"
     no_leftovers(hc_home)
-    events = json.loads(cli("audit", "--json").stdout)
+    events = payload(cli("audit", "--json"))
     assert [e["action"] for e in events][-1] == "rollback"
 
 
@@ -440,13 +441,13 @@ def test_remove_enable_disable_and_audit(cli: Any, hc_home: Path, tmp_path: Path
     src = write_plugin(tmp_path / "src", permissions={"env_vars": ["K"]})
     assert cli("plugin", "install", str(src), "--yes").exit_code == 0
     assert cli("plugin", "disable", "greeter").exit_code == 0
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["disabled"]
     shown = cli("plugin", "show", "greeter")
     assert shown.exit_code == 4 and "disabled" in shown.stderr and "plugin enable" in shown.stderr
     assert "already" in cli("plugin", "disable", "greeter").stdout
     assert cli("plugin", "enable", "greeter").exit_code == 0
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
     assert cli("plugin", "enable", "nope").exit_code == 4
 
@@ -459,10 +460,10 @@ def test_remove_enable_disable_and_audit(cli: Any, hc_home: Path, tmp_path: Path
     )
     assert cli("plugin", "remove", "greeter").exit_code == 4
 
-    events = json.loads(cli("audit", "--json").stdout)
+    events = payload(cli("audit", "--json"))
     assert [e["action"] for e in events] == ["install", "approve", "disable", "enable", "remove"]
     assert events[1]["granted"]["env_vars"] == ["K"]
-    only = json.loads(cli("audit", "--json", "--action", "remove").stdout)
+    only = payload(cli("audit", "--json", "--action", "remove"))
     assert len(only) == 1 and only[0]["id"] == "greeter"
     table = cli("audit")
     assert table.exit_code == 0 and "install\tgreeter" in table.stdout
@@ -482,7 +483,7 @@ def test_real_entry_point_installs(run_cli: Any, hc_home: Path, tmp_path: Path) 
     src = write_plugin(tmp_path / "src")
     proc = run_cli("plugin", "install", str(src), "--json")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["action"] == "installed"
+    assert payload(proc)["action"] == "installed"
     shutil.rmtree(src)
     assert (user_dir(hc_home) / "greeter" / "plugin.yaml").is_file()
 
@@ -492,7 +493,7 @@ def test_show_lists_declared_permissions(cli: Any, hc_home: Path, tmp_path: Path
     assert cli("plugin", "install", str(src), "--yes").exit_code == 0
     shown = cli("plugin", "show", "greeter")
     assert "permissions: network: api.x.com; env var: K" in shown.stdout
-    data = json.loads(cli("plugin", "show", "greeter", "--json").stdout)
+    data = payload(cli("plugin", "show", "greeter", "--json"))
     assert data["manifest"]["permissions"]["env_vars"] == ["K"]
 
 
@@ -527,7 +528,7 @@ def test_reinstall_after_remove_starts_enabled(cli: Any, hc_home: Path, tmp_path
     assert cli("plugin", "disable", "greeter").exit_code == 0
     assert cli("plugin", "remove", "greeter").exit_code == 0
     assert cli("plugin", "install", str(src)).exit_code == 0
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
 
 
@@ -598,7 +599,7 @@ def test_installing_over_a_bundled_id_says_who_wins(
     assert result.exit_code == 0, result.output
     assert "a bundled plugin with id 'calculator' exists" in result.stderr
     assert "the installed one wins" in result.stderr
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert [r["source"] for r in rows if r["id"] == "calculator"] == ["user"]
 
 

@@ -1,16 +1,16 @@
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from tests.catalog.test_registry import make
+from tests.json_output import payload
 
 
 def test_list_shows_bundled_plugins_as_json(cli: Any) -> None:
     result = cli("plugin", "list", "--json")
     assert result.exit_code == 0
-    rows = {row["id"]: row for row in json.loads(result.stdout)}
+    rows = {row["id"]: row for row in payload(result)}
     assert {"weather", "news", "units", "timezones", "calculator", "notes"} <= set(rows)
     assert rows["weather"]["source"] == "bundled" and rows["weather"]["tokens"] > 0
 
@@ -25,7 +25,7 @@ def test_list_shows_broken_and_shadowed(cli: Any, hc_home: Path) -> None:
     make(user, "calc", "calculator", "Mine")
     (user / "bad").mkdir()
     (user / "bad" / "plugin.yaml").write_text("id: Bad!\nname: x\ndescription: y\n")
-    rows = json.loads(cli("plugin", "list", "--all", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--all", "--json"))
     by_status = {(r["id"], r["status"]) for r in rows}
     assert ("calculator", "ok") in by_status and ("calculator", "shadowed") in by_status
     assert ("bad", "broken") in by_status
@@ -35,12 +35,12 @@ def test_list_shows_broken_and_shadowed(cli: Any, hc_home: Path) -> None:
 
 def test_no_bundled_env(cli: Any) -> None:
     result = cli("plugin", "list", "--json", env={"HOMECLAW_NO_BUNDLED": "1"})
-    assert json.loads(result.stdout) == []
+    assert payload(result) == []
 
 
 def test_show_prints_capabilities_and_tool_schema(cli: Any) -> None:
     result = cli("plugin", "show", "weather", "--json")
-    data = json.loads(result.stdout)
+    data = payload(result)
     tool = data["tools"][0]["function"]
     assert tool["name"] == "weather__fetch_weather"
     assert tool["parameters"]["required"] == ["city"]
@@ -56,9 +56,7 @@ def test_show_unknown_plugin_suggests(cli: Any) -> None:
 
 def test_plugins_dir_flag(cli: Any, tmp_path: Path) -> None:
     make(tmp_path / "mine", "x", "xplug")
-    rows = json.loads(
-        cli("--plugins-dir", str(tmp_path / "mine"), "plugin", "list", "--json").stdout
-    )
+    rows = payload(cli("--plugins-dir", str(tmp_path / "mine"), "plugin", "list", "--json"))
     assert rows[0]["id"] == "xplug" or "xplug" in {r["id"] for r in rows}
 
 

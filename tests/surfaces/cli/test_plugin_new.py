@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.json_output import payload
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 COMBOS = [
     ("inline", "python"),
@@ -39,13 +41,13 @@ def test_scaffold_validates_at_once(cli: Any, tmp_path: Path, ptype: str, lang: 
         "--json",
     )
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = payload(result)
     folder = Path(data["folder"])
     assert data["id"] == f"my-{ptype}-{lang}" and folder.name == data["id"]
     assert any(name.startswith("test_") or name.endswith(".test.js") for name in data["files"])
     check = cli("plugin", "validate", str(folder), "--strict", "--json")
     assert check.exit_code == 0, check.output
-    assert json.loads(check.stdout)["valid"] is True
+    assert payload(check)["valid"] is True
     commands = [line for line in (folder / "README.md").read_text().splitlines() if "  # " in line]
     assert len(commands) == 3 and len({line.index("#") for line in commands}) == 1
 
@@ -76,7 +78,7 @@ def test_installed_scaffold_is_listed(cli: Any, hc_home: Path, tmp_path: Path) -
         cli("plugin", "new", "hello", "--type", "subprocess", "--dir", str(tmp_path)).exit_code == 0
     )
     assert cli("plugin", "install", str(tmp_path / "hello")).exit_code == 0
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert [(r["id"], r["type"], r["capabilities"]) for r in rows if r["source"] == "user"] == [
         ("hello", "subprocess", ["greet"])
     ]

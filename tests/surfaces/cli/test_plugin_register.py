@@ -11,6 +11,7 @@ import pytest
 
 from homeclaw_cli.settings import load_settings
 from homeclaw_cli.state.health import HealthStore
+from tests.json_output import payload
 
 
 def write_descriptor(folder: Path, plugin_id: str = "slack-bot", **extra: Any) -> Path:
@@ -40,13 +41,13 @@ def test_register_list_unregister(cli: Callable[..., Any], tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "registered slack-bot"
     again = cli("plugin", "register", "--no-check", str(path), "--json")
-    assert json.loads(again.stdout)["change"] == "unchanged"
+    assert payload(again)["change"] == "unchanged"
 
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert [(r["id"], r["source"], r["status"]) for r in rows] == [("slack-bot", "external", "ok")]
     gone = cli("plugin", "unregister", "slack-bot")
     assert gone.exit_code == 0
-    assert json.loads(cli("plugin", "list", "--json").stdout) == []
+    assert payload(cli("plugin", "list", "--json")) == []
     missing = cli("plugin", "unregister", "slack-bot")
     assert missing.exit_code == 4
     assert "no external plugin registered" in missing.stderr
@@ -131,7 +132,7 @@ def test_unhealthy_status_shows_in_plugin_list(cli: Callable[..., Any], tmp_path
     cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path)))
     store = HealthStore(load_settings().state_dir)
     store.record("slack-bot", False, "HTTP 503", unhealthy_after=1)
-    rows = json.loads(cli("plugin", "list", "--json").stdout)
+    rows = payload(cli("plugin", "list", "--json"))
     assert rows[0]["status"] == "unhealthy"
     assert rows[0]["problem"] == "HTTP 503"
     plain = cli("plugin", "list")
@@ -187,7 +188,7 @@ def test_registered_plugin_is_retrieved_and_unhealthy_one_is_not(
             "plugin", "search", "post a message to the slack channel", "--explain", "--json"
         )
         assert found.exit_code == 0, found.output
-        return json.loads(found.stdout)
+        return payload(found)
 
     assert [h["id"] for h in search()["hits"]] == ["slack-bot"]
     HealthStore(load_settings().state_dir).record("slack-bot", False, "down", unhealthy_after=1)

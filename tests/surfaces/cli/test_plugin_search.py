@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from tests.json_output import payload
 
 
 def test_search_before_sync_says_to_sync(cli: Any, index_env: dict[str, Any]) -> None:
@@ -22,7 +23,7 @@ def test_search_prints_kept_plugins(cli: Any, index_env: dict[str, Any]) -> None
 
 def test_search_json_and_explain(cli: Any, index_env: dict[str, Any]) -> None:
     cli("sync")
-    data = json.loads(cli("plugin", "search", "slack", "--explain", "--json").stdout)
+    data = payload(cli("plugin", "search", "slack", "--explain", "--json"))
     assert data["hits"][0]["id"] == "slack"
     assert data["method"] == "hybrid"
     cand = data["candidates"][0]
@@ -51,7 +52,7 @@ def test_bad_method_is_a_usage_error(cli: Any, index_env: dict[str, Any]) -> Non
 
 def test_skill_search(cli: Any, index_env: dict[str, Any]) -> None:
     cli("sync")
-    data = json.loads(cli("skill", "search", "summarize this document", "--json").stdout)
+    data = payload(cli("skill", "search", "summarize this document", "--json"))
     assert data["hits"][0]["id"] == "summarize"
     assert data["hits"][0]["kind"] == "skill"
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.json_output import payload
+
 VALID = """\
 id: demo
 name: Demo
@@ -40,7 +42,7 @@ def write_plugin(root: Path, text: str, name: str = "plugin.yaml", folder: str =
 def validate_json(cli: Any, *paths: Path, strict: bool = False) -> tuple[int, dict[str, Any]]:
     args = ["plugin", "validate", *map(str, paths), "--json"] + (["--strict"] if strict else [])
     result = cli(*args)
-    return result.exit_code, json.loads(result.stdout)
+    return result.exit_code, payload(result)
 
 
 def only_plugin(report: dict[str, Any]) -> dict[str, Any]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.json_output import payload
 from tests.plugin_factory import write_plugin
 
 
@@ -37,6 +37,6 @@ def test_a_misspelled_choice_gets_did_you_mean(
     folder = write_plugin(tmp_path, manifest)
     result = cli("plugin", "validate", str(folder), "--json")
     assert result.exit_code == 1
-    error = json.loads(result.stdout)["plugins"][0]["errors"][0]
+    error = payload(result)["plugins"][0]["errors"][0]
     assert error["field"] == where
     assert error["message"].endswith(f"got '{value}' (did you mean `{meant}`?)")

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.json_output import payload
 
 PLUGINS = REPO_ROOT / "benchmarks" / "retrieval" / "plugins"
 
@@ -20,16 +21,16 @@ def test_sync_then_search_and_eval_with_the_real_model(
     env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_PLUGINS_PATH": str(PLUGINS)}
     first = run_cli("sync", "--json", env=env, timeout=300)
     assert first.returncode == 0, first.stderr
-    data = json.loads(first.stdout)
+    data = payload(first)
     assert data["added"] == 80 and data["model_loaded"] and not data["warnings"]
     assert (hc_home / "data" / "models" / "all-minilm-l6-v2" / "model.onnx").is_file()
 
-    again = json.loads(run_cli("sync", "--json", env=env).stdout)
+    again = payload(run_cli("sync", "--json", env=env))
     assert again["unchanged"] == 80 and not again["model_loaded"]
 
     found = run_cli("plugin", "search", "will it rain in berlin tomorrow", "--json", env=env)
     assert found.returncode == 0, found.stderr
-    hits = json.loads(found.stdout)["hits"]
+    hits = payload(found)["hits"]
     assert hits[0]["id"] == "weather-openmeteo"
 
     queries = tmp_path / "q.jsonl"
@@ -46,4 +47,4 @@ def test_sync_then_search_and_eval_with_the_real_model(
     )
     evaluated = run_cli("eval", "retrieval", str(queries), "--json", env=env)
     assert evaluated.returncode == 0, evaluated.stderr
-    assert json.loads(evaluated.stdout)["overall"]["recall@3"] == 1.0
+    assert payload(evaluated)["overall"]["recall@3"] == 1.0

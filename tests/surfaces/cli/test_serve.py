@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import stat
 import threading
@@ -21,6 +20,7 @@ from tests.fakes.processes import (
     start_plugin,
     start_serve,
 )
+from tests.json_output import payload
 
 TOKEN_FILE = "data/state/serve_token"
 
@@ -50,7 +50,7 @@ def processes() -> Iterator[list[LineProcess]]:
 def plugin_list(run_cli: Callable[..., Any], env: dict[str, str]) -> dict[str, dict[str, Any]]:
     result = run_cli("plugin", "list", "--json", env=env)
     assert result.returncode == 0, result.stderr
-    return {row["id"]: row for row in json.loads(result.stdout)}
+    return {row["id"]: row for row in payload(result)}
 
 
 def test_external_plugin_lifecycle_across_a_restart(
@@ -270,4 +270,4 @@ def test_a_registration_is_in_the_index_at_once_with_the_real_model(
         "plugin", "search", "shout this message in capitals", "--json", env=env, timeout=120
     )
     assert found.returncode == 0, found.stderr
-    assert [h["id"] for h in json.loads(found.stdout)["hits"]][:1] == ["echo"]
+    assert [h["id"] for h in payload(found)["hits"]][:1] == ["echo"]

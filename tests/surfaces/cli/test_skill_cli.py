@@ -10,6 +10,7 @@ import pytest
 
 from homeclaw_cli.app import skill_test
 from tests.fakes.skill_retriever import FakeSkillRetriever
+from tests.json_output import payload
 from tests.skill_helpers import make_skill
 
 BUNDLED = {"data-inspect", "disk-usage", "git-summary", "organize-files"}
@@ -23,7 +24,7 @@ def user_skills(hc_home: Path) -> Path:
 def test_list_shows_bundled_skills(cli: Any) -> None:
     result = cli("skill", "list", "--json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    rows = payload(result)
     assert {r["id"] for r in rows} >= BUNDLED
     assert all(r["status"] == "ok" for r in rows)
     plain = cli("skill", "list")
@@ -36,11 +37,11 @@ def test_list_all_shows_ineligible_shadowed_and_broken(cli: Any, user_skills: Pa
     (user_skills / "broken").mkdir()
     (user_skills / "broken" / "SKILL.md").write_text("nothing")
     default = cli("skill", "list", "--json")
-    ids = [r["id"] for r in json.loads(default.stdout)]
+    ids = [r["id"] for r in payload(default)]
     assert "mac-only" not in ids and ids.count("disk-usage") == 1
     assert "1 ineligible, 1 shadowed, 1 broken not shown" in default.stderr
     assert "no YAML frontmatter" in default.stderr
-    rows = json.loads(cli("skill", "list", "--all", "--json").stdout)
+    rows = payload(cli("skill", "list", "--all", "--json"))
     status = {(r["id"], r["source"]): (r["status"], r["reason"]) for r in rows}
     assert status[("mac-only", "user")] == ("ineligible", "only for darwin (this system is linux)")
     assert status[("disk-usage", "user")][0] == "ok"
@@ -55,9 +56,7 @@ def test_workspace_skills_need_trust(cli: Any, hc_home: Path) -> None:
     assert "ws-skill" not in result.stdout
     assert "not loaded: workspace skills are untrusted" in result.stderr
     trusted = cli("skill", "list", "--json", "--trust-workspace")
-    assert any(
-        r["id"] == "ws-skill" and r["source"] == "workspace" for r in json.loads(trusted.stdout)
-    )
+    assert any(r["id"] == "ws-skill" and r["source"] == "workspace" for r in payload(trusted))
 
 
 def test_show(cli: Any, user_skills: Path) -> None:
@@ -79,7 +78,7 @@ def test_show(cli: Any, user_skills: Path) -> None:
     assert "homepage: https://n.example" in out
     assert "# Steps" not in out
     assert "# Steps" in cli("skill", "show", "notes-folder", "--body").stdout
-    data = json.loads(cli("skill", "show", "notes", "--json").stdout)
+    data = payload(cli("skill", "show", "notes", "--json"))
     assert data["id"] == "notes-folder" and data["requires"]["env"] == ["NOTES_KEY"]
     missing = cli("skill", "show", "notes-foldr")
     assert missing.exit_code == 4 and "did you mean `notes-folder`" in missing.stderr
@@ -96,7 +95,7 @@ def test_validate(cli: Any, tmp_path: Path) -> None:
     assert cli("skill", "validate", "--strict", str(good)).exit_code == 1
     both = cli("skill", "validate", str(tmp_path / "v"), "--json")
     assert both.exit_code == 1
-    report = json.loads(both.stdout)
+    report = payload(both)
     assert (report["valid"], report["invalid"]) == (1, 1)
     errors = next(s for s in report["skills"] if s["id"] == "bad")["errors"]
     assert "SKILL.md:2: frontmatter needs a non-empty `description` string (missing)" in errors[0]
@@ -121,7 +120,7 @@ def test_test_script_runs_like_run_skill(cli: Any, user_skills: Path) -> None:
     assert result.stdout == "['a; rm -rf /', '--top', '5']\n"
     assert "echo/echo.py: exit 0" in result.stderr
     split = cli("skill", "test", "echo", "--script", "echo.py", "--args", "x 'y z'", "--json")
-    assert json.loads(split.stdout)["stdout"] == "['x', 'y z']\n"
+    assert payload(split)["stdout"] == "['x', 'y z']\n"
     failing = cli("skill", "test", "echo", "-s", "echo.py", "--", "1", "2", "3", "4")
     assert failing.exit_code == 1 and "exit 1" in failing.stderr
     refused = cli("skill", "test", "echo", "--script", "../SKILL.md")
@@ -145,7 +144,7 @@ def test_test_query_against_the_retrieval_contract(
     assert second.exit_code == 1
     assert "rank 2, score 0.500: offered, but expected rank 1 or better" in second.stdout
     assert "above: #1 organize-files (0.700, offered)" in second.stdout
-    data = json.loads(cli("skill", "test", "disk-usage", "-q", "tidy downloads", "--json").stdout)
+    data = payload(cli("skill", "test", "disk-usage", "-q", "tidy downloads", "--json"))
     assert data[0]["rank"] == 2 and data[0]["passed"] is True
 
 
@@ -168,7 +167,7 @@ def test_install_then_list(cli: Any, tmp_path: Path) -> None:
     result = cli("skill", "install", str(src))
     assert result.exit_code == 0, result.output
     assert "installed fresh ->" in result.stdout
-    rows = json.loads(cli("skill", "list", "--json").stdout)
+    rows = payload(cli("skill", "list", "--json"))
     assert any(r["id"] == "fresh" and r["source"] == "user" for r in rows)
     again = cli("skill", "install", str(src))
     assert again.exit_code == 2 and "--force" in again.stderr
@@ -186,7 +185,7 @@ def test_test_given_a_folder_says_how_to_test_it(cli: Any, tmp_path: Path) -> No
 def test_real_entry_point(run_cli: Any) -> None:
     listed = run_cli("skill", "list", "--json")
     assert listed.returncode == 0, listed.stderr
-    assert {r["id"] for r in json.loads(listed.stdout)} >= BUNDLED
+    assert {r["id"] for r in payload(listed)} >= BUNDLED
     ran = run_cli(
         "skill",
         "test",

@@ -10,6 +10,7 @@ from typing import Any
 
 from homeclaw_cli.core.permissions import skill_permissions
 from homeclaw_cli.state.approvals import ApprovalStore, permissions_for
+from tests.json_output import payload
 
 
 def write_skill(folder: Path, *, version: str = "1", env: list[str] | None = None) -> Path:
@@ -38,7 +39,7 @@ def test_skill_install_asks_records_lock_and_grants_env(
     assert not (hc_home / "data" / "skills" / "gh-helper").exists()
     result = cli("skill", "install", str(src), "--yes", "--json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = payload(result)
     assert data["id"] == "gh-helper" and data["digest"].startswith("sha256:")
     dest = hc_home / "data" / "skills" / "gh-helper"
     assert (dest / "scripts" / "run.sh").is_file()
@@ -50,7 +51,7 @@ def test_skill_install_asks_records_lock_and_grants_env(
         {"metadata": {"openclaw": {"requires": {"env": ["GITHUB_TOKEN", "OTHER"]}}}}
     )
     assert permissions_for(state, "gh-helper", declared, "skill").env_vars == ["GITHUB_TOKEN"]
-    events = json.loads(cli("audit", "--json").stdout)
+    events = payload(cli("audit", "--json"))
     assert [(e["action"], e.get("kind")) for e in events] == [
         ("approval-refused", "skill"),
         ("install", "skill"),
@@ -121,4 +122,4 @@ def test_update_needs_one_id_or_all(cli: Any, hc_home: Path) -> None:
         result = cli(kind, "update")
         assert result.exit_code == 2 and f"give one {kind} id, or --all" in result.stderr
         nothing = cli(kind, "update", "--all", "--json")
-        assert nothing.exit_code == 0 and json.loads(nothing.stdout) == []
+        assert nothing.exit_code == 0 and payload(nothing) == []

@@ -1,21 +1,21 @@
 from __future__ import annotations
 
-import json
 import shutil
 from typing import Any
 
 from tests.fakes.index import write_plugin
+from tests.json_output import payload
 
 
 def test_sync_json_summary_then_nothing_to_do(cli: Any, index_env: dict[str, Any]) -> None:
     result = cli("sync", "--json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = payload(result)
     assert (data["added"], data["updated"], data["removed"]) == (7, 0, 0)
     assert data["kinds"]["plugins"]["added"] == ["calculator", "slack", "timer", "weather"]
     assert set(data) >= {"added", "updated", "removed", "unchanged", "errors", "seconds"}
     index_env["models"].reset()
-    data = json.loads(cli("sync", "--json").stdout)
+    data = payload(cli("sync", "--json"))
     assert data["added"] == 0 and data["unchanged"] == 7
 
 
@@ -45,9 +45,9 @@ def test_check_exits_1_when_stale_and_0_when_current(cli: Any, index_env: dict[s
 def test_plugin_sync_and_skill_sync_touch_only_their_kind(
     cli: Any, index_env: dict[str, Any]
 ) -> None:
-    data = json.loads(cli("plugin", "sync", "--json").stdout)
+    data = payload(cli("plugin", "sync", "--json"))
     assert list(data["kinds"]) == ["plugins"]
-    data = json.loads(cli("skill", "sync", "--json").stdout)
+    data = payload(cli("skill", "sync", "--json"))
     assert list(data["kinds"]) == ["skills"]
     assert data["kinds"]["skills"]["added"] == ["haiku", "summarize", "test__draft"]
 
