@@ -3,7 +3,6 @@ and no write the user did not allow, least of all one asked for by text a tool r
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +13,7 @@ import pytest
 
 from tests.fakes.chat_plugins import fast_retrieval, write_plugin
 from tests.fakes.ollama_server import FakeOllama, text, tool_call
+from tests.json_output import payload
 
 __all__ = ["fast_retrieval"]
 
@@ -108,7 +108,7 @@ def chat(
 
 
 def tool_steps(result: Any) -> list[dict[str, Any]]:
-    return [s for s in json.loads(result.stdout)["trace"] if s["kind"] == "tool"]
+    return [s for s in payload(result)["trace"] if s["kind"] == "tool"]
 
 
 def offered(request: dict[str, Any]) -> list[str]:
@@ -218,7 +218,7 @@ def test_approve_auto_runs_it_and_never_refuses_it(
     fake.script(tool_call("vault__save", {"text": "x"}), text("refused"))
     refused = chat("-q", "save x", "--approve", "never")
     assert "`never`" in tool_steps(refused)[0]["approval"]
-    audit = json.loads(cli("audit", "--json").stdout)
+    audit = payload(cli("audit", "--json"))
     events = [e for e in audit if e["action"] == "tool-approval"]
     assert [(e["tool"], e["allowed"], e["decided"]) for e in events] == [
         ("fetch_url", True, "auto"),

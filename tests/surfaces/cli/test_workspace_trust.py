@@ -3,10 +3,10 @@ never replaces an installed plugin without saying so."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from tests.json_output import payload
 from tests.plugin_factory import write_plugin
 
 UNTRUSTED = {"HOMECLAW_PLUGINS__TRUST_WORKSPACE": "false"}
@@ -38,7 +38,7 @@ def test_a_cloned_workspace_cannot_replace_an_installed_plugin(cli: Any, hc_home
     assert called.exit_code == 0, called.output
     assert called.stdout == "installed\n"
     listed = cli("plugin", "list", "--all", "--json", env=UNTRUSTED)
-    rows = {(r["source"], r["status"]): r for r in json.loads(listed.stdout)}
+    rows = {(r["source"], r["status"]): r for r in payload(listed)}
     assert rows[("user", "ok")]["id"] == "echo"
     untrusted = rows[("workspace", "untrusted")]
     assert untrusted["folder"] == str(cloned) and "--trust-workspace" in untrusted["problem"]
