@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.app.install.skill import install_skill
+from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.runtime.skill_run import run_skill
 from tests.skill_helpers import make_skill, settings_for
 
@@ -39,7 +40,9 @@ def test_installed_skill_gets_only_approved_env_vars(tmp_path: Path) -> None:
         "HC_OTHER": "o",
         "HC_UNRELATED": "u",
     }
-    result = run_skill(settings, "envy", "env.py", env=environ)
+    result = run_skill(
+        settings, "envy", "env.py", env=environ, registry=scan_skills(settings, env=environ)
+    )
     assert result.exit_code == 0, result.stderr
     seen = json.loads(result.stdout)
     assert seen["HC_TOKEN"] == "t"
@@ -55,7 +58,11 @@ def test_hand_placed_skill_gets_what_it_declares(tmp_path: Path) -> None:
         scripts={"env.py": PRINT_ENV},
     )
     environ = {"PATH": "/usr/bin", "HOME": str(tmp_path), "HC_DECLARED": "d", "HC_NOT": "n"}
-    seen = json.loads(run_skill(settings, "placed", "env.py", env=environ).stdout)
+    seen = json.loads(
+        run_skill(
+            settings, "placed", "env.py", env=environ, registry=scan_skills(settings, env=environ)
+        ).stdout
+    )
     assert seen["HC_DECLARED"] == "d" and "HC_NOT" not in seen
 
 
