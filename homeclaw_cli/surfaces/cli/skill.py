@@ -324,7 +324,7 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
 
     out = Output(json_mode=as_json)
     result = install_skill(
-        get_state(ctx).settings(),
+        get_state(ctx).context(),
         source,
         force=force,
         skill_id=skill_id,
