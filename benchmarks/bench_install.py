@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from homeclaw_cli.adapters.archive import safe_extract_tar, safe_extract_zip  # noqa: E402
 from homeclaw_cli.adapters.install_source import tree_digest  # noqa: E402
+from homeclaw_cli.app.context import AppContext  # noqa: E402
 from homeclaw_cli.app.install.plugin import install_plugin, remove_plugin  # noqa: E402
 from homeclaw_cli.settings import load_settings  # noqa: E402
 
@@ -87,8 +88,8 @@ def main() -> None:
     for label, source in sources.items():
 
         def once(source: str = source) -> None:
-            install_plugin(settings, source, approve=lambda r: True)
-            remove_plugin(settings, "bench")
+            install_plugin(AppContext(settings), source, approve=lambda r: True)
+            remove_plugin(AppContext(settings), "bench")
 
         med, worst = median_ms(once)
         print(f"{label + ' (+ remove)':48} {med:10.1f} {worst:9.1f}")

@@ -87,12 +87,12 @@ def start_todo(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 async def measure(case: str, warm: int) -> dict[str, object]:
-    from homeclaw_cli.runtime.caller import PluginCaller
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.settings import load_settings
 
     plugin, capability, params = CASES[case]
     started = time.perf_counter()
-    async with PluginCaller(load_settings()) as caller:
+    async with AppContext(load_settings()).caller as caller:
         first = await caller.call(plugin, capability, params)
         first_s = time.perf_counter() - started
         times = []

@@ -117,7 +117,7 @@ class ChatSession:
         self.llm: LLM = self.context.llm
         self.skills = build_skills(self.context)
         self.retriever = build_retriever(
-            settings, self.registry, self.skills.keyword_documents if self.skills else None
+            self.context, self.registry, self.skills.keyword_documents if self.skills else None
         )
         self.caller = self.context.caller
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
@@ -192,7 +192,7 @@ class ChatSession:
             if self.skills is not None:
                 await asyncio.to_thread(self.skills.refresh, changed, report)
             self.retriever = build_retriever(
-                self.settings, fresh, self.skills.keyword_documents if self.skills else None
+                self.context, fresh, self.skills.keyword_documents if self.skills else None
             )
             self.agent.retriever = self.retriever
             return report

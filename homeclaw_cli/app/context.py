@@ -2,9 +2,10 @@
 
 It builds each shared service the first time something asks for it (a `plugin list` never
 loads an LLM client; a sync whose fingerprint is unchanged never scans the plugin folders)
-and hands the same instance to everything after that: one registry scan, one health store,
-one plugin caller (and so one set of MCP sessions) per context. Long-lived processes (serve,
-the chat's hot reload) call `rescan` when the folders may have changed.
+and hands the same instance to everything after that: one registry scan, one skill scan, one
+health store, one approval store, one retrieval service, one plugin caller (and so one set of
+MCP sessions) per context. Long-lived processes (serve, the MCP server, the chat's hot reload)
+call `rescan` / `rescan_skills` when the folders may have changed.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from homeclaw_cli.catalog.registry import Registry, scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
 from homeclaw_cli.core.ports import LLM
 from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.approvals import ApprovalStore
 from homeclaw_cli.state.health import HealthStore
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.retrieval import RetrievalService
     from homeclaw_cli.runtime.caller import PluginCaller
 
 
@@ -55,6 +58,8 @@ class AppContext:
         self._registry: Registry | None = None
         self._skill_registry: SkillRegistry | None = None
         self._health: HealthStore | None = None
+        self._approvals: ApprovalStore | None = None
+        self._retrieval: RetrievalService | None = None
         self._caller: PluginCaller | None = None
 
     @property
@@ -82,6 +87,11 @@ class AppContext:
             self._skill_registry = scan_skills(self.settings)
         return self._skill_registry
 
+    def rescan_skills(self) -> SkillRegistry:
+        """Scan the skill folders again (after an install, or when they changed on disk)."""
+        self._skill_registry = scan_skills(self.settings)
+        return self._skill_registry
+
     @property
     def health(self) -> HealthStore:
         """The plugin health results in <state_dir>."""
@@ -90,12 +100,30 @@ class AppContext:
         return self._health
 
     @property
+    def approvals(self) -> ApprovalStore:
+        """The approved permissions in <state_dir>/approvals.json."""
+        if self._approvals is None:
+            self._approvals = ApprovalStore.for_state_dir(self.settings.state_dir)
+        return self._approvals
+
+    @property
+    def retrieval(self) -> RetrievalService:
+        """The index retrieval service (its query embedder is loaded on first search)."""
+        if self._retrieval is None:
+            from homeclaw_cli.app.retrieval import RetrievalService
+
+            self._retrieval = RetrievalService(self.settings, health=self.health)
+        return self._retrieval
+
+    @property
     def caller(self) -> PluginCaller:
         """The one PluginCaller of this context (closed by aclose)."""
         if self._caller is None:
             from homeclaw_cli.runtime.caller import PluginCaller
 
-            self._caller = PluginCaller(self.settings, self.registry, health=self.health)
+            self._caller = PluginCaller(
+                self.settings, self.registry, health=self.health, approvals=self.approvals
+            )
         return self._caller
 
     @property

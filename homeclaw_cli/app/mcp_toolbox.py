@@ -5,28 +5,31 @@ Transport-free: surfaces/mcp/server.py lists `Toolbox.list_tools()` and runs
 one tool `<plugin>__<capability>` (core/tools.py), each eligible skill one tool `skill__<id>`
 (app/skill_tools.py decides that), and `homeclaw_search` runs homeclaw's retrieval over both.
 
-The registry is rebuilt from the plugin registry and the skills on every list and call, so
-registrations show up at once. The plugin caller and the retrieval are built on first use, so
-a client that only lists tools never loads the embedding model.
+The plugins and skills are scanned once per server, through its AppContext, and again only
+when app/scan_fingerprint.py says their folders, registrations or disabled list changed, so
+registrations and new plugins show up at once without a rescan per request. The plugin caller
+and the retrieval are built on first use, so a client that only lists tools never loads the
+embedding model.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.app.scan_fingerprint import plugin_fingerprint, skill_fingerprint
 from homeclaw_cli.app.skill_tools import ScannedSkills, SkillSource, skill_tool_name, skill_tools
-from homeclaw_cli.catalog.registry import scan
+from homeclaw_cli.catalog.registry import Registry
 from homeclaw_cli.core.agent import PluginCallerLike
 from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry
 from homeclaw_cli.core.ports import Retriever
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tools import add_plugin_tools, tool_name
-from homeclaw_cli.settings import Settings
-from homeclaw_cli.state.health import HealthStore
 
 SEARCH_TOOL = "homeclaw_search"
 SEARCH_KINDS = ("all", "plugins", "skills")
@@ -40,47 +43,55 @@ class CallerLike(PluginCallerLike, Protocol):
 
 @dataclass
 class Services:
-    """Factories for the heavy services; tests pass fakes with the same shape."""
+    """The heavy services, taken from the server's context; tests pass fakes."""
 
-    caller: Callable[[Settings], CallerLike]
-    retrieval: Callable[[Settings], Retriever]
-    skills: Callable[[Settings], SkillSource]
-
-
-def _plugin_caller(settings: Settings) -> CallerLike:
-    from homeclaw_cli.runtime.caller import PluginCaller
-
-    return PluginCaller(settings)
+    caller: Callable[[AppContext], CallerLike]
+    retrieval: Callable[[AppContext], Retriever]
+    skills: Callable[[AppContext], SkillSource]
 
 
-def _retrieval_service(settings: Settings) -> Retriever:
-    from homeclaw_cli.app.retrieval import RetrievalService
+def _context_caller(context: AppContext) -> CallerLike:
+    return context.caller
 
-    return RetrievalService(settings)
+
+def _context_retrieval(context: AppContext) -> Retriever:
+    return context.retrieval
+
+
+def _context_skills(context: AppContext) -> SkillSource:
+    return ScannedSkills(context.settings, context.skill_registry)
 
 
 def default_services() -> Services:
-    """The real services (imported on first use)."""
-    return Services(_plugin_caller, _retrieval_service, ScannedSkills)
+    """The context's own services (each built on first use)."""
+    return Services(_context_caller, _context_retrieval, _context_skills)
 
 
 @dataclass
 class Toolbox:
-    settings: Settings
+    """Search, plugin capabilities and skills as one ToolRegistry, over one AppContext."""
+
+    context: AppContext
     services: Services = field(default_factory=default_services)
     _caller: CallerLike | None = None
     _retrieval: Retriever | None = None
+    _skills: SkillSource | None = None
+    _plugins_seen: str | None = None  # the fingerprint the current registry was scanned at
+    _skills_seen: str | None = None
+    # list and call build the registry in worker threads: one rescan at a time.
+    _scan_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def registry(self, *, healthy_only: bool = False) -> ToolRegistry:
         """Search, every plugin capability and every eligible skill, as they are now."""
+        plugins, skills = self._current()
         tools = ToolRegistry([self._search_tool()])
-        health = HealthStore(self.settings.state_dir).all() if healthy_only else {}
-        for pid, entry in sorted(scan(self.settings).plugins.items()):
+        health = self.context.health.all() if healthy_only else {}
+        for pid, entry in sorted(plugins.plugins.items()):
             status = health.get(pid)
             if status is not None and not status.ok:
                 continue  # unhealthy plugins are left out of the list, as in retrieval
             add_plugin_tools(tools, entry.manifest, self._plugin_handler)
-        for tool in skill_tools(self.services.skills(self.settings), "mcp"):
+        for tool in skill_tools(skills, "mcp"):
             if tool.name not in tools:  # a plugin tool of the same name wins
                 tools.add(tool)
         return tools
@@ -95,14 +106,32 @@ class Toolbox:
         return await registry.execute(name, arguments)
 
     async def aclose(self) -> None:
+        """Close the plugin caller and whatever else the context built."""
         if self._caller is not None:
             await self._caller.aclose()
             self._caller = None
+        await self.context.aclose()
+
+    def _current(self) -> tuple[Registry, SkillSource]:
+        """The plugins and skills, rescanned only when their folders changed since the last
+        scan (the fingerprint is taken first, so a change during a scan is seen next time)."""
+        settings = self.context.settings
+        with self._scan_lock:
+            plugins = plugin_fingerprint(settings)
+            if plugins != self._plugins_seen:
+                self.context.rescan()
+                self._plugins_seen = plugins
+            skills = skill_fingerprint(settings)
+            if self._skills is None or skills != self._skills_seen:
+                self.context.rescan_skills()
+                self._skills = self.services.skills(self.context)
+                self._skills_seen = skills
+            return self.context.registry, self._skills
 
     def _plugin_handler(self, plugin_id: str, capability_id: str) -> Handler:
         async def run(args: dict[str, Any]) -> ToolOutcome:
             if self._caller is None:
-                self._caller = self.services.caller(self.settings)
+                self._caller = self.services.caller(self.context)
             outcome = await self._caller.call(
                 plugin_id, capability_id, args, metadata={"via": "mcp"}
             )
@@ -148,7 +177,7 @@ class Toolbox:
             return ToolOutcome(False, f"`kind` must be all, plugins or skills (got {kind!r})")
         limit = args.get("limit")
         if self._retrieval is None:
-            self._retrieval = self.services.retrieval(self.settings)
+            self._retrieval = self.services.retrieval(self.context)
         searches = [self._retrieval.search_plugins] if kind != "skills" else []
         if kind != "plugins":
             searches.append(self._retrieval.search_skills)

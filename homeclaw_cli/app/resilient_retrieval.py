@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.keyword_fallback import KeywordRetriever, SkillDocuments
 from homeclaw_cli.catalog.registry import Registry
 from homeclaw_cli.core.ports import Retriever
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.errors import HomeclawError
-from homeclaw_cli.settings import Settings
 
 Search = Callable[[Retriever], RetrievalResult]
 
@@ -44,12 +44,10 @@ class ResilientRetriever:
 
 
 def build_retriever(
-    settings: Settings, registry: Registry, skills: SkillDocuments | None = None
+    context: AppContext, registry: Registry, skills: SkillDocuments | None = None
 ) -> ResilientRetriever:
-    """The index retrieval with the keyword fallback over `registry` and `skills`."""
-    from homeclaw_cli.app.retrieval import RetrievalService
-
+    """The context's index retrieval with the keyword fallback over `registry` and `skills`."""
     fallback = KeywordRetriever(
-        registry, max_in_prompt=settings.plugins.max_in_prompt, skills=skills
+        registry, max_in_prompt=context.settings.plugins.max_in_prompt, skills=skills
     )
-    return ResilientRetriever(RetrievalService(settings), fallback)
+    return ResilientRetriever(context.retrieval, fallback)

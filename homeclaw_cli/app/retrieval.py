@@ -24,14 +24,18 @@ from homeclaw_cli.core.retrieval import (
 )
 from homeclaw_cli.errors import HomeclawError, LockedError, UsageError
 from homeclaw_cli.settings import RetrievalSettings, Settings
+from homeclaw_cli.state.health import HealthStore
 
 # How many candidates each search returns before the policy ranks them.
 MIN_POOL = 20
 
 
 class RetrievalService:
-    def __init__(self, settings: Settings, *, method: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, method: str | None = None, health: HealthStore | None = None
+    ) -> None:
         self.settings = settings
+        self.health = health or HealthStore(settings.state_dir)
         self.store: VectorStore = open_store(settings)
         self._method = method
         self._embedder: Any = None
@@ -195,7 +199,7 @@ class RetrievalService:
 
     def _apply_health(self, candidates: dict[str, Candidate]) -> None:
         """Plugins whose last health check or call failed are dropped (the HealthStore)."""
-        statuses = _health_statuses(self.settings)
+        statuses = self.health.all()  # empty when nothing was checked (health is advisory)
         for cand in candidates.values():
             status = statuses.get(cand.id)
             if status is not None and not status.ok and cand.status == "ok":
@@ -267,10 +271,3 @@ def _is_gone(settings: Settings, cand: Candidate) -> bool:
         return all(m.id != cand.id for m in manifests)
     manifest_path = descriptor.get("manifest_path")
     return bool(manifest_path) and not Path(str(manifest_path)).is_file()
-
-
-def _health_statuses(settings: Settings) -> dict[str, Any]:
-    """plugin id -> HealthStatus; empty when nothing was checked (health is advisory)."""
-    from homeclaw_cli.state.health import HealthStore
-
-    return HealthStore(settings.state_dir).all()

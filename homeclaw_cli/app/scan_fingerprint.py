@@ -1,4 +1,5 @@
-"""A cheap fingerprint of every plugin folder, so a no-change sync skips parsing manifests.
+"""A cheap fingerprint of every plugin (and skill) folder, so a no-change sync skips parsing
+manifests and the MCP server rescans only when something changed.
 
 Parsing 10,000 manifests takes ~7 s; listing the folders and stat-ing their top-level files
 takes a fraction of that. After a successful plugin sync we save the fingerprint together
@@ -13,11 +14,14 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli import __version__
 from homeclaw_cli.fsutil import atomic_write_text
 from homeclaw_cli.settings import Settings
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 STATE_FILE = "sync-plugins.json"
 
@@ -34,17 +38,7 @@ def plugin_fingerprint(settings: Settings) -> str:
     for root in plugin_roots(settings):
         digest.update(f"root {root.source} {root.path}\n".encode())
         for folder in plugin_folders(root.path):
-            digest.update(f"dir {folder}\n".encode())
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_file():
-                    st = entry.stat()
-                    digest.update(
-                        f"{entry.name} {st.st_size} {st.st_mtime_ns} {st.st_ino}\n".encode()
-                    )
+            _add_folder(digest, folder)
     external = settings.external_plugins_file
     try:
         st = external.stat()
@@ -52,6 +46,47 @@ def plugin_fingerprint(settings: Settings) -> str:
     except OSError:
         digest.update(b"external none\n")
     return digest.hexdigest()
+
+
+def skill_fingerprint(settings: Settings) -> str:
+    """sha256 over the skill roots, skill folders, their top-level files and scripts' stat."""
+    from homeclaw_cli.catalog.skills import skill_folders, skill_roots
+
+    # Everything catalog.skills.scan_skills() reads from disk: the roots, each skill's
+    # SKILL.md (and siblings), its scripts/ tree, the test dir and the untrusted workspace.
+    roots = [*skill_roots(settings), ("workspace?", settings.cwd / "skills")]
+    if settings.skills.test_dir:
+        roots.append(("test", settings.skills.test_dir.expanduser()))
+    digest = hashlib.sha256(f"{__version__}\n".encode())
+    for source, root in roots:
+        digest.update(f"root {source} {root}\n".encode())
+        for folder in skill_folders(root):
+            _add_folder(digest, folder)
+            scripts = folder / "scripts"
+            if scripts.is_dir():
+                for path in sorted(scripts.rglob("*")):
+                    _add_stat(digest, str(path.relative_to(folder)), path)
+    return digest.hexdigest()
+
+
+def _add_folder(digest: _Hash, folder: Path) -> None:
+    """The folder's name and the stat of each file directly inside it."""
+    digest.update(f"dir {folder}\n".encode())
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_file():
+            _add_stat(digest, entry.name, entry)
+
+
+def _add_stat(digest: _Hash, name: str, item: os.DirEntry[str] | Path) -> None:
+    try:
+        st = item.stat()
+    except OSError:
+        return
+    digest.update(f"{name} {st.st_size} {st.st_mtime_ns} {st.st_ino}\n".encode())
 
 
 def _state_path(settings: Settings) -> Path:

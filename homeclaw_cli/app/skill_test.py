@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skill_tests import TESTS_FILE, load_tests_file
 from homeclaw_cli.catalog.skills import Skill, SkillRegistry
 from homeclaw_cli.core.ports import Retriever
@@ -14,7 +15,7 @@ from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill
 from homeclaw_cli.settings import Settings
 
 NOT_CANDIDATE = "not among the candidates"
-RetrieverFactory = Callable[[Settings], Retriever]
+RetrieverFactory = Callable[[AppContext], Retriever]
 
 
 @dataclass
@@ -95,14 +96,12 @@ class SkillTestReport:
         }
 
 
-def default_retriever(settings: Settings) -> Retriever:
-    """The RetrievalService, after an incremental sync of the skills index."""
-    from homeclaw_cli.app.retrieval import RetrievalService
+def default_retriever(context: AppContext) -> Retriever:
+    """The context's RetrievalService, after an incremental sync of the skills index."""
     from homeclaw_cli.app.sync import sync
 
-    sync(settings, kinds=("skills",))
-    service: Retriever = RetrievalService(settings)
-    return service
+    sync(context.settings, kinds=("skills",), context=context)
+    return context.retrieval
 
 
 def check_query(
@@ -154,13 +153,9 @@ def check_script(
 
 
 def run_tests_file(
-    settings: Settings,
-    registry: SkillRegistry,
-    skill: Skill,
-    *,
-    retriever_factory: RetrieverFactory | None = None,
+    context: AppContext, skill: Skill, *, retriever_factory: RetrieverFactory | None = None
 ) -> SkillTestReport:
-    """Run every case in the skill's tests.yaml."""
+    """Run every case in the skill's tests.yaml (scripts from the context's skills)."""
     path = skill.folder / TESTS_FILE
     if not path.is_file():
         raise NotFoundError(
@@ -172,8 +167,8 @@ def run_tests_file(
     for case in tests.scripts:
         report.scripts.append(
             check_script(
-                settings,
-                registry,
+                context.settings,
+                context.skill_registry,
                 skill,
                 case.script,
                 case.args,
@@ -184,7 +179,7 @@ def run_tests_file(
         )
     if tests.queries:
         try:
-            retriever = (retriever_factory or default_retriever)(settings)
+            retriever = (retriever_factory or default_retriever)(context)
         except UnavailableError as exc:
             # Still report the script results; the queries fail with the reason.
             report.queries.extend(

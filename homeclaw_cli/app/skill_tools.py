@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from homeclaw_cli.catalog.skill_prompt import READ_SKILL_TOOL, RUN_SKILL_TOOL, read_skill_file
-from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry, scan_skills
+from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry
 from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill
@@ -46,17 +46,13 @@ class SkillSource(Protocol):
 
 
 class ScannedSkills:
-    """SkillSource over a scanned SkillRegistry (scanned now unless one is given)."""
+    """SkillSource over a scanned SkillRegistry (an AppContext's skill_registry)."""
 
     def __init__(
-        self,
-        settings: Settings,
-        registry: SkillRegistry | None = None,
-        *,
-        caller_cwd: Path | None = None,
+        self, settings: Settings, registry: SkillRegistry, *, caller_cwd: Path | None = None
     ) -> None:
         self.settings = settings
-        self.registry = registry if registry is not None else scan_skills(settings)
+        self.registry = registry
         self.caller_cwd = caller_cwd
 
     def skills(self) -> Mapping[str, Skill]:

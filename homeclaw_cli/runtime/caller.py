@@ -14,9 +14,10 @@ from typing import Any
 
 from homeclaw_cli import sdk
 from homeclaw_cli.catalog.plugin_checks import method_name
-from homeclaw_cli.catalog.registry import PluginEntry, Registry, scan
-from homeclaw_cli.core.manifest import Capability
+from homeclaw_cli.catalog.registry import PluginEntry, Registry
+from homeclaw_cli.core.manifest import Capability, Permissions, PluginManifest
 from homeclaw_cli.core.params import ParameterError, validate_parameters
+from homeclaw_cli.core.permissions import requested_permissions
 from homeclaw_cli.errors import NotFoundError, UsageError
 from homeclaw_cli.runtime.runners.base import (
     FailureKind,
@@ -28,7 +29,7 @@ from homeclaw_cli.runtime.runners.base import (
 )
 from homeclaw_cli.sdk import ToolExecutor
 from homeclaw_cli.settings import Settings
-from homeclaw_cli.state.approvals import granted_permissions
+from homeclaw_cli.state.approvals import ApprovalStore
 from homeclaw_cli.state.health import HealthStore
 from homeclaw_cli.suggest import did_you_mean
 
@@ -58,25 +59,29 @@ class CallOutcome:
 
 
 class PluginCaller:
+    """Runs capabilities of `registry`'s plugins with their approved permissions, noting
+    unreachable plugins in `health` (app/context.py AppContext.caller builds one)."""
+
     def __init__(
         self,
         settings: Settings,
-        registry: Registry | None = None,
+        registry: Registry,
         *,
-        health: HealthStore | None = None,
+        health: HealthStore,
+        approvals: ApprovalStore,
         tool_executor: ToolExecutor | None = None,
     ) -> None:
         self.settings = settings
         self._registry = registry
         self._runners: dict[str, Runner] = {}
-        self.health = health or HealthStore(settings.state_dir)
+        self.health = health
+        self.approvals = approvals
         # What an inline plugin's use_tool runs during this caller's calls (None: refused).
         self.tool_executor = tool_executor
 
     @property
     def registry(self) -> Registry:
-        if self._registry is None:
-            self._registry = scan(self.settings)
+        """The plugins this caller resolves ids against."""
         return self._registry
 
     def set_registry(self, registry: Registry) -> None:
@@ -140,7 +145,7 @@ class PluginCaller:
             folder=entry.folder,
             data_dir=self.settings.data_dir,
             declared=declared,
-            permissions=granted_permissions(self.settings, entry.manifest),
+            permissions=self.granted(entry.manifest),
         )
         try:
             with sdk.tool_executor(self.tool_executor):
@@ -165,6 +170,10 @@ class PluginCaller:
             failure=run.failure,
             capability_id=capability.id,
         )
+
+    def granted(self, manifest: PluginManifest) -> Permissions:
+        """What a plugin runs with: what it requests, limited by its approval (if installed)."""
+        return self.approvals.effective(manifest.id, requested_permissions(manifest))
 
     def runner(self, plugin_type: str) -> Runner:
         """The runner for a plugin type (created once per caller)."""

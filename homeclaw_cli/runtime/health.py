@@ -27,7 +27,6 @@ from homeclaw_cli.document import DocumentError, read_document
 from homeclaw_cli.runtime.caller import PluginCaller
 from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.settings import Settings
-from homeclaw_cli.state.approvals import granted_permissions
 from homeclaw_cli.state.health import HealthStatus
 
 if TYPE_CHECKING:
@@ -55,24 +54,24 @@ class HealthReport:
         }
 
 
-async def check_plugins(settings: Settings, plugin_id: str | None = None) -> list[HealthReport]:
-    """Check one plugin (NotFoundError if unknown) or all, concurrently; store each result."""
-    async with PluginCaller(settings) as caller:
-        entries = (
-            [caller.registry.get(plugin_id)]
-            if plugin_id
-            else sorted(caller.registry.plugins.values(), key=lambda e: e.id)
-        )
-        store = caller.health
-        if any(e.manifest.type == "mcp" for e in entries):
-            # Import the SDK off the loop first, or it stalls (and mis-times) every other check.
-            await asyncio.to_thread(importlib.import_module, "mcp")
-        async with httpx.AsyncClient(trust_env=False) as http:
-            results = await asyncio.gather(*(_timed(caller, http, e) for e in entries))
-        return [
-            HealthReport(entry.id, entry.manifest.type, store.set(entry.id, ok, detail), seconds)
-            for entry, (ok, detail, seconds) in zip(entries, results, strict=True)
-        ]
+async def check_plugins(caller: PluginCaller, plugin_id: str | None = None) -> list[HealthReport]:
+    """Check one plugin of the caller's registry (NotFoundError if unknown) or all,
+    concurrently; store each result in the caller's health store."""
+    entries = (
+        [caller.registry.get(plugin_id)]
+        if plugin_id
+        else sorted(caller.registry.plugins.values(), key=lambda e: e.id)
+    )
+    store = caller.health
+    if any(e.manifest.type == "mcp" for e in entries):
+        # Import the SDK off the loop first, or it stalls (and mis-times) every other check.
+        await asyncio.to_thread(importlib.import_module, "mcp")
+    async with httpx.AsyncClient(trust_env=False) as http:
+        results = await asyncio.gather(*(_timed(caller, http, e) for e in entries))
+    return [
+        HealthReport(entry.id, entry.manifest.type, store.set(entry.id, ok, detail), seconds)
+        for entry, (ok, detail, seconds) in zip(entries, results, strict=True)
+    ]
 
 
 async def _timed(
@@ -153,7 +152,7 @@ async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
         manifest.callable_capabilities()[0],
         entry.folder,
         caller.settings.data_dir,
-        permissions=granted_permissions(caller.settings, manifest),
+        permissions=caller.granted(manifest),
     )
     try:
         session = await runner.session(target)

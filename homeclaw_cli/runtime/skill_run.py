@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.catalog.skill_paths import SkillPathError, resolve_inside
-from homeclaw_cli.catalog.skills import Skill, SkillRegistry, scan_skills
+from homeclaw_cli.catalog.skills import Skill, SkillRegistry
 from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.settings import Settings
 
@@ -106,11 +106,12 @@ def run_skill(
     script: str,
     args: Sequence[str] = (),
     *,
-    registry: SkillRegistry | None = None,
+    registry: SkillRegistry,
     env: Mapping[str, str] | None = None,
     caller_cwd: Path | None = None,
 ) -> ScriptResult:
-    """Run `script` of skill `skill_name` with `args`, contained as the module docstring says."""
+    """Run `script` of skill `skill_name` (one of `registry`'s) with `args`, contained as the
+    module docstring says."""
     prepared = prepare_script(
         settings, skill_name, script, args, registry=registry, env=env, caller_cwd=caller_cwd
     )
@@ -127,12 +128,11 @@ def prepare_script(
     script: str,
     args: Sequence[str] = (),
     *,
-    registry: SkillRegistry | None = None,
+    registry: SkillRegistry,
     env: Mapping[str, str] | None = None,
     caller_cwd: Path | None = None,
 ) -> PreparedScript:
     """Every check run_skill makes, without running anything."""
-    registry = registry if registry is not None else scan_skills(settings, env=env)
     skill = registry.get(skill_name)
     if not skill.eligible:
         raise ScriptRefusedError(

@@ -10,17 +10,14 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
-from homeclaw_cli.core.manifest import Permissions, PluginManifest
-from homeclaw_cli.core.permissions import Kind, granted, requested_permissions
+from homeclaw_cli.core.manifest import Permissions
+from homeclaw_cli.core.permissions import Kind, granted
 from homeclaw_cli.errors import ConfigError
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
-
-if TYPE_CHECKING:
-    from homeclaw_cli.settings import Settings
 
 
 class ApprovalStore:
@@ -63,6 +60,10 @@ class ApprovalStore:
         except ValidationError:
             return None
 
+    def effective(self, item_id: str, declared: Permissions, kind: Kind = "plugin") -> Permissions:
+        """The grant an item runs with: what it declares, limited by what was approved."""
+        return granted(declared, self.get(item_id, kind))
+
     def all(self, kind: Kind = "plugin") -> dict[str, dict[str, Any]]:
         return dict(self._read()[kind])
 
@@ -101,9 +102,4 @@ def permissions_for(
     state_dir: Path, item_id: str, declared: Permissions, kind: Kind = "plugin"
 ) -> Permissions:
     """The grant an item runs with, from its declaration and the approval store."""
-    return granted(declared, ApprovalStore.for_state_dir(state_dir).get(item_id, kind))
-
-
-def granted_permissions(settings: Settings, manifest: PluginManifest) -> Permissions:
-    """What a plugin runs with: what it requests, limited by its approval (if installed)."""
-    return permissions_for(settings.state_dir, manifest.id, requested_permissions(manifest))
+    return ApprovalStore.for_state_dir(state_dir).effective(item_id, declared, kind)

@@ -81,8 +81,6 @@ def test_two_callers_in_one_process_keep_their_own_tool_executor(
         first.caller.tool_executor = executor("first")
         second.caller.tool_executor = executor("second")
         try:
-            for ctx in (first, second):  # load the plugin in each caller, one at a time
-                await ctx.caller.call("clock", "now", {})
             outcomes = await asyncio.gather(
                 *(ctx.caller.call("clock", "now", {}) for ctx in (first, second, first, second))
             )

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.adapters.install_source import swap_into_place
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install import swap
 from homeclaw_cli.app.install.records import journal_meta, recover_interrupted
 from homeclaw_cli.app.install.swap import commit_install, commit_removal
@@ -50,9 +51,11 @@ def records(settings: Settings) -> tuple[str | None, list[str] | None]:
 def test_install_then_remove_move_files_and_records_together(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     dest = settings.user_skills_dir / "s"
-    commit_install(settings, staged(settings, "v1"), dest, entry(settings, "1"), Permissions())
+    commit_install(
+        AppContext(settings), staged(settings, "v1"), dest, entry(settings, "1"), Permissions()
+    )
     assert (dest / "SKILL.md").read_text() == "v1" and records(settings) == ("1", [])
-    commit_removal(settings, "skill", "s", dest)
+    commit_removal(AppContext(settings), "skill", "s", dest)
     assert not dest.exists() and records(settings) == (None, None)
 
 
@@ -62,7 +65,7 @@ def test_a_failed_lockfile_write_restores_folder_and_approval(
     settings = settings_for(tmp_path)
     dest = settings.user_skills_dir / "s"
     old = Permissions(env_vars=["A"])
-    commit_install(settings, staged(settings, "v1"), dest, entry(settings, "1"), old)
+    commit_install(AppContext(settings), staged(settings, "v1"), dest, entry(settings, "1"), old)
 
     def boom(*args: object) -> None:
         raise OSError("disk full")
@@ -70,14 +73,18 @@ def test_a_failed_lockfile_write_restores_folder_and_approval(
     monkeypatch.setattr(swap, "write_lockfile", boom)
     new = Permissions(env_vars=["A", "B"])
     with pytest.raises(OSError, match="disk full"):
-        commit_install(settings, staged(settings, "v2"), dest, entry(settings, "2"), new)
+        commit_install(
+            AppContext(settings), staged(settings, "v2"), dest, entry(settings, "2"), new
+        )
     assert (dest / "SKILL.md").read_text() == "v1" and records(settings) == ("1", ["A"])
 
 
 def test_recovery_restores_the_records_a_killed_swap_left(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     dest = settings.user_skills_dir / "s"
-    commit_install(settings, staged(settings, "v1"), dest, entry(settings, "1"), Permissions())
+    commit_install(
+        AppContext(settings), staged(settings, "v1"), dest, entry(settings, "1"), Permissions()
+    )
     store = ApprovalStore.for_state_dir(settings.state_dir)
     meta = journal_meta("skill", "s", entry(settings, "1"), store.raw("s", "skill"))
     swapped = swap_into_place(staged(settings, "v2"), dest, meta=meta)
@@ -88,7 +95,7 @@ def test_recovery_restores_the_records_a_killed_swap_left(tmp_path: Path) -> Non
     data = json.loads(lock_file.read_text())
     data["skills"]["s"]["version"] = "2"
     lock_file.write_text(json.dumps(data))
-    assert recover_interrupted(settings) == ["s"]
+    assert recover_interrupted(AppContext(settings)) == ["s"]
     assert (dest / "SKILL.md").read_text() == "v1" and records(settings) == ("1", [])
     events = (settings.data_dir / "audit.jsonl").read_text()
     assert '"rollback"' in events

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.adapters.archive import UnsafeArchiveError
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.skill import install_skill
 from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
 from tests.skill_helpers import make_skill, settings_for
@@ -28,14 +29,14 @@ def installed(tmp_path: Path) -> Path:
 
 def test_install_folder_then_refuse_then_force(tmp_path: Path, src: Path) -> None:
     s = settings_for(tmp_path)
-    result = install_skill(s, str(src))
+    result = install_skill(AppContext(s), str(src))
     dest = installed(tmp_path) / "weather-tool"
     assert result.destination == dest and not result.replaced
     assert (dest / "scripts" / "run.sh").read_text() == "echo hi\n"
     with pytest.raises(UsageError, match="already installed"):
-        install_skill(s, str(src))
+        install_skill(AppContext(s), str(src))
     (src / "SKILL.md").write_text("---\nname: weather-tool\ndescription: v2\n---\n")
-    result = install_skill(s, str(src), force=True)
+    result = install_skill(AppContext(s), str(src), force=True)
     assert result.replaced and "v2" in (dest / "SKILL.md").read_text()
     leftovers = [p.name for p in installed(tmp_path).iterdir()]
     assert leftovers == ["weather-tool"]  # no staging folders left behind
@@ -46,7 +47,7 @@ def test_invalid_skill_is_not_installed(tmp_path: Path) -> None:
     bad.mkdir()
     (bad / "SKILL.md").write_text("---\nname: x\n---\n")
     with pytest.raises(ManifestError, match=r"not installed.*`description`"):
-        install_skill(settings_for(tmp_path), str(bad))
+        install_skill(AppContext(settings_for(tmp_path)), str(bad))
     assert [p.name for p in installed(tmp_path).iterdir()] == []
 
 
@@ -54,7 +55,7 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path: Path, src: Path) -> None
     (tmp_path / "secret").write_text("s")
     (src / "scripts" / "leak").symlink_to(tmp_path / "secret")
     with pytest.raises(UnsafeArchiveError, match="symlink points outside"):
-        install_skill(settings_for(tmp_path), str(src))
+        install_skill(AppContext(settings_for(tmp_path)), str(src))
 
 
 def test_install_zip_and_tar_archives_with_a_wrapper_folder(tmp_path: Path, src: Path) -> None:
@@ -63,12 +64,12 @@ def test_install_zip_and_tar_archives_with_a_wrapper_folder(tmp_path: Path, src:
         for f in src.rglob("*"):
             if f.is_file():
                 zf.write(f, f"weather-tool-main/{f.relative_to(src)}")
-    result = install_skill(settings_for(tmp_path), str(archive), skill_id="wz")
+    result = install_skill(AppContext(settings_for(tmp_path)), str(archive), skill_id="wz")
     assert (result.destination / "scripts" / "run.sh").is_file() and result.skill.id == "wz"
     tgz = tmp_path / "pack.tar.gz"
     with tarfile.open(tgz, "w:gz") as tf:
         tf.add(src, arcname="weather-tool")
-    result = install_skill(settings_for(tmp_path), str(tgz))
+    result = install_skill(AppContext(settings_for(tmp_path)), str(tgz))
     assert result.skill.id == "weather-tool" and result.source_kind == "archive"
 
 
@@ -78,7 +79,7 @@ def test_zip_slip_and_tar_traversal_are_refused(tmp_path: Path) -> None:
         zf.writestr("SKILL.md", "---\nname: e\ndescription: d\n---\n")
         zf.writestr("../../escaped.txt", "x")
     with pytest.raises(UnsafeArchiveError, match=r"escapes with '\.\.'"):
-        install_skill(settings_for(tmp_path), str(evil_zip))
+        install_skill(AppContext(settings_for(tmp_path)), str(evil_zip))
     evil_tar = tmp_path / "evil.tar"
     with tarfile.open(evil_tar, "w") as tf:
         data = b"---\nname: e\ndescription: d\n---\n"
@@ -90,7 +91,7 @@ def test_zip_slip_and_tar_traversal_are_refused(tmp_path: Path) -> None:
         link.linkname = "/etc/passwd"
         tf.addfile(link)
     with pytest.raises(UnsafeArchiveError, match="absolute path"):
-        install_skill(settings_for(tmp_path), str(evil_tar))
+        install_skill(AppContext(settings_for(tmp_path)), str(evil_tar))
     assert not (tmp_path / "escaped.txt").exists()
     assert [p.name for p in installed(tmp_path).iterdir()] == []
 
@@ -100,10 +101,12 @@ def test_several_skills_need_subdir(tmp_path: Path) -> None:
     make_skill(repo, "one")
     make_skill(repo, "two")
     with pytest.raises(UsageError, match="holds 2 skills"):
-        install_skill(settings_for(tmp_path), str(repo))
-    assert install_skill(settings_for(tmp_path), str(repo), subdir="two").skill.id == "two"
+        install_skill(AppContext(settings_for(tmp_path)), str(repo))
+    assert (
+        install_skill(AppContext(settings_for(tmp_path)), str(repo), subdir="two").skill.id == "two"
+    )
     with pytest.raises(UsageError, match=r"without `\.\.`"):
-        install_skill(settings_for(tmp_path), str(repo), subdir="../x")
+        install_skill(AppContext(settings_for(tmp_path)), str(repo), subdir="../x")
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
@@ -114,7 +117,7 @@ def test_install_from_git_url(tmp_path: Path, src: Path) -> None:
     git("init", "-q")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
-    result = install_skill(settings_for(tmp_path), f"file://{src}", skill_id="from-git")
+    result = install_skill(AppContext(settings_for(tmp_path)), f"file://{src}", skill_id="from-git")
     assert result.source_kind == "git"
     assert not (result.destination / ".git").exists()
     assert (result.destination / "scripts" / "run.sh").is_file()
@@ -123,14 +126,14 @@ def test_install_from_git_url(tmp_path: Path, src: Path) -> None:
 def test_bad_sources(tmp_path: Path) -> None:
     s = settings_for(tmp_path)
     with pytest.raises(NotFoundError, match="not a git URL"):
-        install_skill(s, str(tmp_path / "nope"))
+        install_skill(AppContext(s), str(tmp_path / "nope"))
     other = tmp_path / "file.txt"
     other.write_text("x")
     with pytest.raises(UsageError, match="not a skill folder or a known archive"):
-        install_skill(s, str(other))
+        install_skill(AppContext(s), str(other))
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"not a zip")
     with pytest.raises(UsageError, match="not a readable zip archive"):
-        install_skill(s, str(broken))
+        install_skill(AppContext(s), str(broken))
     with pytest.raises(UsageError, match="not a usable skill id"):
-        install_skill(s, str(make_skill(tmp_path / "x", "ok")), skill_id="test__x")
+        install_skill(AppContext(s), str(make_skill(tmp_path / "x", "ok")), skill_id="test__x")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from homeclaw_cli.app import skill_test
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skill_tests import load_tests_file
-from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.errors import ManifestError, NotFoundError, UnavailableError
 from tests.fakes.skill_retriever import FakeSkillRetriever
 from tests.skill_helpers import make_skill, settings_for
@@ -28,13 +28,12 @@ def setup(tmp_path: Path, tests_yaml: str | None):  # type: ignore[no-untyped-de
     make_skill(user, "other")
     if tests_yaml is not None:
         (folder / "tests.yaml").write_text(tests_yaml)
-    settings = settings_for(tmp_path)
-    registry = scan_skills(settings)
-    return settings, registry, registry.skills["du"]
+    context = AppContext(settings_for(tmp_path))
+    return context, context.skill_registry.skills["du"]
 
 
 def test_check_query_reports_rank_score_and_skills_above(tmp_path: Path) -> None:
-    _s, _r, skill = setup(tmp_path, None)
+    _context, skill = setup(tmp_path, None)
     fake = FakeSkillRetriever(TABLE)
     first = skill_test.check_query(fake, skill, "measure disk", expect_rank=1)
     assert first.passed and first.rank == 1 and first.above == []
@@ -50,14 +49,14 @@ def test_check_query_reports_rank_score_and_skills_above(tmp_path: Path) -> None
 
 
 def test_tests_yaml_runs_scripts_and_queries(tmp_path: Path) -> None:
-    settings, registry, skill = setup(
+    context, skill = setup(
         tmp_path,
         "queries:\n  - query: measure disk\n    expect_rank: 1\n  - query: tidy\n"
         "scripts:\n  - script: du.py\n    args: [a, b]\n    expect_stdout: total a b\n"
         "  - script: du.py\n    expect_exit: 1\n",
     )
     report = skill_test.run_tests_file(
-        settings, registry, skill, retriever_factory=lambda _s: FakeSkillRetriever(TABLE)
+        context, skill, retriever_factory=lambda _s: FakeSkillRetriever(TABLE)
     )
     assert [q.passed for q in report.queries] == [True, True]
     assert [s.passed for s in report.scripts] == [True, False]
@@ -67,14 +66,12 @@ def test_tests_yaml_runs_scripts_and_queries(tmp_path: Path) -> None:
 
 
 def test_queries_fail_with_reason_when_retrieval_is_unavailable(tmp_path: Path) -> None:
-    settings, registry, skill = setup(
-        tmp_path, "queries: [{query: x}]\nscripts: [{script: du.py}]\n"
-    )
+    context, skill = setup(tmp_path, "queries: [{query: x}]\nscripts: [{script: du.py}]\n")
 
     def unavailable(_s: object) -> FakeSkillRetriever:
         raise UnavailableError("no index here")
 
-    report = skill_test.run_tests_file(settings, registry, skill, retriever_factory=unavailable)
+    report = skill_test.run_tests_file(context, skill, retriever_factory=unavailable)
     assert report.scripts[0].passed
     assert (
         not report.queries[0].passed and "not checked: no index here" in report.queries[0].message
@@ -82,9 +79,9 @@ def test_queries_fail_with_reason_when_retrieval_is_unavailable(tmp_path: Path) 
 
 
 def test_missing_and_invalid_tests_yaml(tmp_path: Path) -> None:
-    settings, registry, skill = setup(tmp_path, None)
+    context, skill = setup(tmp_path, None)
     with pytest.raises(NotFoundError, match=r"no tests\.yaml"):
-        skill_test.run_tests_file(settings, registry, skill)
+        skill_test.run_tests_file(context, skill)
     bad = skill.folder / "tests.yaml"
     bad.write_text("queries:\n  - query: x\n    expect_rank: 0\n")
     with pytest.raises(ManifestError, match=r"tests\.yaml:3: queries\.0\.expect_rank"):
@@ -95,6 +92,6 @@ def test_missing_and_invalid_tests_yaml(tmp_path: Path) -> None:
 
 
 def test_refused_script_is_a_failed_check(tmp_path: Path) -> None:
-    settings, registry, skill = setup(tmp_path, "scripts: [{script: ../SKILL.md}]\n")
-    report = skill_test.run_tests_file(settings, registry, skill)
+    context, skill = setup(tmp_path, "scripts: [{script: ../SKILL.md}]\n")
+    report = skill_test.run_tests_file(context, skill)
     assert report.scripts[0].failures[0].startswith("refused: script '../SKILL.md' contains")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.app.skill_tools import ScannedSkills, skill_tools
+from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
 from tests.skill_helpers import make_skill, settings_for
 
@@ -24,7 +25,8 @@ def source(tmp_path: Path) -> ScannedSkills:
     make_skill(user, "hello", body="# Hello\n\nRun hi.py.\n", scripts={"hi.py": HELLO})
     make_skill(user, "plain")
     make_skill(user, "mac", extra='metadata: {"openclaw":{"os":["darwin"]}}\n')
-    return ScannedSkills(settings_for(tmp_path))
+    settings = settings_for(tmp_path)
+    return ScannedSkills(settings, scan_skills(settings))
 
 
 def call(registry: ToolRegistry, name: str, **args: Any) -> ToolOutcome:
@@ -64,7 +66,8 @@ def test_chat_refusals_are_failed_outcomes(
 
 def test_chat_offers_run_skill_only_when_a_skill_has_scripts(tmp_path: Path) -> None:
     make_skill(tmp_path / "home" / "data" / "skills", "plain")
-    source = ScannedSkills(settings_for(tmp_path))
+    settings = settings_for(tmp_path)
+    source = ScannedSkills(settings, scan_skills(settings))
     assert [t.name for t in skill_tools(source, "chat")] == ["read_skill"]
 
 

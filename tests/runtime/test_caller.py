@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
+from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.core.params import ParameterError
 from homeclaw_cli.errors import NotFoundError, UsageError
 from homeclaw_cli.runtime.caller import CallOutcome, PluginCaller
 from homeclaw_cli.settings import load_settings
+from homeclaw_cli.state.approvals import ApprovalStore
+from homeclaw_cli.state.health import HealthStore
 from tests.plugin_factory import workspace_plugins, write_plugin
 
 COUNTER = """
@@ -61,9 +64,20 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+def new_caller() -> PluginCaller:
+    """A caller over the installed plugins and the stores in the state dir."""
+    settings = load_settings()
+    return PluginCaller(
+        settings,
+        scan(settings),
+        health=HealthStore(settings.state_dir),
+        approvals=ApprovalStore.for_state_dir(settings.state_dir),
+    )
+
+
 def test_one_caller_initializes_an_inline_plugin_once_and_keeps_it(counter: Path) -> None:
     async def scenario() -> list[CallOutcome]:
-        async with PluginCaller(load_settings()) as caller:
+        async with new_caller() as caller:
             return [
                 await caller.call("counter", "count", {}),
                 await caller.call("counter", "count", {"step": "2"}),
@@ -82,7 +96,7 @@ def test_capability_ids_may_use_underscores_for_dashes_and_be_omitted_when_singl
     hc_home: Path,
 ) -> None:
     async def scenario() -> tuple[str, str]:
-        async with PluginCaller(load_settings()) as caller:
+        async with new_caller() as caller:
             a = await caller.call("textkit", "change_case", {"text": "a b", "case": "kebab"})
             _entry, cap, _declared = caller.resolve("hashkit", "uuid")
             return a.result.text, cap.id
@@ -92,7 +106,7 @@ def test_capability_ids_may_use_underscores_for_dashes_and_be_omitted_when_singl
 
 def test_errors_raised_before_the_plugin_runs(counter: Path) -> None:
     async def call(plugin: str, capability: str | None, params: dict[str, Any]) -> None:
-        async with PluginCaller(load_settings()) as caller:
+        async with new_caller() as caller:
             await caller.call(plugin, capability, params)
 
     with pytest.raises(NotFoundError, match="no plugin with id 'countr' \\(did you mean `counter`"):
@@ -111,7 +125,7 @@ def test_errors_raised_before_the_plugin_runs(counter: Path) -> None:
 
 def test_plugin_data_dir_is_under_homeclaw_data(counter: Path, hc_home: Path) -> None:
     async def scenario() -> str:
-        async with PluginCaller(load_settings()) as caller:
+        async with new_caller() as caller:
             return (await caller.call("counter", "where", {})).result.text
 
     assert run(scenario()) == str(hc_home / "data" / "plugin-data" / "counter")
@@ -128,7 +142,7 @@ def test_a_runner_bug_becomes_an_error_result(
     monkeypatch.setattr(InlineRunner, "run", broken)
 
     async def scenario() -> CallOutcome:
-        async with PluginCaller(load_settings()) as caller:
+        async with new_caller() as caller:
             return await caller.call("counter", "count", {})
 
     outcome = run(scenario())

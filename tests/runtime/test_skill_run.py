@@ -7,12 +7,16 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from homeclaw_cli.catalog.skill_paths import SkillPathError
+from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.errors import NotFoundError, UsageError
-from homeclaw_cli.runtime.skill_run import ScriptRefusedError, prepare_script, run_skill
+from homeclaw_cli.runtime import skill_run
+from homeclaw_cli.runtime.skill_run import PreparedScript, ScriptRefusedError, ScriptResult
+from homeclaw_cli.settings import Settings
 from tests.skill_helpers import make_skill, settings_for
 
 ECHO_ARGS = (
@@ -28,6 +32,16 @@ def home(tmp_path: Path) -> Path:
 
 def settings(tmp_path: Path, **flags: object):  # type: ignore[no-untyped-def]
     return settings_for(tmp_path, **flags)
+
+
+def run_skill(settings: Settings, skill: str, script: str, *args: Any, **kw: Any) -> ScriptResult:
+    """skill_run.run_skill over the skills as they are now on disk."""
+    registry = scan_skills(settings, env=kw.get("env"))
+    return skill_run.run_skill(settings, skill, script, *args, registry=registry, **kw)
+
+
+def prepare_script(settings: Settings, skill: str, script: str, *args: Any) -> PreparedScript:
+    return skill_run.prepare_script(settings, skill, script, *args, registry=scan_skills(settings))
 
 
 def test_runs_script_with_args_list_cwd_and_minimal_env(

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.skill import install_skill
+from homeclaw_cli.catalog.skills import scan_skills
 from homeclaw_cli.runtime.skill_run import run_skill
 from tests.skill_helpers import make_skill, settings_for
 
@@ -22,7 +24,7 @@ def test_installed_skill_gets_only_approved_env_vars(tmp_path: Path) -> None:
         extra='metadata: {"openclaw":{"requires":{"env":["HC_TOKEN"]}}}\n',
         scripts={"env.py": PRINT_ENV},
     )
-    install_skill(settings, str(src), approve=lambda request: True)
+    install_skill(AppContext(settings), str(src), approve=lambda request: True)
     installed = settings.user_skills_dir / "envy" / "SKILL.md"
     # Edited by hand after approval: asks for a second variable and a permissions block.
     installed.write_text(
@@ -39,7 +41,9 @@ def test_installed_skill_gets_only_approved_env_vars(tmp_path: Path) -> None:
         "HC_OTHER": "o",
         "HC_UNRELATED": "u",
     }
-    result = run_skill(settings, "envy", "env.py", env=environ)
+    result = run_skill(
+        settings, "envy", "env.py", env=environ, registry=scan_skills(settings, env=environ)
+    )
     assert result.exit_code == 0, result.stderr
     seen = json.loads(result.stdout)
     assert seen["HC_TOKEN"] == "t"
@@ -55,7 +59,11 @@ def test_hand_placed_skill_gets_what_it_declares(tmp_path: Path) -> None:
         scripts={"env.py": PRINT_ENV},
     )
     environ = {"PATH": "/usr/bin", "HOME": str(tmp_path), "HC_DECLARED": "d", "HC_NOT": "n"}
-    seen = json.loads(run_skill(settings, "placed", "env.py", env=environ).stdout)
+    seen = json.loads(
+        run_skill(
+            settings, "placed", "env.py", env=environ, registry=scan_skills(settings, env=environ)
+        ).stdout
+    )
     assert seen["HC_DECLARED"] == "d" and "HC_NOT" not in seen
 
 
@@ -66,5 +74,5 @@ def test_refused_approval_installs_nothing(tmp_path: Path, answer: bool) -> None
     settings = settings_for(tmp_path)
     src = make_skill(tmp_path / "src", "needy", extra="permissions: {network: [api.x.com]}\n")
     with pytest.raises(ApprovalRefused):
-        install_skill(settings, str(src), approve=lambda request: answer)
+        install_skill(AppContext(settings), str(src), approve=lambda request: answer)
     assert not (settings.user_skills_dir / "needy").exists()

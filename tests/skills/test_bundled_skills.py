@@ -20,7 +20,7 @@ def settings(tmp_path: Path) -> Settings:
 
 
 def run(settings: Settings, skill: str, script: str, *args: str) -> tuple[int, str, str]:
-    result = run_skill(settings, skill, script, list(args))
+    result = run_skill(settings, skill, script, list(args), registry=scan_skills(settings))
     return result.exit_code, result.stdout, result.stderr
 
 

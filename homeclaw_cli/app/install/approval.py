@@ -38,9 +38,9 @@ def refuse_new_permissions(request: PermissionRequest) -> bool:
     return False
 
 
-def permission_diff(settings: Settings, kind: Kind, item: StagedItem) -> PermissionDiff:
+def permission_diff(approvals: ApprovalStore, kind: Kind, item: StagedItem) -> PermissionDiff:
     """What `item` requests compared with what was approved for its id before."""
-    approved = ApprovalStore.for_state_dir(settings.state_dir).get(item.id, kind)
+    approved = approvals.get(item.id, kind)
     return diff_permissions(approved, item.permissions)
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeclaw_cli.adapters.install_source import Fetched
 from homeclaw_cli.core.manifest import Permissions
 from homeclaw_cli.core.permissions import Kind
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.lockfile import LockEntry
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.context import AppContext
 
 
 @dataclass
@@ -30,12 +34,12 @@ class ItemKind:
 
     name: Kind
     is_root: Callable[[Path], bool]  # does this folder hold an item?
-    validate: Callable[[Settings, Fetched, bool], StagedItem]  # (settings, fetched, with_deps)
+    validate: Callable[[AppContext, Fetched, bool], StagedItem]  # (context, fetched, with_deps)
     target_dir: Callable[[Settings], Path]
     installed_version: Callable[[Path], str | None]
     locate: Callable[[Path], Path] | None = None  # custom root search in the fetched source
     upgrade_flag: str = "--upgrade"
     subdir: str | None = None  # recorded in the lockfile so `update` finds the same folder
     for_entry: Callable[[LockEntry], ItemKind] | None = None  # the kind to update an entry with
-    explain_missing: Callable[[Settings, str], None] | None = None  # remove: raise a better error
+    explain_missing: Callable[[AppContext, str], None] | None = None  # remove: a better error
     after_remove: Callable[[Settings, str], None] | None = None

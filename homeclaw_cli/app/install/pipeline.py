@@ -22,6 +22,7 @@ from homeclaw_cli.adapters.install_source import (
     parse_source,
     staging_area,
 )
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
 from homeclaw_cli.app.install.deps import install_requirements
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
@@ -49,7 +50,7 @@ class InstallOptions:
 
 
 def install_item(
-    settings: Settings,
+    context: AppContext,
     kind: ItemKind,
     source: str,
     *,
@@ -60,22 +61,24 @@ def install_item(
     limits: Limits = DEFAULT_LIMITS,
 ) -> InstallResult:
     """Install (or with `upgrade`, replace) one item from a folder, archive or git URL."""
+    settings = context.settings
     spec = parse_source(source, cwd=settings.cwd)
     options = InstallOptions(approve, upgrade, dry_run, with_deps, limits)
     with install_lock(settings):
-        recover_interrupted(settings)
-        result = _install(settings, kind, spec, options)
+        recover_interrupted(context)
+        result = _install(context, kind, spec, options)
     if result.action in ("installed", "upgraded"):
         result.synced = sync_index(settings, kind.name)
     return result
 
 
 def _install(
-    settings: Settings, kind: ItemKind, spec: SourceSpec, options: InstallOptions
+    context: AppContext, kind: ItemKind, spec: SourceSpec, options: InstallOptions
 ) -> InstallResult:
+    settings = context.settings
     with staging_area(kind.target_dir(settings)) as work:
-        fetched, item = _stage(settings, kind, spec, work, options)
-        diff = permission_diff(settings, kind.name, item)
+        fetched, item = _stage(context, kind, spec, work, options)
+        diff = permission_diff(context.approvals, kind.name, item)
         result = _compare_with_installed(
             settings, kind, fetched, item, diff=diff, upgrade=options.upgrade
         )
@@ -87,19 +90,19 @@ def _install(
             install_requirements(fetched.root, item.id)
             result.deps_dir = DEPS_DIRNAME
         entry = _lock_entry(kind, fetched, result)
-        commit_install(settings, fetched.root, result.folder, entry, item.permissions)
+        commit_install(context, fetched.root, result.folder, entry, item.permissions)
     audit_install(settings, result)
     return result
 
 
 def _stage(
-    settings: Settings, kind: ItemKind, spec: SourceSpec, work: Path, options: InstallOptions
+    context: AppContext, kind: ItemKind, spec: SourceSpec, work: Path, options: InstallOptions
 ) -> tuple[Fetched, StagedItem]:
     """Fetch the source into `work` and validate the item in it."""
     fetched = fetch_source(
         spec, work, is_root=kind.is_root, limits=options.limits, locate=kind.locate
     )
-    item = kind.validate(settings, fetched, options.with_deps)
+    item = kind.validate(context, fetched, options.with_deps)
     expected = options.expect_id
     if expected is not None and item.id != expected:
         what = kind.name
@@ -197,7 +200,7 @@ def file_changes(old: Path, new: Path) -> ChangeSet:
 
 
 def update_items(
-    settings: Settings,
+    context: AppContext,
     kind: ItemKind,
     item_ids: list[str],
     *,
@@ -206,9 +209,9 @@ def update_items(
     limits: Limits = DEFAULT_LIMITS,
 ) -> list[InstallResult]:
     """Re-resolve installed items' sources and upgrade what changed ([] ids = all)."""
-    what = kind.name
+    what, settings = kind.name, context.settings
     with install_lock(settings):
-        recover_interrupted(settings)
+        recover_interrupted(context)
         section = read_lockfile(lockfile_path(settings)).section(what)
         targets = item_ids or sorted(section)
         for item_id in targets:
@@ -227,7 +230,7 @@ def update_items(
                 limits=limits,
                 expect_id=item_id,
             )
-            results.append(_update_one(settings, kind, section[item_id], options, len(targets)))
+            results.append(_update_one(context, kind, section[item_id], options, len(targets)))
     if any(r.action == "upgraded" for r in results):
         synced = sync_index(settings, what)
         for r in results:
@@ -236,11 +239,11 @@ def update_items(
 
 
 def _update_one(
-    settings: Settings, kind: ItemKind, entry: LockEntry, options: InstallOptions, count: int
+    context: AppContext, kind: ItemKind, entry: LockEntry, options: InstallOptions, count: int
 ) -> InstallResult:
     spec = SourceSpec(entry.source, entry.source_kind, entry.location, entry.ref)
     try:
-        return _install(settings, kind.for_entry(entry) if kind.for_entry else kind, spec, options)
+        return _install(context, kind.for_entry(entry) if kind.for_entry else kind, spec, options)
     except HomeclawError as exc:
         if count == 1:
             raise
@@ -262,20 +265,20 @@ def _update_one(
 # --- remove and the index -------------------------------------------------------------------
 
 
-def remove_item(settings: Settings, kind: ItemKind, item_id: str) -> RemoveResult:
+def remove_item(context: AppContext, kind: ItemKind, item_id: str) -> RemoveResult:
     """Delete an installed item with its lockfile entry and approvals (atomically)."""
-    what = kind.name
+    what, settings = kind.name, context.settings
     with install_lock(settings):
-        recover_interrupted(settings)
+        recover_interrupted(context)
         dest = kind.target_dir(settings) / item_id
         if not dest.is_dir() or item_id.startswith("."):
             if kind.explain_missing is not None:
-                kind.explain_missing(settings, item_id)
+                kind.explain_missing(context, item_id)
             raise NotFoundError(
                 f"no installed {what} {item_id!r} in {kind.target_dir(settings)}",
                 hint=f"`homeclaw {what} list` shows the {what}s and their sources",
             )
-        commit_removal(settings, what, item_id, dest)
+        commit_removal(context, what, item_id, dest)
         if kind.after_remove is not None:
             kind.after_remove(settings, item_id)
         audit_removal(settings, what, item_id, str(dest))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, Limits
 from homeclaw_cli.adapters.install_source import Fetched
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
 from homeclaw_cli.app.install.pipeline import install_item, remove_item, sync_index, update_items
@@ -28,7 +29,7 @@ from homeclaw_cli.state.disabled_plugins import read_disabled, set_disabled
 
 
 def install_plugin(
-    settings: Settings,
+    context: AppContext,
     source: str,
     *,
     approve: Approver,
@@ -39,7 +40,7 @@ def install_plugin(
 ) -> InstallResult:
     """Install (or with `upgrade`, replace) one plugin from a folder, archive or git URL."""
     return install_item(
-        settings,
+        context,
         PLUGIN,
         source,
         approve=approve,
@@ -51,7 +52,7 @@ def install_plugin(
 
 
 def update_plugins(
-    settings: Settings,
+    context: AppContext,
     plugin_ids: list[str],
     *,
     approve: Approver,
@@ -60,20 +61,18 @@ def update_plugins(
 ) -> list[InstallResult]:
     """Re-resolve each installed plugin's source; upgrade what changed. [] ids = all."""
     return update_items(
-        settings, PLUGIN, plugin_ids, approve=approve, dry_run=dry_run, limits=limits
+        context, PLUGIN, plugin_ids, approve=approve, dry_run=dry_run, limits=limits
     )
 
 
-def remove_plugin(settings: Settings, plugin_id: str) -> RemoveResult:
+def remove_plugin(context: AppContext, plugin_id: str) -> RemoveResult:
     """Delete an installed plugin, its lockfile entry and approvals (atomically)."""
-    return remove_item(settings, PLUGIN, plugin_id)
+    return remove_item(context, PLUGIN, plugin_id)
 
 
-def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> bool:
+def set_plugin_enabled(context: AppContext, plugin_id: str, enabled: bool) -> bool:
     """Enable or disable any plugin by id; returns True when the state changed."""
-    from homeclaw_cli.catalog.registry import scan
-
-    registry = scan(settings)
+    settings, registry = context.settings, context.registry
     known = plugin_id in registry.plugins or plugin_id in registry.disabled
     if not known and plugin_id not in read_disabled(settings.state_dir):
         registry.get(plugin_id)  # raises NotFoundError with a did-you-mean
@@ -84,14 +83,14 @@ def set_plugin_enabled(settings: Settings, plugin_id: str, enabled: bool) -> boo
     return changed
 
 
-def _validate(settings: Settings, fetched: Fetched, with_deps: bool) -> StagedItem:
+def _validate(context: AppContext, fetched: Fetched, with_deps: bool) -> StagedItem:
     manifest = _valid_manifest(fetched)
     return StagedItem(
         manifest.id,
         manifest.version,
         requested_permissions(manifest),
         _notices(manifest),
-        _warnings(settings, manifest, fetched, with_deps),
+        _warnings(context, manifest, fetched, with_deps),
     )
 
 
@@ -122,7 +121,7 @@ def _notices(manifest: PluginManifest) -> list[str]:
 
 
 def _warnings(
-    settings: Settings, manifest: PluginManifest, fetched: Fetched, with_deps: bool
+    context: AppContext, manifest: PluginManifest, fetched: Fetched, with_deps: bool
 ) -> list[str]:
     warnings: list[str] = []
     if (fetched.root / REQUIREMENTS_FILE).is_file() and not with_deps:
@@ -130,9 +129,7 @@ def _warnings(
             f"{manifest.id} declares Python requirements ({REQUIREMENTS_FILE}) that were not "
             "installed; add --with-deps to install them into the plugin's own folder"
         )
-    from homeclaw_cli.catalog.registry import scan
-
-    other = scan(settings).plugins.get(manifest.id)
+    other = context.registry.plugins.get(manifest.id)
     if other is not None and other.source != "user":
         higher = other.source in ("path", "config", "workspace")
         warnings.append(
@@ -147,11 +144,9 @@ def _installed_version(folder: Path) -> str | None:
     return loaded.manifest.version if loaded.manifest else None
 
 
-def _explain_not_installed(settings: Settings, plugin_id: str) -> None:
+def _explain_not_installed(context: AppContext, plugin_id: str) -> None:
     """A bundled, path or config plugin cannot be removed: say so instead of 'not found'."""
-    from homeclaw_cli.catalog.registry import scan
-
-    entry = scan(settings).plugins.get(plugin_id)
+    entry = context.registry.plugins.get(plugin_id)
     if entry is not None:
         raise UsageError(
             f"plugin {plugin_id!r} is a {entry.source} plugin ({entry.folder}), "

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from homeclaw_cli.adapters.install_source import SwapJournal, recover
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.results import InstallResult
 from homeclaw_cli.core.permissions import Kind
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state import audit
-from homeclaw_cli.state.approvals import ApprovalStore
 from homeclaw_cli.state.lockfile import LockEntry, lockfile_path, read_lockfile, write_lockfile
 
 
@@ -31,15 +31,15 @@ def journal_meta(
 
 
 def restore_records(
-    settings: Settings,
+    context: AppContext,
     kind: Kind,
     item_id: str,
     previous: LockEntry | None,
     approval: dict[str, Any] | None,
 ) -> None:
     """Put back the approval record and the lockfile entry read before a swap."""
-    ApprovalStore.for_state_dir(settings.state_dir).restore(item_id, approval, kind)
-    path = lockfile_path(settings)
+    context.approvals.restore(item_id, approval, kind)
+    path = lockfile_path(context.settings)
     lock = read_lockfile(path)
     section = lock.section(kind)
     if section.get(item_id) == previous:
@@ -51,11 +51,12 @@ def restore_records(
     write_lockfile(path, lock)
 
 
-def recover_interrupted(settings: Settings) -> list[str]:
+def recover_interrupted(context: AppContext) -> list[str]:
     """Roll back installs a killed process left half-done (call under the install lock).
 
     Covers both the user plugins dir and the user skills dir.
     """
+    settings = context.settings
 
     def restore_from_journal(journal: SwapJournal) -> None:
         meta = journal.meta
@@ -64,7 +65,7 @@ def recover_interrupted(settings: Settings) -> list[str]:
             return
         prev = meta.get("prev_lock")
         previous = LockEntry.model_validate(prev) if prev else None
-        restore_records(settings, kind, meta["id"], previous, meta.get("prev_approval"))
+        restore_records(context, kind, meta["id"], previous, meta.get("prev_approval"))
 
     rolled = [
         *recover(settings.user_plugins_dir, on_rollback=restore_from_journal),

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from homeclaw_cli.adapters.archive import ARCHIVE_SUFFIXES, SKIP_NAMES
 from homeclaw_cli.adapters.install_source import Fetched, source_name
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver, refuse_new_permissions
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
 from homeclaw_cli.app.install.pipeline import install_item, remove_item, update_items
@@ -26,12 +27,10 @@ from homeclaw_cli.catalog.skills import (
     apply_eligibility,
     load_skill,
     parse_skill_md,
-    scan_skills,
     skill_folders,
 )
 from homeclaw_cli.core.permissions import skill_permissions
 from homeclaw_cli.errors import ConfigError, ManifestError, NotFoundError, UsageError
-from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.lockfile import LockEntry
 
 SKILL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -88,7 +87,7 @@ class SkillInstallResult:
 
 
 def install_skill(
-    settings: Settings,
+    context: AppContext,
     source: str,
     *,
     force: bool = False,
@@ -102,29 +101,29 @@ def install_skill(
     replaces an installed skill of the same id.
     """
     result = install_item(
-        settings,
+        context,
         skill_kind(skill_id, subdir),
         _checked_source(source),
         approve=approve,
         upgrade=force,
     )
     installed = load_skill(result.folder, "user", result.item_id)
-    apply_eligibility(installed, EligibilityContext.from_settings(settings))
-    winner = scan_skills(settings).skills.get(installed.id)
+    apply_eligibility(installed, EligibilityContext.from_settings(context.settings))
+    winner = context.rescan_skills().skills.get(installed.id)
     active = winner is not None and winner.folder == result.folder
     return SkillInstallResult(result, installed, active, shadowed_by=None if active else winner)
 
 
 def update_skills(
-    settings: Settings, skill_ids: list[str], *, approve: Approver, dry_run: bool = False
+    context: AppContext, skill_ids: list[str], *, approve: Approver, dry_run: bool = False
 ) -> list[InstallResult]:
     """Re-resolve installed skills' sources; upgrade what changed ([] = all)."""
-    return update_items(settings, skill_kind(), skill_ids, approve=approve, dry_run=dry_run)
+    return update_items(context, skill_kind(), skill_ids, approve=approve, dry_run=dry_run)
 
 
-def remove_skill(settings: Settings, skill_id: str) -> RemoveResult:
+def remove_skill(context: AppContext, skill_id: str) -> RemoveResult:
     """Delete an installed skill, its lockfile entry and approvals."""
-    return remove_item(settings, skill_kind(), skill_id)
+    return remove_item(context, skill_kind(), skill_id)
 
 
 def _checked_source(source: str) -> str:
@@ -152,7 +151,7 @@ def _checked_source(source: str) -> str:
 def skill_kind(skill_id: str | None = None, subdir: str | None = None) -> ItemKind:
     """The ItemKind for one skill install (`skill_id`/`subdir` as given on the command line)."""
 
-    def validate(settings: Settings, fetched: Fetched, with_deps: bool) -> StagedItem:
+    def validate(context: AppContext, fetched: Fetched, with_deps: bool) -> StagedItem:
         return _validate(fetched, skill_id or default_skill_id(fetched))
 
     def for_entry(entry: LockEntry) -> ItemKind:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from homeclaw_cli.adapters.install_source import swap_into_place
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.records import journal_meta, restore_records
 from homeclaw_cli.core.manifest import Permissions
 from homeclaw_cli.core.permissions import Kind
@@ -40,7 +41,7 @@ def install_lock(settings: Settings) -> Iterator[None]:
 
 
 def commit_install(
-    settings: Settings, staged: Path, dest: Path, entry: LockEntry, permissions: Permissions
+    context: AppContext, staged: Path, dest: Path, entry: LockEntry, permissions: Permissions
 ) -> None:
     """Swap `staged` into `dest`, approve `permissions` and record `entry` in the lockfile."""
 
@@ -48,21 +49,21 @@ def commit_install(
         store.grant(entry.id, permissions, entry.kind)
         lock.section(entry.kind)[entry.id] = entry
 
-    _swap_with_records(settings, entry.kind, entry.id, staged=staged, dest=dest, change=record)
+    _swap_with_records(context, entry.kind, entry.id, staged=staged, dest=dest, change=record)
 
 
-def commit_removal(settings: Settings, kind: Kind, item_id: str, dest: Path) -> None:
+def commit_removal(context: AppContext, kind: Kind, item_id: str, dest: Path) -> None:
     """Delete `dest` with its approvals and lockfile entry."""
 
     def record(store: ApprovalStore, lock: Lockfile) -> None:
         store.revoke(item_id, kind)
         lock.section(kind).pop(item_id, None)
 
-    _swap_with_records(settings, kind, item_id, staged=None, dest=dest, change=record)
+    _swap_with_records(context, kind, item_id, staged=None, dest=dest, change=record)
 
 
 def _swap_with_records(
-    settings: Settings,
+    context: AppContext,
     kind: Kind,
     item_id: str,
     *,
@@ -70,8 +71,8 @@ def _swap_with_records(
     dest: Path,
     change: RecordChange,
 ) -> None:
-    store = ApprovalStore.for_state_dir(settings.state_dir)
-    path = lockfile_path(settings)
+    store = context.approvals
+    path = lockfile_path(context.settings)
     previous = read_lockfile(path).section(kind).get(item_id)
     prev_approval = store.raw(item_id, kind)
     meta = journal_meta(kind, item_id, previous, prev_approval)
@@ -81,5 +82,5 @@ def _swap_with_records(
             change(store, lock)
             write_lockfile(path, lock)
     except BaseException:
-        restore_records(settings, kind, item_id, previous, prev_approval)
+        restore_records(context, kind, item_id, previous, prev_approval)
         raise

@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import threading
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,13 @@ from homeclaw_cli.sdk import BasePlugin, PluginError
 PACKAGE_PREFIX = "_homeclaw_plugin_"
 DEFAULT_TIMEOUT_SEC = 60.0
 _RESULT_KEYS = frozenset({"success", "text", "error", "metadata", "request_id", "plugin_id"})
+
+# One import at a time per plugin folder: _load_class empties and refills the folder's
+# sys.modules entries, and two runners (two callers) doing that at once break each other's
+# import (a KeyError, or a stall until the call times out). The import runs in a worker
+# thread, so these are thread locks.
+_IMPORT_LOCKS: dict[str, threading.Lock] = {}
+_IMPORT_LOCKS_GUARD = threading.Lock()
 
 
 class InlineLoadError(Exception):
@@ -215,8 +223,20 @@ def _package_name(folder: Path) -> str:
     return f"{PACKAGE_PREFIX}{safe}_{digest}"
 
 
+def _import_lock(package: str) -> threading.Lock:
+    with _IMPORT_LOCKS_GUARD:
+        return _IMPORT_LOCKS.setdefault(package, threading.Lock())
+
+
 def _load_class(folder: Path, module_path: Path, wanted: set[str]) -> type[BasePlugin]:
     package = _package_name(folder)
+    with _import_lock(package):
+        return _import_class(package, folder, module_path, wanted)
+
+
+def _import_class(
+    package: str, folder: Path, module_path: Path, wanted: set[str]
+) -> type[BasePlugin]:
     for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
         del sys.modules[name]  # the code changed since the last load: import it afresh
     pkg = types.ModuleType(package)

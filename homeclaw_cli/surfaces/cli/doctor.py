@@ -8,7 +8,7 @@ import typer
 
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.surfaces.cli.options import HostOpt, JsonFlag, ModelOpt
-from homeclaw_cli.surfaces.cli.state import llm_settings
+from homeclaw_cli.surfaces.cli.state import llm_context
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
@@ -29,10 +29,9 @@ def doctor(
     """Check the LLM server, the model, the index, the embedding model and plugin health."""
     import asyncio
 
-    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.doctor import run_checks
 
-    checks = asyncio.run(run_checks(AppContext(llm_settings(ctx, model, host))))
+    checks = asyncio.run(run_checks(llm_context(ctx, model, host)))
     out = Output(json_mode=as_json)
     out.result(checks, lambda: _show_checks(out, checks))
     if any(c.status == "fail" for c in checks):

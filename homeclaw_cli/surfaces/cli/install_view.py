@@ -11,18 +11,18 @@ from homeclaw_cli.errors import ExitCode, UsageError
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.install.approval import Approver
     from homeclaw_cli.app.install.results import InstallResult, RemoveResult
     from homeclaw_cli.app.install.skill import SkillInstallResult
     from homeclaw_cli.core.permissions import Kind
-    from homeclaw_cli.settings import Settings
 
 
 class Updater(Protocol):
     """update_plugins or update_skills."""
 
     def __call__(
-        self, settings: Settings, item_ids: list[str], /, *, approve: Approver, dry_run: bool
+        self, context: AppContext, item_ids: list[str], /, *, approve: Approver, dry_run: bool
     ) -> list[InstallResult]: ...
 
 
@@ -117,7 +117,7 @@ def run_update(
         raise UsageError(f"give one {kind} id, or --all", hint=f"homeclaw {kind} update --all")
     out = Output(json_mode=as_json)
     results = update(
-        get_state(ctx).settings(),
+        get_state(ctx).context(),
         [item_id] if item_id else [],
         approve=approver(out, yes),
         dry_run=dry_run,

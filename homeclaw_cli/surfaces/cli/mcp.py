@@ -35,8 +35,9 @@ def serve(
     from homeclaw_cli.app.mcp_toolbox import Toolbox
     from homeclaw_cli.surfaces.mcp.server import build_server, serve_http, serve_stdio
 
-    settings = get_state(ctx).settings()
-    server = build_server(Toolbox(settings))
+    context = get_state(ctx).context()
+    settings = context.settings
+    server = build_server(Toolbox(context))
     out = Output()
     if transport == "stdio":
         anyio.run(serve_stdio, server)

@@ -76,10 +76,9 @@ def list_plugins(
     as_json: JsonFlag = False,
 ) -> None:
     """List installed plugins: id, type, source, capabilities, status, token cost."""
-    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.plugin_listing import plugin_rows
 
-    context = AppContext(get_state(ctx).settings())
+    context = get_state(ctx).context()
     rows = plugin_rows(context, include_shadowed=show_all)
     out = Output(json_mode=as_json)
     for warning in context.registry.warnings():
@@ -107,10 +106,10 @@ def show(
     as_json: JsonFlag = False,
 ) -> None:
     """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
-    from homeclaw_cli.catalog.registry import describe_entry, scan
+    from homeclaw_cli.catalog.registry import describe_entry
     from homeclaw_cli.core.tools import descriptor_token_cost, plugin_tools
 
-    entry = scan(get_state(ctx).settings()).get(plugin_id)
+    entry = get_state(ctx).context().registry.get(plugin_id)
     data = describe_entry(entry)
     data["tools"] = plugin_tools(entry.manifest)
     data["tokens"] = descriptor_token_cost(entry.manifest)
@@ -170,15 +169,15 @@ def register(
     """Register an external plugin from a JSON descriptor (same file and lock as the API)."""
     import sys
 
-    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.registration import read_registration, register_plugin
 
     stdin_text = sys.stdin.read() if str(file) == "-" else None
     where, document = read_registration(file, stdin_text)
     payload = document.data
-    settings = get_state(ctx).settings()
+    context = get_state(ctx).context()
+    settings = context.settings
     result = register_plugin(
-        AppContext(settings), payload, replace=replace, check=check, where=where, document=document
+        context, payload, replace=replace, check=check, where=where, document=document
     )
     out = Output(json_mode=as_json)
     for warning in result.warnings:
@@ -197,11 +196,11 @@ def unregister(
     as_json: JsonFlag = False,
 ) -> None:
     """Remove an external plugin registration."""
-    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.registration import unregister_plugin
 
-    settings = get_state(ctx).settings()
-    unregister_plugin(AppContext(settings), plugin_id)
+    context = get_state(ctx).context()
+    settings = context.settings
+    unregister_plugin(context, plugin_id)
     out = Output(json_mode=as_json)
     _sync_index(settings, out, sync)
     out.result(

@@ -46,10 +46,8 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 def complete_plugin_id(ctx: typer.Context, incomplete: str) -> list[str]:
     """Shell completion: installed plugin ids."""
-    from homeclaw_cli.catalog.registry import scan
-
     try:
-        plugins = scan(get_state(ctx).settings()).plugins
+        plugins = get_state(ctx).context().registry.plugins
     except Exception:  # completion must never print a traceback into the shell
         return []
     return sorted(pid for pid in plugins if pid.startswith(incomplete))
@@ -57,11 +55,9 @@ def complete_plugin_id(ctx: typer.Context, incomplete: str) -> list[str]:
 
 def complete_capability(ctx: typer.Context, incomplete: str) -> list[str]:
     """Shell completion: the capabilities of the plugin named before."""
-    from homeclaw_cli.catalog.registry import scan
-
     plugin_id = ctx.params.get("plugin_id")
     try:
-        entry = scan(get_state(ctx).settings()).plugins.get(plugin_id or "")
+        entry = get_state(ctx).context().registry.plugins.get(plugin_id or "")
     except Exception:
         return []
     if entry is None:
@@ -94,14 +90,14 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     as_json: JsonFlag = False,
 ) -> None:
     """Run one plugin capability and print its answer. Exit 0 ok, 1 failed, 5 unreachable."""
-    from homeclaw_cli.runtime.caller import PluginCaller
-
-    settings = get_state(ctx).settings()
+    context = get_state(ctx).context()
     values = parse_params(params or [])
 
     async def run() -> CallOutcome:
-        async with PluginCaller(settings) as caller:
-            return await caller.call(plugin_id, capability, values, user_input=user_input)
+        try:
+            return await context.caller.call(plugin_id, capability, values, user_input=user_input)
+        finally:
+            await context.aclose()
 
     import asyncio
 
@@ -151,7 +147,15 @@ def health(
 
     from homeclaw_cli.runtime.health import check_plugins
 
-    reports = asyncio.run(check_plugins(get_state(ctx).settings(), plugin_id))
+    context = get_state(ctx).context()
+
+    async def run() -> list[HealthReport]:
+        try:
+            return await check_plugins(context.caller, plugin_id)
+        finally:
+            await context.aclose()
+
+    reports = asyncio.run(run())
     out = Output(json_mode=as_json)
     out.result(reports, lambda: _show_health(out, reports))
     if any(not r.status.ok for r in reports):

@@ -42,10 +42,10 @@ def install(
     from homeclaw_cli.app.install.plugin import install_plugin
 
     out = Output(json_mode=as_json)
-    settings = get_state(ctx).settings()
+    context = get_state(ctx).context()
     # No spinner: the approval prompt may need the terminal half-way through.
     result = install_plugin(
-        settings,
+        context,
         source,
         approve=approver(out, yes),
         upgrade=upgrade,
@@ -96,13 +96,13 @@ def remove(
     """Delete an installed plugin, its lockfile entry and its approvals."""
     from homeclaw_cli.app.install.plugin import remove_plugin
 
-    show_removed(Output(json_mode=as_json), remove_plugin(get_state(ctx).settings(), plugin_id))
+    show_removed(Output(json_mode=as_json), remove_plugin(get_state(ctx).context(), plugin_id))
 
 
 def _toggle(ctx: typer.Context, plugin_id: str, enabled: bool, as_json: bool) -> None:
     from homeclaw_cli.app.install.plugin import set_plugin_enabled
 
-    changed = set_plugin_enabled(get_state(ctx).settings(), plugin_id, enabled)
+    changed = set_plugin_enabled(get_state(ctx).context(), plugin_id, enabled)
     out = Output(json_mode=as_json)
     state = "enabled" if enabled else "disabled"
     if as_json:

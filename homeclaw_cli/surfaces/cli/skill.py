@@ -13,9 +13,9 @@ from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.skill_validate import ValidationReport
     from homeclaw_cli.catalog.skills import Skill, SkillRegistry
-    from homeclaw_cli.settings import Settings
 
 app = typer.Typer()
 
@@ -28,16 +28,13 @@ TrustFlag = Annotated[
 ]
 
 
-def _settings(ctx: typer.Context, trust_workspace: bool) -> Settings:
+def _context(ctx: typer.Context, trust_workspace: bool) -> AppContext:
     flags: dict[str, Any] = {"skills.trust_workspace": True} if trust_workspace else {}
-    return get_state(ctx).settings(**flags)
+    return get_state(ctx).context(**flags)
 
 
-def _registry(ctx: typer.Context, trust_workspace: bool) -> tuple[Settings, SkillRegistry]:
-    from homeclaw_cli.catalog.skills import scan_skills
-
-    settings = _settings(ctx, trust_workspace)
-    return settings, scan_skills(settings)
+def _registry(ctx: typer.Context, trust_workspace: bool) -> SkillRegistry:
+    return _context(ctx, trust_workspace).skill_registry
 
 
 def _warn_untrusted(out: Output, registry: SkillRegistry) -> None:
@@ -62,7 +59,7 @@ def list_skills(
     as_json: JsonFlag = False,
 ) -> None:
     """List skills: id, name, source, status and script count."""
-    registry = _registry(ctx, trust_workspace)[1]
+    registry = _registry(ctx, trust_workspace)
     rows = _listing(registry, show_all=show_all)
     out = Output(json_mode=as_json)
     out.result(rows, lambda: _show_listing(out, rows))
@@ -158,7 +155,7 @@ def show(
     as_json: JsonFlag = False,
 ) -> None:
     """Show a skill: where it comes from, what it needs, its scripts and frontmatter."""
-    _s, registry = _registry(ctx, trust_workspace)
+    registry = _registry(ctx, trust_workspace)
     skill = registry.get(skill_id)
     shadows = [s.skill for s in registry.shadowed if s.shadowed_by is skill]
     data = skill.to_descriptor()
@@ -288,7 +285,8 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
     """
     from homeclaw_cli.surfaces.cli import skill_testing
 
-    settings, registry = _registry(ctx, trust_workspace)
+    context = _context(ctx, trust_workspace)
+    settings, registry = context.settings, context.skill_registry
     skill = skill_testing.find_skill(registry, skill_id)
     args = skill_testing.script_arguments(args_line, script_args, script=script)
     if expect_rank is not None and not query:
@@ -297,9 +295,9 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
     if script:
         passed = skill_testing.run_script(out, settings, registry, skill, script=script, args=args)
     elif query:
-        passed = skill_testing.rank_queries(out, settings, skill, query, expect_rank)
+        passed = skill_testing.rank_queries(out, context, skill, query, expect_rank)
     else:
-        passed = skill_testing.run_tests_file(out, settings, registry, skill)
+        passed = skill_testing.run_tests_file(out, context, skill)
     if not passed:
         raise typer.Exit(int(ExitCode.FAILURE))
 
@@ -326,7 +324,7 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
 
     out = Output(json_mode=as_json)
     result = install_skill(
-        get_state(ctx).settings(),
+        get_state(ctx).context(),
         source,
         force=force,
         skill_id=skill_id,

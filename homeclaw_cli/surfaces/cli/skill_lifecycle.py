@@ -49,4 +49,4 @@ def remove(
     """Delete an installed skill, its lockfile entry and its approvals."""
     from homeclaw_cli.app.install.skill import remove_skill
 
-    show_removed(Output(), remove_skill(get_state(ctx).settings(), skill_id))
+    show_removed(Output(), remove_skill(get_state(ctx).context(), skill_id))

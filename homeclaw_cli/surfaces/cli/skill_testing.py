@@ -10,6 +10,7 @@ from homeclaw_cli.errors import NotFoundError, UsageError
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.app.skill_test import QueryCheck, ScriptCheck, SkillTestReport
     from homeclaw_cli.catalog.skills import Skill, SkillRegistry
     from homeclaw_cli.runtime.skill_run import ScriptResult
@@ -55,12 +56,12 @@ def run_script(
 
 
 def rank_queries(
-    out: Output, settings: Settings, skill: Skill, queries: list[str], expect_rank: int | None
+    out: Output, context: AppContext, skill: Skill, queries: list[str], expect_rank: int | None
 ) -> bool:
     """Where retrieval ranks `skill` for each query; True when every check passed."""
     from homeclaw_cli.app import skill_test
 
-    retriever = skill_test.default_retriever(settings)
+    retriever = skill_test.default_retriever(context)
     checks = [skill_test.check_query(retriever, skill, q, expect_rank) for q in queries]
 
     def show() -> None:
@@ -71,11 +72,11 @@ def rank_queries(
     return all(c.passed for c in checks)
 
 
-def run_tests_file(out: Output, settings: Settings, registry: SkillRegistry, skill: Skill) -> bool:
+def run_tests_file(out: Output, context: AppContext, skill: Skill) -> bool:
     """Every case of the skill's tests.yaml; True when all passed."""
     from homeclaw_cli.app import skill_test
 
-    report = skill_test.run_tests_file(settings, registry, skill)
+    report = skill_test.run_tests_file(context, skill)
     out.result(report, lambda: _show_report(out, report))
     return report.passed
 

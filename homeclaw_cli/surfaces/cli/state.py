@@ -1,4 +1,5 @@
-"""Per-invocation state shared by every command: global flags and lazily loaded Settings."""
+"""Per-invocation state shared by every command: global flags, lazily loaded Settings and the
+AppContext built from them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.settings import Settings
 
 
@@ -21,6 +23,7 @@ class AppState:
     debug: bool = False
     flags: dict[str, Any] = field(default_factory=dict)
     _settings: Settings | None = None
+    _context: AppContext | None = None
 
     def settings(self, **flags: Any) -> Settings:
         """Load Settings once per invocation (flags given here win over config and env)."""
@@ -34,6 +37,16 @@ class AppState:
             )
         return self._settings
 
+    def context(self, **flags: Any) -> AppContext:
+        """The invocation's AppContext, built once over `settings(**flags)` (new settings, new
+        context)."""
+        settings = self.settings(**flags)
+        if self._context is None or self._context.settings is not settings:
+            from homeclaw_cli.app.context import AppContext
+
+            self._context = AppContext(settings)
+        return self._context
+
 
 def get_state(ctx: typer.Context) -> AppState:
     """The invocation's AppState, kept on the root context."""
@@ -46,5 +59,14 @@ def get_state(ctx: typer.Context) -> AppState:
 def llm_settings(ctx: typer.Context, model: str | None, host: str | None, **extra: Any) -> Settings:
     """Settings with the --model/--host flags of `chat` and `doctor` (and `extra` overrides)
     applied when given."""
+    return get_state(ctx).settings(**_llm_flags(model, host), **extra)
+
+
+def llm_context(ctx: typer.Context, model: str | None, host: str | None) -> AppContext:
+    """The AppContext over llm_settings (for `chat` and `doctor`)."""
+    return get_state(ctx).context(**_llm_flags(model, host))
+
+
+def _llm_flags(model: str | None, host: str | None) -> dict[str, str]:
     flags = {"llm.model": model, "llm.host": host}
-    return get_state(ctx).settings(**{k: v for k, v in flags.items() if v}, **extra)
+    return {k: v for k, v in flags.items() if v}

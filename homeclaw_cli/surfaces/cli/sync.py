@@ -80,16 +80,17 @@ def run_sync(
     """Sync `kinds` into the index and report it (`--check`: exit 1 when stale)."""
     from homeclaw_cli.app.sync import sync
 
-    settings = get_state(ctx).settings()
+    context = get_state(ctx).context()
     out = Output(json_mode=as_json)
     with out.progress(enabled=not (quiet or as_json or check)) as progress:
         report = sync(
-            settings,
+            context.settings,
             kinds=kinds,
             full=full,
             check=check,
             progress=progress,
             lock_timeout=lock_timeout,
+            context=context,
         )
     if out.json_mode or not quiet:
         out.result(report, lambda: _print_summary(out, report))

@@ -3,8 +3,8 @@
 Built on the SDK's low-level Server rather than MCPServer: MCPServer derives each tool's schema
 from a Python function signature, while homeclaw's tools are data (the same ToolRegistry the
 chat uses), so list/call handlers over the Toolbox fit better: tools/list shows the registry's
-tools, tools/call is `ToolRegistry.execute`. The registry is rebuilt on every request, so
-registrations and new plugins show up without a restart.
+tools, tools/call is `ToolRegistry.execute`. The Toolbox rescans when the plugin or skill
+folders change, so registrations and new plugins show up without a restart.
 """
 
 from __future__ import annotations

@@ -266,10 +266,8 @@ class Repl:
         self.out.table(["COMMAND", "WHAT"], [[k, v] for k, v in COMMANDS.items()])
 
     async def _plugins(self, _: str) -> None:
-        from homeclaw_cli.state.health import HealthStore
-
         registry = self._session.registry
-        health = HealthStore(self._session.settings.state_dir).all()
+        health = self._session.context.health.all()
 
         def status(plugin_id: str) -> str:
             known = health.get(plugin_id)

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.errors import ExitCode
-from homeclaw_cli.runtime.caller import PluginCaller
 from homeclaw_cli.settings import load_settings
 from tests.json_output import payload
 from tests.plugin_factory import BUNDLED, REPO_ROOT, free_port, workspace_plugins, write_plugin
@@ -138,7 +138,7 @@ def test_caller_reuses_one_session_and_restarts_a_dead_server(hc_home: Path) -> 
     mcp_plugin([cap("pid"), cap("die")])
 
     async def scenario() -> tuple[str, str, bool, str]:
-        async with PluginCaller(load_settings()) as caller:
+        async with AppContext(load_settings()).caller as caller:
             first = await caller.call("testmcp", "pid", {})
             second = await caller.call("testmcp", "pid", {})
             died = await caller.call("testmcp", "die", {})
@@ -154,7 +154,7 @@ def test_caller_reuses_one_session_and_restarts_a_dead_server(hc_home: Path) -> 
 
 def test_a_caller_used_from_a_new_event_loop_reconnects(hc_home: Path) -> None:
     mcp_plugin([cap("pid")])
-    caller = PluginCaller(load_settings())
+    caller = AppContext(load_settings()).caller
 
     async def pid() -> str:
         outcome = await asyncio.wait_for(caller.call("testmcp", "pid", {}), 30)
@@ -245,7 +245,7 @@ def test_a_hanging_call_does_not_hold_up_other_calls_to_the_same_server(hc_home:
     mcp_plugin([cap("hang"), cap("pid")], timeout_sec=20)
 
     async def scenario() -> tuple[float, bool]:
-        async with PluginCaller(load_settings()) as caller:
+        async with AppContext(load_settings()).caller as caller:
             await caller.call("testmcp", "pid", {})  # the server is up
             hanging = asyncio.create_task(caller.call("testmcp", "hang", {}))
             started = time.monotonic()

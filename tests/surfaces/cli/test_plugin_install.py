@@ -307,6 +307,7 @@ def test_failure_mid_swap_restores_previous_version(
 KILL_SCRIPT = """
 import os, signal, sys
 from pathlib import Path
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install import plugin, swap
 from homeclaw_cli.settings import load_settings
 
@@ -314,7 +315,8 @@ def die(*args):
     os.kill(os.getpid(), signal.SIGKILL)
 
 swap.write_lockfile = die  # after the swap, before the commit
-plugin.install_plugin(load_settings(), sys.argv[1], approve=lambda r: True, upgrade=True)
+context = AppContext(load_settings())
+plugin.install_plugin(context, sys.argv[1], approve=lambda r: True, upgrade=True)
 """
 
 
@@ -568,11 +570,15 @@ def test_an_existing_index_is_synced_after_install_and_remove(
 
 def test_git_sources_are_held_to_the_same_limits(hc_home: Path, repo: Path) -> None:
     from homeclaw_cli.adapters.archive import Limits, UnsafeArchiveError
+    from homeclaw_cli.app.context import AppContext
     from homeclaw_cli.settings import load_settings
 
     with pytest.raises(UnsafeArchiveError, match="more than 1 files"):
         plugin_install.install_plugin(
-            load_settings(), f"file://{repo}", approve=lambda r: True, limits=Limits(max_files=1)
+            AppContext(load_settings()),
+            f"file://{repo}",
+            approve=lambda r: True,
+            limits=Limits(max_files=1),
         )
     assert not (user_dir(hc_home) / "greeter").exists()
     no_leftovers(hc_home)

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.mcp_toolbox import Services, Toolbox
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.retrieval import RetrievalResult
@@ -91,7 +92,7 @@ class FakeSkill:
 class FakeSkills:
     """SkillSource with one eligible skill (pdf) and one that is not (off)."""
 
-    def __init__(self, _: Settings) -> None:
+    def __init__(self, _: AppContext) -> None:
         pass
 
     def skills(self) -> dict[str, Any]:
@@ -149,7 +150,7 @@ def caller() -> FakeCaller:
 @pytest.fixture
 def toolbox(settings: Settings, caller: FakeCaller) -> Toolbox:
     services = Services(lambda _: caller, lambda _: FakeRetrieval(), FakeSkills)
-    return Toolbox(settings, services)
+    return Toolbox(AppContext(settings), services)
 
 
 def run(coro: Any) -> Any:
@@ -345,7 +346,7 @@ def test_real_skills_through_scan_skills_and_run_skill(settings: Settings) -> No
     )
     services = default_services()
     services.caller = lambda _: FakeCaller()
-    toolbox = Toolbox(settings, services)
+    toolbox = Toolbox(AppContext(settings), services)
 
     async def scenario() -> Any:
         async with Client(build_server(toolbox)) as client:
@@ -381,7 +382,7 @@ def test_a_real_http_plugin_through_the_real_plugin_caller(hc_home: Path) -> Non
         services.retrieval = lambda _: FakeRetrieval()
 
         async def scenario() -> Any:
-            async with Client(build_server(Toolbox(settings, services))) as client:
+            async with Client(build_server(Toolbox(AppContext(settings), services))) as client:
                 return await client.call_tool("echo__shout", {"text": "over mcp"})
 
         reply = run(scenario())
@@ -399,7 +400,7 @@ def test_search_tool_runs_the_real_retrieval(settings: Settings, fake_models: An
     services.caller = lambda _: FakeCaller()
 
     async def scenario() -> Any:
-        async with Client(build_server(Toolbox(settings, services))) as client:
+        async with Client(build_server(Toolbox(AppContext(settings), services))) as client:
             return await client.call_tool(
                 "homeclaw_search", {"query": "shout a message back", "kind": "plugins"}
             )
