@@ -56,3 +56,15 @@ def test_light_commands_do_not_import_heavy_modules(hc_home: object, argv: list[
     )
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
     assert loaded == [], f"`homeclaw {' '.join(argv)}` imported {loaded}"
+
+
+def test_help_does_not_load_the_manifest_models(hc_home: object) -> None:
+    """`homeclaw --help` needs no pydantic model: importing them costs ~85 ms of start-up."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % ["homeclaw_cli.core.manifest", "pydantic"], "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=60,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.trace import (
     HitSummary,
     LlmStep,
@@ -14,6 +14,9 @@ from homeclaw_cli.core.trace import (
     ToolStep,
     TraceStep,
 )
+
+if TYPE_CHECKING:  # core.agent pulls in the manifest models: not for `homeclaw --help`
+    from homeclaw_cli.core.agent import TurnResult
 
 
 def trace_lines(result: TurnResult) -> list[str]:

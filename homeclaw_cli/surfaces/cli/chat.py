@@ -13,7 +13,6 @@ from homeclaw_cli.errors import ExitCode, UsageError
 from homeclaw_cli.surfaces.cli.options import HostOpt, ModelOpt, json_requested
 from homeclaw_cli.surfaces.cli.state import get_state, llm_settings
 from homeclaw_cli.surfaces.render import Output
-from homeclaw_cli.surfaces.trace import trace_lines
 
 if TYPE_CHECKING:
     from homeclaw_cli.settings import Settings
@@ -107,6 +106,7 @@ def chat(  # noqa: PLR0917 - typer options
 async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool, log: bool) -> int:
     from homeclaw_cli.app.chat import ChatSession
     from homeclaw_cli.surfaces.approval_prompt import terminal_asker
+    from homeclaw_cli.surfaces.trace import trace_lines
 
     session = ChatSession(settings, log=log, ask=terminal_asker())
     try:
