@@ -114,6 +114,9 @@ class McpSession:
                 f"{self.label}: the MCP server did not complete its handshake within "
                 f"{timeout:g} s{note}"
             ) from None
+        except asyncio.CancelledError:  # Ctrl-C while the server starts: stop it now
+            await self._abort()
+            raise
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], timeout: float
@@ -180,6 +183,9 @@ class McpSession:
     ) -> None:
         from mcp.shared.exceptions import MCPError
 
+        this = asyncio.current_task()
+        if this is not None:  # the caller gave up (Ctrl-C): stop waiting for the server too
+            future.add_done_callback(lambda done: this.cancel() if done.cancelled() else None)
         try:
             value = await job(client)
         except MCPError as exc:
@@ -251,6 +257,17 @@ class McpSession:
     def _fail_inflight(self, error: Exception) -> None:
         for future in list(self._inflight):
             _settle(future, exc=error)
+
+    async def _abort(self) -> None:
+        """End the worker (and with it the server) at once, without a goodbye."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        if self._ready.done() and not self._ready.cancelled():
+            self._ready.exception()  # mark it retrieved, or asyncio reports it on collection
+        await self.aclose()
 
     async def aclose(self) -> None:
         task, self._task = self._task, None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -163,7 +164,21 @@ class ChatSession:
         return entry.manifest if entry else None
 
     async def ask(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
-        result = await self.agent.turn(message, on_text=on_text)
+        """One turn, logged. A turn cancelled midway (Ctrl-C) is logged as cancelled, with
+        what it did until then, and the cancellation goes on up to the surface."""
+        before = self.agent.last
+        started = time.perf_counter()
+        try:
+            result = await self.agent.turn(message, on_text=on_text)
+        except asyncio.CancelledError:
+            if self.log is not None:
+                partial = self.agent.last
+                turn = partial if partial is not None and partial is not before else None
+                turn = turn or TurnResult(message)
+                turn.ok, turn.error = False, "cancelled"
+                turn.timings.setdefault("total", time.perf_counter() - started)
+                self.log.record(self.model, turn, cancelled=True)
+            raise
         if self.log is not None:
             self.log.record(self.model, result)
         return result

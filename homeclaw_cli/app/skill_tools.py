@@ -10,12 +10,15 @@ run operation.
 Failures are `ToolOutcome(ok=False)`: bad arguments are refused by the registry's schema check
 or here, and the skill runner's refusals (HomeclawError) become outcomes in
 `ToolRegistry.execute`. Scripts block for up to skills.script_timeout_sec, so they run in a
-thread.
+thread; when the awaiting task is cancelled (Ctrl-C in chat), the thread is told to kill the
+script's process group and the cancellation waits for that before going on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -40,8 +43,15 @@ class SkillSource(Protocol):
         """A text file inside an eligible skill's folder; HomeclawError when refused."""
         ...
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResult:
-        """Run one of the skill's scripts, contained; HomeclawError when refused."""
+    def run(
+        self,
+        skill_id: str,
+        script: str,
+        args: list[str],
+        cancel: threading.Event | None = None,
+    ) -> ScriptResult:
+        """Run one of the skill's scripts, contained; HomeclawError when refused, and
+        when `cancel` is set the script is killed (ScriptCancelledError)."""
         ...
 
 
@@ -63,7 +73,13 @@ class ScannedSkills:
             raise UsageError(f"skill {skill_id!r} is not available here")
         return read_skill_file(self.registry, skill_id, path)
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResult:
+    def run(
+        self,
+        skill_id: str,
+        script: str,
+        args: list[str],
+        cancel: threading.Event | None = None,
+    ) -> ScriptResult:
         return run_skill(
             self.settings,
             skill_id,
@@ -71,6 +87,7 @@ class ScannedSkills:
             args,
             registry=self.registry,
             caller_cwd=self.caller_cwd,
+            cancel=cancel,
         )
 
 
@@ -178,7 +195,15 @@ async def _run(
 ) -> ToolOutcome:
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         return ToolOutcome(False, "`args` must be a list of strings")
-    result = await asyncio.to_thread(source.run, skill_id, script, args)
+    cancel = threading.Event()
+    work = asyncio.ensure_future(asyncio.to_thread(source.run, skill_id, script, args, cancel))
+    try:
+        result = await asyncio.shield(work)
+    except asyncio.CancelledError:
+        cancel.set()  # seen within one poll of the script's output; its group is killed
+        with contextlib.suppress(Exception):
+            await work
+        raise
     return ToolOutcome(result.ok, render(result))
 
 

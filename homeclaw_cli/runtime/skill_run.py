@@ -10,8 +10,9 @@ What a call may do, and what it may not:
     skill declares in requires.env (from the environment or skills.entries.<id>.env), and
     HOMECLAW_SKILL_DIR / HOMECLAW_CWD; nothing else of the caller's environment leaks in;
   - cwd is the skill folder, stdin is empty;
-  - the script runs in its own process group: on timeout, or when it writes more than
-    `skills.script_max_output_bytes`, the whole group (children included) is killed.
+  - the script runs in its own process group: on timeout, when it writes more than
+    `skills.script_max_output_bytes`, or when the caller sets the `cancel` event (the chat
+    turn awaiting it was cancelled), the whole group (children included) is killed.
 Every refusal raises a HomeclawError that says what was refused and why.
 """
 
@@ -25,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -57,6 +59,10 @@ EXTENSION_INTERPRETERS: dict[str, list[str]] = {
 
 class ScriptRefusedError(UsageError):
     """run_skill will not run this script (not allowed, not eligible, no interpreter...)."""
+
+
+class ScriptCancelledError(HomeclawError):
+    """The caller cancelled the run; the script's process group was killed."""
 
 
 @dataclass
@@ -109,9 +115,13 @@ def run_skill(
     registry: SkillRegistry,
     env: Mapping[str, str] | None = None,
     caller_cwd: Path | None = None,
+    cancel: threading.Event | None = None,
 ) -> ScriptResult:
     """Run `script` of skill `skill_name` (one of `registry`'s) with `args`, contained as the
-    module docstring says."""
+    module docstring says.
+
+    Setting `cancel` (from another thread) stops it: ScriptCancelledError.
+    """
     prepared = prepare_script(
         settings, skill_name, script, args, registry=registry, env=env, caller_cwd=caller_cwd
     )
@@ -119,6 +129,7 @@ def run_skill(
         prepared,
         timeout=settings.skills.script_timeout_sec,
         max_output=settings.skills.script_max_output_bytes,
+        cancel=cancel,
     )
 
 
@@ -296,8 +307,15 @@ def _read_shebang(path: Path) -> list[str] | None:
     return words or None
 
 
-def execute(prepared: PreparedScript, *, timeout: float, max_output: int) -> ScriptResult:
-    """Run a prepared script with the timeout and output cap; never raises for its failures."""
+def execute(
+    prepared: PreparedScript,
+    *,
+    timeout: float,
+    max_output: int,
+    cancel: threading.Event | None = None,
+) -> ScriptResult:
+    """Run a prepared script with the timeout and output cap; never raises for its failures,
+    only ScriptCancelledError once `cancel` is set (the script is killed by then)."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -313,7 +331,7 @@ def execute(prepared: PreparedScript, *, timeout: float, max_output: int) -> Scr
     except OSError as exc:
         raise HomeclawError(f"cannot start {prepared.command[0]}: {exc.strerror}") from None
     try:
-        buffers, timed_out, truncated = _collect(proc, started + timeout, max_output)
+        buffers, timed_out, truncated = _collect(proc, started + timeout, max_output, cancel)
     finally:
         # Always: nothing the script started outlives the call.
         _kill_group(proc)
@@ -321,6 +339,8 @@ def execute(prepared: PreparedScript, *, timeout: float, max_output: int) -> Scr
         proc.stdout.close()
         proc.stderr.close()
     exit_code = proc.wait()
+    if cancel is not None and cancel.is_set():
+        raise ScriptCancelledError(f"{prepared.skill.id}/{prepared.script} was cancelled")
     stderr = buffers["stderr"].decode("utf-8", "replace")
     if timed_out:
         stderr += f"\n[homeclaw] stopped after {timeout:g} s (skills.script_timeout_sec)\n"
@@ -343,9 +363,13 @@ def execute(prepared: PreparedScript, *, timeout: float, max_output: int) -> Scr
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], deadline: float, max_output: int
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    max_output: int,
+    cancel: threading.Event | None,
 ) -> tuple[dict[str, bytearray], bool, bool]:
-    """Read stdout/stderr until the script ends, the deadline passes or the cap is hit."""
+    """Read stdout/stderr until the script ends, the deadline passes, the cap is hit or
+    `cancel` is set (seen within one poll interval)."""
     buffers = {"stdout": bytearray(), "stderr": bytearray()}
     timed_out = truncated = False
     total = 0
@@ -355,6 +379,8 @@ def _collect(
         selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
         selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
         while selector.get_map() and not truncated:
+            if cancel is not None and cancel.is_set():
+                return buffers, timed_out, truncated
             now = time.monotonic()
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
@@ -375,11 +401,23 @@ def _collect(
                     truncated = True
                     break
     if not timed_out and not truncated:
-        try:
-            proc.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = _wait_exit(proc, deadline, cancel)
     return buffers, timed_out, truncated
+
+
+def _wait_exit(
+    proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None
+) -> bool:
+    """Wait for a script that closed its pipes to exit; True when the deadline passed."""
+    while proc.poll() is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        if cancel is not None and cancel.is_set():
+            return False
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(min(remaining, _POLL_SEC))
+    return False
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

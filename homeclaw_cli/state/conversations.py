@@ -1,8 +1,9 @@
 """Conversations and tool calls in a local SQLite file (`<state_dir>/conversations.sqlite3`).
 
-One row per turn (message, answer, model, ok/error, timings) and one per tool call, so
-`homeclaw logs` can show what was asked, what was called with which arguments, and what failed.
-SQLite gives atomic, concurrent-safe appends for free (two REPLs may log at once).
+One row per turn (message, answer, model, status ok/failed/cancelled, error, timings) and one
+per tool call, so `homeclaw logs` can show what was asked, what was called with which
+arguments, and what failed. SQLite gives atomic, concurrent-safe appends for free (two REPLs
+may log at once). `logs --clear` deletes exactly the turns a TurnFilter selects.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import json
 import sqlite3
 import time
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.errors import ConfigError
@@ -29,7 +32,8 @@ CREATE TABLE IF NOT EXISTS turns (
     error TEXT,
     seconds REAL NOT NULL,
     prompt_tokens INTEGER NOT NULL,
-    trace TEXT NOT NULL
+    trace TEXT NOT NULL,
+    status TEXT
 );
 CREATE TABLE IF NOT EXISTS tool_calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -41,7 +45,10 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     seconds REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS turns_session ON turns(session);
+CREATE INDEX IF NOT EXISTS tool_calls_turn ON tool_calls(turn_id);
 """
+TurnStatus = Literal["ok", "failed", "cancelled"]
+_DELETE_CHUNK = 500  # ids per DELETE ... IN (...), under SQLite's bound-variable limit
 
 
 def log_path(state_dir: Path) -> Path:
@@ -57,6 +64,48 @@ def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
     )
 
 
+def _open(path: Path) -> sqlite3.Connection:
+    """A connection with the current schema (logs written before `status` existed gain it)."""
+    db = sqlite3.connect(path, timeout=10)
+    try:
+        db.executescript(SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(turns)")}
+        if "status" not in columns:
+            db.execute("ALTER TABLE turns ADD COLUMN status TEXT")
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise _damaged(path, exc) from None
+    return db
+
+
+@dataclass(frozen=True)
+class TurnFilter:
+    """Which logged turns `homeclaw logs` shows or clears; limit None: all that match."""
+
+    session: str | None = None
+    failed_only: bool = False
+    limit: int | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The WHERE clause (fixed text, values bound) and its parameters."""
+        where, params = [], []
+        if self.session:
+            where.append("session LIKE ?")
+            params.append(self.session + "%")
+        if self.failed_only:
+            # Rows logged before `status` existed have NULL there: their `ok` decides.
+            where.append("ok = 0 AND COALESCE(status, 'failed') = 'failed'")
+        return (f"WHERE {' AND '.join(where)}" if where else ""), params
+
+    def newest(self, columns: str) -> tuple[str, list[Any]]:
+        """SELECT `columns` of the selected turns, newest first."""
+        clause, params = self.where()
+        limit = "LIMIT ?" if self.limit is not None else ""
+        if self.limit is not None:
+            params.append(self.limit)
+        return f"SELECT {columns} FROM turns {clause} ORDER BY id DESC {limit}", params
+
+
 class ConversationLog:
     """Appends the turns of one session (the REPL or a one-shot chat)."""
 
@@ -64,20 +113,21 @@ class ConversationLog:
         self.path = path
         self.session = session or uuid.uuid4().hex[:12]
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=10)
+        self._db = _open(path)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise _damaged(path, exc) from None
 
-    def record(self, model: str, turn: TurnResult) -> int:
-        """Append one turn and its tool calls in a single transaction."""
+    def record(self, model: str, turn: TurnResult, *, cancelled: bool = False) -> int:
+        """Append one turn and its tool calls in a single transaction; a turn the user
+        cancelled is kept with the status `cancelled` and what it did until then."""
+        status: TurnStatus = "cancelled" if cancelled else ("ok" if turn.ok else "failed")
         with self._db:
             cursor = self._db.execute(
                 "INSERT INTO turns (session, ts, model, message, answer, ok, error, seconds,"
-                " prompt_tokens, trace) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                " prompt_tokens, trace, status) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     self.session,
                     time.time(),
@@ -89,6 +139,7 @@ class ConversationLog:
                     turn.timings.get("total", 0.0),
                     turn.prompt_tokens,
                     json.dumps([s.to_json() for s in turn.steps], default=str),
+                    status,
                 ),
             )
             turn_id = int(cursor.lastrowid or 0)
@@ -129,6 +180,7 @@ class LoggedTurn(TypedDict):
     message: str
     answer: str
     ok: bool
+    status: TurnStatus
     error: str | None
     seconds: float
     prompt_tokens: int
@@ -141,20 +193,11 @@ def read_turns(
     """The latest turns (oldest first) with their tool calls."""
     if not path.is_file():
         return []
-    db = sqlite3.connect(path, timeout=10)
+    db = _open(path)
     db.row_factory = sqlite3.Row
     try:
-        where, params = [], []
-        if session:
-            where.append("session LIKE ?")
-            params.append(session + "%")
-        if failed_only:
-            where.append("ok = 0")
-        clause = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = db.execute(
-            f"SELECT * FROM turns {clause} ORDER BY id DESC LIMIT ?",  # fixed clauses, values bound
-            (*params, limit),
-        ).fetchall()
+        query, params = TurnFilter(session, failed_only, limit).newest("*")
+        rows = db.execute(query, params).fetchall()
         return [_logged_turn(db, row) for row in reversed(rows)]
     except sqlite3.DatabaseError as exc:
         raise _damaged(path, exc) from None
@@ -175,6 +218,7 @@ def _logged_turn(db: sqlite3.Connection, row: sqlite3.Row) -> LoggedTurn:
         "message": row["message"],
         "answer": row["answer"],
         "ok": bool(row["ok"]),
+        "status": row["status"] or ("ok" if row["ok"] else "failed"),
         "error": row["error"],
         "seconds": row["seconds"],
         "prompt_tokens": row["prompt_tokens"],
@@ -191,19 +235,39 @@ def _logged_turn(db: sqlite3.Connection, row: sqlite3.Row) -> LoggedTurn:
     }
 
 
-def clear_log(path: Path) -> int:
-    """Delete every logged turn; returns how many there were."""
+def select_turns(path: Path, selection: TurnFilter) -> tuple[list[int], int]:
+    """The ids of the turns `selection` picks, and how many turns are logged in all."""
     if not path.is_file():
-        return 0
-    db = sqlite3.connect(path, timeout=10)
+        return [], 0
+    db = _open(path)
     try:
-        with db:
-            count = int(db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
-            db.execute("DELETE FROM tool_calls")
-            db.execute("DELETE FROM turns")
-        db.execute("VACUUM")
+        query, params = selection.newest("id")
+        ids = [int(row[0]) for row in db.execute(query, params)]
+        total = int(db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
     except sqlite3.DatabaseError as exc:
         raise _damaged(path, exc) from None
     finally:
         db.close()
-    return count
+    return ids, total
+
+
+def delete_turns(path: Path, ids: Sequence[int]) -> int:
+    """Delete these turns and their tool calls in one transaction; returns how many went."""
+    if not ids or not path.is_file():
+        return 0
+    db = _open(path)
+    deleted = 0
+    try:
+        with db:
+            for start in range(0, len(ids), _DELETE_CHUNK):
+                chunk = list(ids[start : start + _DELETE_CHUNK])
+                marks = ",".join("?" * len(chunk))
+                db.execute(f"DELETE FROM tool_calls WHERE turn_id IN ({marks})", chunk)
+                deleted += db.execute(f"DELETE FROM turns WHERE id IN ({marks})", chunk).rowcount
+        if db.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 0:
+            db.execute("VACUUM")  # nothing left: give the space back
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, exc) from None
+    finally:
+        db.close()
+    return deleted

@@ -6,7 +6,15 @@ from pathlib import Path
 
 from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.trace import LlmStep, ToolStep
-from homeclaw_cli.state.conversations import ConversationLog, clear_log, log_path, read_turns
+from homeclaw_cli.state.conversations import (
+    SCHEMA,
+    ConversationLog,
+    TurnFilter,
+    delete_turns,
+    log_path,
+    read_turns,
+    select_turns,
+)
 
 
 def test_a_turn_and_its_tool_calls_read_back(tmp_path: Path) -> None:
@@ -49,4 +57,34 @@ def test_a_turn_and_its_tool_calls_read_back(tmp_path: Path) -> None:
         },
     ]
     assert read_turns(path, failed_only=True) == [] and read_turns(path, session="zz") == []
-    assert clear_log(path) == 1 and read_turns(path) == []
+    ids, total = select_turns(path, TurnFilter())
+    assert delete_turns(path, ids) == 1 == total and read_turns(path) == []
+
+
+def test_a_log_written_before_status_existed_still_reads_and_filters(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = log_path(tmp_path)
+    with sqlite3.connect(path) as db:
+        old_schema = SCHEMA.replace(",\n    status TEXT\n", "\n")
+        assert "status" not in old_schema.split("tool_calls")[0]
+        db.executescript(old_schema)
+        for ok in (1, 0):
+            db.execute(
+                "INSERT INTO turns (session, ts, model, message, answer, ok, error, seconds,"
+                " prompt_tokens, trace) VALUES ('s', 0, 'm', 'hi', '', ?, NULL, 0, 0, '[]')",
+                (ok,),
+            )
+    assert [t["status"] for t in read_turns(path)] == ["ok", "failed"]
+    ids, total = select_turns(path, TurnFilter(failed_only=True))
+    assert (ids, total) == ([2], 2)
+    assert delete_turns(path, ids) == 1 and [t["id"] for t in read_turns(path)] == [1]
+
+
+def test_a_cancelled_turn_is_kept_with_its_status(tmp_path: Path) -> None:
+    path = log_path(tmp_path)
+    log = ConversationLog(path)
+    log.record("qwen", TurnResult("slow one", ok=False, error="cancelled"), cancelled=True)
+    log.close()
+    [row] = read_turns(path)
+    assert row["status"] == "cancelled" and read_turns(path, failed_only=True) == []

@@ -72,15 +72,15 @@ class SubprocessRunner:
         streams = _Streams(process, self.max_stdout_bytes)
         started = time.monotonic()
         try:
-            await asyncio.wait_for(
-                asyncio.gather(
+            # asyncio.timeout, not wait_for: when the turn is cancelled (Ctrl-C), wait_for
+            # leaves the cancelled gather's error unretrieved and asyncio reports it later.
+            async with asyncio.timeout(timeout):
+                await asyncio.gather(
                     streams.feed(request.model_dump_json().encode() + b"\n"),
                     streams.read_stdout(),
                     streams.read_stderr(),
                     process.wait(),
-                ),
-                timeout,
-            )
+                )
         except TimeoutError:
             _kill_group(process)
             await process.wait()
@@ -90,6 +90,9 @@ class SubprocessRunner:
                 f"{who} did not answer within {timeout:g} s and was stopped"
                 + streams.stderr_note(),
             )
+        except asyncio.CancelledError:  # Ctrl-C: nothing the plugin started outlives the turn
+            _kill_group(process)
+            raise
         finally:
             if process.returncode is None:
                 _kill_group(process)

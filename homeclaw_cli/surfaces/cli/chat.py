@@ -80,7 +80,7 @@ def chat(  # noqa: PLR0917 - typer options
 
     With -q, or a question piped on stdin, it answers once:
     only the answer goes to stdout, everything else to stderr.
-    Exit 1 when a tool failed for good, 5 when the model is unreachable.
+    Exit 1 when a tool failed for good, 5 when the model is unreachable, 130 on Ctrl-C.
     """
     flags = approval_flags(approve, approve_rules or [], allow_dirs or [])
     settings = llm_settings(ctx, model, host, **flags)
@@ -92,7 +92,11 @@ def chat(  # noqa: PLR0917 - typer options
         import asyncio
 
         out = Output(json_mode=as_json)
-        code = asyncio.run(_one_shot(settings, out, query.strip(), trace=trace, log=not no_log))
+        try:
+            code = asyncio.run(_one_shot(settings, out, query.strip(), trace=trace, log=not no_log))
+        except KeyboardInterrupt:  # asyncio.run cancelled the turn (it is logged as cancelled)
+            out.info("cancelled")
+            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         if code:
             raise typer.Exit(code)
         return
@@ -104,15 +108,28 @@ def chat(  # noqa: PLR0917 - typer options
 
 
 async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool, log: bool) -> int:
+    """Answer once; Ctrl-C cancels the turn (asyncio.run then raises KeyboardInterrupt)."""
+    import asyncio
+
     from homeclaw_cli.app.chat import ChatSession
     from homeclaw_cli.surfaces.approval_prompt import terminal_asker
     from homeclaw_cli.surfaces.trace import trace_lines
 
     session = ChatSession(settings, log=log, ask=terminal_asker())
+    streamed: list[str] = []
     try:
         await session.start()
         with out.stream() as show:
-            result = await session.ask(query, on_text=None if out.json_mode else show)
+
+            def show_text(piece: str) -> None:
+                streamed.append(piece)
+                show(piece)
+
+            result = await session.ask(query, on_text=None if out.json_mode else show_text)
+    except asyncio.CancelledError:
+        if streamed and not streamed[-1].endswith("\n"):
+            out.text("")  # end the half-streamed answer before `cancelled` goes to stderr
+        raise
     finally:
         await session.aclose()
     for warning in session.take_warnings():

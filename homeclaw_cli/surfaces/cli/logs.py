@@ -2,42 +2,72 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_deletion
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
-    from homeclaw_cli.state.conversations import LoggedTurn
+    from homeclaw_cli.state.conversations import LoggedTurn, TurnFilter
 
 app = typer.Typer()
+DEFAULT_SHOWN = 20
+_STATUS = {"ok": "ok", "failed": "FAILED", "cancelled": "cancelled"}
 
 
 @app.command("logs")
 def logs(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many turns.", min=1)] = 20,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            help=f"How many turns, newest first (default {DEFAULT_SHOWN}; --clear: every match).",
+            min=1,
+        ),
+    ] = None,
     session: Annotated[str | None, typer.Option("--session", help="Session id prefix.")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed turns.")] = False,
-    clear: Annotated[bool, typer.Option("--clear", help="Delete every logged turn.")] = False,
+    clear: Annotated[
+        bool,
+        typer.Option("--clear", help="Delete the turns the other options select (all by default)."),
+    ] = False,
+    yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Show logged conversations and tool calls (newest last)."""
-    from homeclaw_cli.state.conversations import clear_log, log_path, read_turns
+    """Show logged conversations and tool calls (newest last), or delete them with --clear."""
+    from homeclaw_cli.state.conversations import TurnFilter, log_path, read_turns
 
-    settings = get_state(ctx).settings()
+    path = log_path(get_state(ctx).settings().state_dir)
     out = Output(json_mode=as_json)
     if clear:
-        count = clear_log(log_path(settings.state_dir))
-        out.info(f"deleted {count} logged turns")
+        _clear(out, path, TurnFilter(session, failed, limit), yes=yes)
         return
-    turns = read_turns(
-        log_path(settings.state_dir), limit=limit, session=session, failed_only=failed
-    )
+    shown = limit or DEFAULT_SHOWN
+    turns = read_turns(path, limit=shown, session=session, failed_only=failed)
     out.result(turns, lambda: _show_turns(out, turns))
+
+
+def _clear(out: Output, path: Path, selection: TurnFilter, *, yes: bool) -> None:
+    """Delete exactly the selected turns (and their tool calls), after asking."""
+    from homeclaw_cli.state.conversations import delete_turns, select_turns
+
+    ids, total = select_turns(path, selection)
+    if ids:
+        confirm_deletion(out, f"delete {len(ids)} of {total} logged turns?", yes=yes)
+    deleted = delete_turns(path, ids)
+    payload = {"deleted": deleted, "remaining": total - deleted, "turn_ids": sorted(ids)}
+    if deleted:
+        message = f"deleted {deleted} of {total} logged turns"
+    else:
+        message = "no logged turn matches: nothing deleted"
+    out.result(payload, lambda: out.info(message))
 
 
 def _show_turns(out: Output, turns: list[LoggedTurn]) -> None:
@@ -57,7 +87,7 @@ def _turn_row(turn: LoggedTurn) -> list[Any]:
         turn["id"],
         turn["session"],
         turn["model"],
-        "ok" if turn["ok"] else "FAILED",
+        _STATUS[turn["status"]],
         f"{turn['seconds']:.2f}s",
         turn["message"][:60],
         tools,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
 from homeclaw_cli.surfaces.cli.install_view import approver, run_update, show_removed, show_result
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
@@ -91,12 +92,16 @@ def update(
 def remove(
     ctx: typer.Context,
     plugin_id: Annotated[str, typer.Argument(help="Installed plugin id.")],
+    yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Delete an installed plugin, its lockfile entry and its approvals."""
+    """Delete an installed plugin, its lockfile entry and its approvals (asks first)."""
     from homeclaw_cli.app.install.plugin import remove_plugin
 
-    show_removed(Output(json_mode=as_json), remove_plugin(get_state(ctx).context(), plugin_id))
+    context = get_state(ctx).context()
+    out = Output(json_mode=as_json)
+    confirm_removal(out, "plugin", plugin_id, context.settings.user_plugins_dir, yes=yes)
+    show_removed(out, remove_plugin(context, plugin_id))
 
 
 def _toggle(ctx: typer.Context, plugin_id: str, enabled: bool, as_json: bool) -> None:

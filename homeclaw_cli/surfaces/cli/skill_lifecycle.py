@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
 from homeclaw_cli.surfaces.cli.install_view import run_update, show_removed
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
@@ -45,8 +46,12 @@ def update(
 def remove(
     ctx: typer.Context,
     skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
+    yes: DeleteYesFlag = False,
 ) -> None:
-    """Delete an installed skill, its lockfile entry and its approvals."""
+    """Delete an installed skill, its lockfile entry and its approvals (asks first)."""
     from homeclaw_cli.app.install.skill import remove_skill
 
-    show_removed(Output(), remove_skill(get_state(ctx).context(), skill_id))
+    context = get_state(ctx).context()
+    out = Output()
+    confirm_removal(out, "skill", skill_id, context.settings.user_skills_dir, yes=yes)
+    show_removed(out, remove_skill(context, skill_id))

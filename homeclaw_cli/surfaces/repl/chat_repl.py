@@ -12,8 +12,8 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from typing import Any, TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -32,6 +32,8 @@ from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
 from homeclaw_cli.surfaces.approval_prompt import repl_asker
 from homeclaw_cli.surfaces.render import Output
+
+T = TypeVar("T")
 
 COMMANDS: dict[str, str] = {
     "/help": "this list",
@@ -149,7 +151,7 @@ class Repl:
             if not text:
                 continue
             if text.startswith("/"):
-                if await self.command(text) == "exit":
+                if await self._interruptible(self.command(text)) == "exit":
                     return
                 continue
             await self.ask(text)
@@ -161,17 +163,21 @@ class Repl:
 
     async def ask(self, text: str) -> None:
         """Run one turn; Ctrl-C (SIGINT) cancels it and returns to the prompt."""
-        self._turn = asyncio.create_task(self._stream_turn(text))
-        loop = asyncio.get_running_loop()
-        handler_set = False
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGINT, self.cancel_turn)
-            handler_set = True
+        await self._interruptible(self._stream_turn(text))
+
+    async def _interruptible(self, work: Coroutine[Any, Any, T]) -> T | None:
+        """Run `work` as a task that Ctrl-C cancels: one `cancelled` line, then the prompt.
+
+        Errors end the task, not the session. Returns None when it did not finish.
+        """
+        self._turn = task = asyncio.create_task(work)
         try:
-            await self._turn
+            with _sigint_calls(self.cancel_turn):
+                return await task
         except asyncio.CancelledError:
-            if asyncio.current_task() is not None and asyncio.current_task().cancelling():  # type: ignore[union-attr]
-                raise
+            current = asyncio.current_task()
+            if not task.cancelled() or (current is not None and current.cancelling()):
+                raise  # the REPL itself is being stopped
             self.out.line("\n", ("cancelled", "yellow"))
         except HomeclawError as exc:
             self.out.error(exc.message, exc.hint)
@@ -183,9 +189,8 @@ class Repl:
             if self.debug:
                 self.out.err.print_exception()
         finally:
-            if handler_set:
-                loop.remove_signal_handler(signal.SIGINT)
             self._turn = None
+        return None
 
     def cancel_turn(self) -> None:
         if self._turn is not None and not self._turn.done():
@@ -376,6 +381,22 @@ class Repl:
 
     async def _exit(self, _: str) -> str:
         return "exit"
+
+
+@contextlib.contextmanager
+def _sigint_calls(callback: Callable[[], None]) -> Iterator[None]:
+    """While inside, SIGINT (Ctrl-C) calls `callback` on the running loop instead of raising
+    KeyboardInterrupt wherever the main thread happens to be; the old handler comes back."""
+    loop = asyncio.get_running_loop()
+    try:
+        previous = signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(callback))
+    except ValueError:  # not the main thread: Ctrl-C keeps its usual meaning
+        previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _bindings() -> KeyBindings:

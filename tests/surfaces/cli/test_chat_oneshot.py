@@ -176,8 +176,8 @@ def test_logs_show_turns_and_tool_calls(
     assert turns[-1]["tool_calls"][0]["arguments"] == {"name": "Ada"}
     plain = cli("logs")
     assert "greeter__hello" in plain.stdout and "ok" in plain.stdout
-    cleared = cli("logs", "--clear")
-    assert cleared.exit_code == 0 and "deleted 1 logged turns" in cleared.stderr
+    cleared = cli("logs", "--clear", "--yes")
+    assert cleared.exit_code == 0 and "deleted 1 of 1 logged turns" in cleared.stderr
     assert payload(cli("logs", "--json")) == []
 
 

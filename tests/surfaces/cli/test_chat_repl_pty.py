@@ -49,7 +49,9 @@ class Terminal:
         os.write(self.fd, data)
 
 
-def start_repl(host: str) -> tuple[subprocess.Popen[bytes], Terminal]:
+def start_repl(
+    host: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], Terminal]:
     """`homeclaw chat` with a pty as its controlling terminal (so Ctrl-C sends SIGINT)."""
     env = {
         **os.environ,
@@ -58,7 +60,7 @@ def start_repl(host: str) -> tuple[subprocess.Popen[bytes], Terminal]:
         "HOMECLAW_NO_BUNDLED": "1",
         "TERM": "xterm",
         "COLUMNS": "100",
-        **NO_INDEX_ENV,
+        **(env if env is not None else NO_INDEX_ENV),
     }
     master, slave = pty.openpty()
     proc = subprocess.Popen(

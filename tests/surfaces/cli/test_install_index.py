@@ -30,5 +30,5 @@ def test_install_disable_enable_remove_keep_the_index_in_step(
     assert "tides" not in search_ids(cli, "tide", "tables", "harbour")
     assert cli("plugin", "enable", "tides").exit_code == 0
     assert search_ids(cli, "tide", "tables", "harbour")[0] == "tides"
-    assert cli("plugin", "remove", "tides").exit_code == 0
+    assert cli("plugin", "remove", "tides", "--yes").exit_code == 0
     assert "tides" not in search_ids(cli, "tide", "tables", "harbour")

@@ -103,7 +103,7 @@ def test_install_from_zip_and_tar_gz(cli: Any, hc_home: Path, tmp_path: Path) ->
             zf.write(f, f"greeter-1.0/{f.name}")
     assert cli("plugin", "install", str(archive)).exit_code == 0
     assert lock(hc_home)["plugins"]["greeter"]["source_kind"] == "zip"
-    assert cli("plugin", "remove", "greeter").exit_code == 0
+    assert cli("plugin", "remove", "greeter", "--yes").exit_code == 0
 
     tgz = tmp_path / "greeter.tar.gz"
     with tarfile.open(tgz, "w:gz") as tf:
@@ -453,14 +453,14 @@ def test_remove_enable_disable_and_audit(cli: Any, hc_home: Path, tmp_path: Path
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
     assert cli("plugin", "enable", "nope").exit_code == 4
 
-    removed = cli("plugin", "remove", "greeter")
+    removed = cli("plugin", "remove", "greeter", "--yes")
     assert removed.exit_code == 0
     assert not (user_dir(hc_home) / "greeter").exists()
     assert lock(hc_home)["plugins"] == {}
     assert (
         "greeter" not in json.loads((hc_home / "data/state/approvals.json").read_text())["plugin"]
     )
-    assert cli("plugin", "remove", "greeter").exit_code == 4
+    assert cli("plugin", "remove", "greeter", "--yes").exit_code == 4
 
     events = payload(cli("audit", "--json"))
     assert [e["action"] for e in events] == ["install", "approve", "disable", "enable", "remove"]
@@ -528,7 +528,7 @@ def test_reinstall_after_remove_starts_enabled(cli: Any, hc_home: Path, tmp_path
     src = write_plugin(tmp_path / "src")
     assert cli("plugin", "install", str(src)).exit_code == 0
     assert cli("plugin", "disable", "greeter").exit_code == 0
-    assert cli("plugin", "remove", "greeter").exit_code == 0
+    assert cli("plugin", "remove", "greeter", "--yes").exit_code == 0
     assert cli("plugin", "install", str(src)).exit_code == 0
     rows = payload(cli("plugin", "list", "--json"))
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
@@ -561,7 +561,7 @@ def test_an_existing_index_is_synced_after_install_and_remove(
     (hc_home / "data" / "index").mkdir(parents=True)
     result = cli("plugin", "install", str(src), "--upgrade")
     assert result.exit_code == 0
-    assert cli("plugin", "remove", "greeter").exit_code == 0
+    assert cli("plugin", "remove", "greeter", "--yes").exit_code == 0
     assert calls == [("plugins",)]  # the upgrade was "unchanged"; the removal synced
     write_plugin(src, version="9")
     assert cli("plugin", "install", str(src)).exit_code == 0

@@ -70,10 +70,10 @@ def test_skill_upgrade_update_and_remove(cli: Any, hc_home: Path, tmp_path: Path
     assert updated.exit_code == 0, updated.output
     assert "upgraded gh 2 (was 1)" in updated.stdout and "~ SKILL.md" in updated.stdout
     assert lock(hc_home)["skills"]["gh"]["version"] == "2"
-    assert cli("skill", "remove", "gh").exit_code == 0
+    assert cli("skill", "remove", "gh", "--yes").exit_code == 0
     assert not (hc_home / "data" / "skills" / "gh").exists()
     assert lock(hc_home)["skills"] == {}
-    assert cli("skill", "remove", "gh").exit_code == 4
+    assert cli("skill", "remove", "gh", "--yes").exit_code == 4
 
 
 def test_skill_from_git_ref_records_the_commit(cli: Any, hc_home: Path, tmp_path: Path) -> None:

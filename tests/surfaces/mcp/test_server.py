@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,9 @@ class FakeSkills:
     def read(self, skill_id: str, path: str) -> str:
         raise AssertionError("MCP shows a skill's body, it does not read files")
 
-    def run(self, skill_id: str, script: str, args: list[str]) -> ScriptResult:
+    def run(
+        self, skill_id: str, script: str, args: list[str], cancel: threading.Event | None = None
+    ) -> ScriptResult:
         stdout = f"{skill_id}/{script} {' '.join(args)}"
         return ScriptResult(0 if args != ["bad"] else 2, stdout, "", False, False, 0.0)
 

@@ -1,0 +1,95 @@
+"""`homeclaw logs --clear`: deletes exactly what the filters select, and asks first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.core.agent import TurnResult
+from homeclaw_cli.core.trace import ToolStep
+from homeclaw_cli.settings import load_settings
+from homeclaw_cli.state.conversations import ConversationLog, log_path, read_turns
+from tests.json_output import payload
+
+
+def log_turns(session: str, *outcomes: str) -> Path:
+    """One turn per outcome ("ok", "failed", "cancelled"), each with one tool call."""
+    path = log_path(load_settings().state_dir)
+    log = ConversationLog(path, session=session)
+    for i, outcome in enumerate(outcomes):
+        turn = TurnResult(
+            f"{session} message {i}",
+            answer="fine" if outcome == "ok" else "",
+            ok=outcome == "ok",
+            error=None if outcome == "ok" else outcome,
+            steps=[ToolStep(0.1, "notes__add", {"i": i}, ok=outcome == "ok", output="x")],
+        )
+        log.record("qwen", turn, cancelled=outcome == "cancelled")
+    log.close()
+    return path
+
+
+def messages(path: Path) -> list[str]:
+    return [t["message"] for t in read_turns(path, limit=100)]
+
+
+def test_clear_failed_deletes_only_failed_turns_and_their_tool_calls(
+    cli: Any, hc_home: Path
+) -> None:
+    path = log_turns("aaa111", "ok", "failed", "cancelled", "ok")
+    result = cli("logs", "--clear", "--failed", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    assert payload(result) == {"deleted": 1, "remaining": 3, "turn_ids": [2]}
+    assert messages(path) == ["aaa111 message 0", "aaa111 message 2", "aaa111 message 3"]
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        assert [r[0] for r in db.execute("SELECT turn_id FROM tool_calls")] == [1, 3, 4]
+
+
+def test_clear_session_and_limit_select_the_newest_of_that_session(cli: Any, hc_home: Path) -> None:
+    log_turns("aaa111", "ok", "ok")
+    path = log_turns("bbb222", "ok", "failed", "ok")
+    result = cli("logs", "--clear", "--session", "bbb", "-n", "2", "--yes")
+    assert result.exit_code == 0 and "deleted 2 of 5 logged turns" in result.stderr
+    assert messages(path) == ["aaa111 message 0", "aaa111 message 1", "bbb222 message 0"]
+
+
+def test_clear_off_a_terminal_needs_yes_and_deletes_nothing(cli: Any, hc_home: Path) -> None:
+    path = log_turns("aaa111", "ok", "failed")
+    result = cli("logs", "--clear", "--failed")
+    assert result.exit_code == 2
+    assert "delete 1 of 2 logged turns" in result.stderr and "--yes" in result.stderr
+    assert len(messages(path)) == 2
+
+
+@pytest.mark.parametrize(("answer", "left"), [("y\n", 1), ("n\n", 2), ("\n", 2)])
+def test_clear_on_a_terminal_asks_default_no(
+    cli: Any, hc_home: Path, monkeypatch: pytest.MonkeyPatch, answer: str, left: int
+) -> None:
+    from homeclaw_cli.surfaces.cli import confirm
+
+    monkeypatch.setattr(confirm, "on_terminal", lambda: True)
+    path = log_turns("aaa111", "ok", "failed")
+    result = cli("logs", "--clear", "--failed", input=answer)
+    assert "Delete 1 of 2 logged turns? [y/N]" in result.stderr
+    assert result.exit_code == (0 if left == 1 else 1)
+    assert len(messages(path)) == left
+
+
+def test_nothing_selected_asks_nothing(cli: Any, hc_home: Path) -> None:
+    log_turns("aaa111", "ok")
+    result = cli("logs", "--clear", "--failed")
+    assert result.exit_code == 0 and "nothing deleted" in result.stderr
+
+
+def test_cancelled_turns_show_their_status_and_are_not_failures(cli: Any, hc_home: Path) -> None:
+    log_turns("aaa111", "ok", "cancelled", "failed")
+    plain = cli("logs").stdout
+    assert "cancelled" in plain and "FAILED" in plain
+    turns = payload(cli("logs", "--json"))
+    assert [t["status"] for t in turns] == ["ok", "cancelled", "failed"]
+    failed = payload(cli("logs", "--failed", "--json"))
+    assert [t["status"] for t in failed] == ["failed"]
