@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 from homeclaw_cli.catalog.skill_prompt import READ_SKILL_TOOL, RUN_SKILL_TOOL, read_skill_file
 from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry
 from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome
+from homeclaw_cli.core.approval import EFFECTS, READ_ONLY, Effect
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill
 from homeclaw_cli.settings import Settings
@@ -103,7 +104,9 @@ def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
         return [_own_tool(source, sid, skill) for sid, skill in eligible.items()]
     tools = [_from_definition(READ_SKILL_TOOL, _read_skill(source))]
     if any(s.scripts for s in eligible.values()):
-        tools.append(_from_definition(RUN_SKILL_TOOL, _run_skill(source)))
+        run = _from_definition(RUN_SKILL_TOOL, _run_skill(source))
+        run.effects_of = _script_effects(source, "skill_name")
+        tools.append(run)
     return tools
 
 
@@ -113,6 +116,28 @@ def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
 def _from_definition(definition: dict[str, Any], handler: Handler) -> Tool:
     function = definition["function"]
     return Tool(function["name"], function["description"], function["parameters"], handler, "skill")
+
+
+def skill_effects(skill: Skill | None) -> frozenset[Effect]:
+    """What a skill's scripts may do: `effects:` in its SKILL.md frontmatter (read, write,
+    network, destructive), else write: a script is code that could change anything."""
+    declared = skill.frontmatter.get("effects") if skill is not None else None
+    names = [declared] if isinstance(declared, str) else declared
+    if isinstance(names, list) and names and all(n in EFFECTS for n in names):
+        return frozenset(names)
+    return frozenset({"write"})
+
+
+def _script_effects(
+    source: SkillSource, key: str
+) -> Callable[[dict[str, Any]], tuple[str | None, frozenset[Effect]]]:
+    """The run's effects come from the skill named in the call (`key` in its arguments)."""
+
+    def effects_of(args: dict[str, Any]) -> tuple[str | None, frozenset[Effect]]:
+        skill_id = str(args.get(key) or "")
+        return skill_id or None, skill_effects(source.skills().get(skill_id))
+
+    return effects_of
 
 
 def _read_skill(source: SkillSource) -> Handler:
@@ -148,7 +173,10 @@ def _own_tool(source: SkillSource, skill_id: str, skill: Skill) -> Tool:
         text += f" Call without `script` for its instructions; scripts: {', '.join(skill.scripts)}."
     else:
         text += " Returns the skill's instructions."
-    return Tool(skill_tool_name(skill_id), text, _own_schema(skill.scripts), call, "skill")
+    effects = skill_effects(skill) if skill.scripts else READ_ONLY
+    tool = Tool(skill_tool_name(skill_id), text, _own_schema(skill.scripts), call, "skill")
+    tool.effects = effects  # what MCP clients are told; a call without `script` only reads
+    return tool
 
 
 def _own_schema(scripts: list[str]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ def napping_skill(root: Path) -> Path:
         "nap",
         description="Take a nap and sleep for a long while with the nap script.",
         body=SKILL_MD_BODY,
+        extra="effects: read\n",
         scripts={"nap.py": SLEEPER.format(pid_file="")},
     )
 

@@ -231,3 +231,31 @@ def test_a_bad_approve_rule_is_a_usage_error(chat: Callable[..., Any]) -> None:
     result = chat("-q", "hi", "--approve-rule", "vault")
     assert result.exit_code == 2
     assert "ID=MODE" in result.stderr
+
+
+def test_a_skill_script_is_a_write_unless_its_skill_says_it_only_reads(
+    cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    from tests.skill_helpers import make_skill
+
+    skills = tmp_path / "skills"
+    script = {"tidy.py": "print('tidied')\n"}
+    make_skill(skills, "tidy", description="Tidy the desk with the tidy script.", scripts=script)
+    make_skill(
+        skills,
+        "peek",
+        description="Peek at the desk with the peek script.",
+        extra="effects: read\n",
+        scripts={"peek.py": "print('peeked')\n"},
+    )
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_SKILLS_PATH": str(skills)}
+    fake.script(
+        tool_call("run_skill", {"skill_name": "peek", "script": "peek.py"}),
+        tool_call("run_skill", {"skill_name": "tidy", "script": "tidy.py"}),
+        text("peeked, not tidied"),
+    )
+    result = cli("chat", "--host", fake.host, "--json", "-q", "peek at and tidy the desk", env=env)
+    assert result.exit_code == 0, result.stderr
+    peek, tidy = tool_steps(result)
+    assert peek["ok"] and "peeked" in peek["output"] and "approval" not in peek
+    assert not tidy["ok"] and "create or change data" in tidy["approval"]

@@ -15,6 +15,7 @@ __all__ = ["fake_ollama", "fast_retrieval"]
 SKILL_MD = """---
 name: hello-world
 description: Greet someone warmly by name with the hello script.
+effects: read
 ---
 
 # Hello world

@@ -88,6 +88,7 @@ class FakeSkill:
     body: str
     scripts: list[str]
     eligible: bool = True
+    frontmatter: dict[str, Any] = field(default_factory=dict)
 
 
 class FakeSkills:
