@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     arguments TEXT NOT NULL,
     ok INTEGER NOT NULL,
     output TEXT NOT NULL,
-    seconds REAL NOT NULL
+    seconds REAL NOT NULL,
+    approval TEXT
 );
 CREATE INDEX IF NOT EXISTS turns_session ON turns(session);
 CREATE INDEX IF NOT EXISTS tool_calls_turn ON tool_calls(turn_id);
@@ -65,13 +66,14 @@ def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    """A connection with the current schema (logs written before `status` existed gain it)."""
+    """A connection with the current schema (older logs gain the columns added since)."""
     db = sqlite3.connect(path, timeout=10)
     try:
         db.executescript(SCHEMA)
-        columns = {row[1] for row in db.execute("PRAGMA table_info(turns)")}
-        if "status" not in columns:
-            db.execute("ALTER TABLE turns ADD COLUMN status TEXT")
+        for table, column in (("turns", "status"), ("tool_calls", "approval")):
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
     except sqlite3.DatabaseError as exc:
         db.close()
         raise _damaged(path, exc) from None
@@ -144,8 +146,8 @@ class ConversationLog:
             )
             turn_id = int(cursor.lastrowid or 0)
             self._db.executemany(
-                "INSERT INTO tool_calls (turn_id, name, arguments, ok, output, seconds)"
-                " VALUES (?,?,?,?,?,?)",
+                "INSERT INTO tool_calls (turn_id, name, arguments, ok, output, seconds, approval)"
+                " VALUES (?,?,?,?,?,?,?)",
                 [
                     (
                         turn_id,
@@ -154,6 +156,7 @@ class ConversationLog:
                         int(s.ok),
                         s.output,
                         s.seconds,
+                        s.approval,
                     )
                     for s in turn.tool_steps()
                 ],
@@ -170,6 +173,7 @@ class LoggedToolCall(TypedDict):
     ok: bool
     output: str
     seconds: float
+    approval: str | None  # how a call that was not a plain read was allowed or refused
 
 
 class LoggedTurn(TypedDict):
@@ -207,7 +211,8 @@ def read_turns(
 
 def _logged_turn(db: sqlite3.Connection, row: sqlite3.Row) -> LoggedTurn:
     calls = db.execute(
-        "SELECT name, arguments, ok, output, seconds FROM tool_calls WHERE turn_id = ? ORDER BY id",
+        "SELECT name, arguments, ok, output, seconds, approval FROM tool_calls"
+        " WHERE turn_id = ? ORDER BY id",
         (row["id"],),
     ).fetchall()
     return {
@@ -229,6 +234,7 @@ def _logged_turn(db: sqlite3.Connection, row: sqlite3.Row) -> LoggedTurn:
                 "ok": bool(c["ok"]),
                 "output": c["output"],
                 "seconds": c["seconds"],
+                "approval": c["approval"],
             }
             for c in calls
         ],

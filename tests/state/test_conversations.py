@@ -25,7 +25,9 @@ def test_a_turn_and_its_tool_calls_read_back(tmp_path: Path) -> None:
         steps=[
             LlmStep(0.1, 1, 10, 2, ["weather__now"], "native"),
             ToolStep(0.2, "weather__now", {"city": "Oslo"}, ok=True, output="cold"),
-            ToolStep(0.3, "notes__add", "{oops", ok=False, output="bad call"),
+            ToolStep(
+                0.3, "notes__add", {"text": "x"}, ok=False, output="no", approval="asked (no)"
+            ),
         ],
         timings={"total": 1.5},
     )
@@ -47,13 +49,15 @@ def test_a_turn_and_its_tool_calls_read_back(tmp_path: Path) -> None:
             "ok": True,
             "output": "cold",
             "seconds": 0.2,
+            "approval": None,
         },
         {
             "name": "notes__add",
             "arguments": "{oops",
             "ok": False,
-            "output": "bad call",
+            "output": "no",
             "seconds": 0.3,
+            "approval": "asked (no)",
         },
     ]
     assert read_turns(path, failed_only=True) == [] and read_turns(path, session="zz") == []

@@ -150,7 +150,11 @@ def test_named_folders_are_offered_and_nothing_outside_them(
 
 
 def test_a_write_asked_for_by_a_web_page_is_not_run(
-    chat: Callable[..., Any], fake: FakeOllama, target: Path, page_url: str
+    chat: Callable[..., Any],
+    fake: FakeOllama,
+    target: Path,
+    page_url: str,
+    cli: Callable[..., Any],
 ) -> None:
     fake.script(
         tool_call("fetch_url", {"url": page_url}),
@@ -166,6 +170,9 @@ def test_a_write_asked_for_by_a_web_page_is_not_run(
     assert fetch["ok"] and fetch["approval"].startswith("auto")
     assert not save["ok"] and save["approval"].startswith("no one to ask")
     assert "--approve auto" in save["output"] and "tools.approve_rules" in save["output"]
+    # The decision is in the conversation log too.
+    logged = payload(cli("logs", "--json"))[-1]["tool_calls"]
+    assert [c["approval"] is not None for c in logged] == [True, True]
     # The page reached the model marked as data, under a rule that says so.
     tool_message = next(m for m in fake.chat_requests[1]["messages"] if m["role"] == "tool")
     assert tool_message["content"].startswith('<tool_output tool="fetch_url">')
