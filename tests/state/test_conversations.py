@@ -25,9 +25,7 @@ def test_a_turn_and_its_tool_calls_read_back(tmp_path: Path) -> None:
         steps=[
             LlmStep(0.1, 1, 10, 2, ["weather__now"], "native"),
             ToolStep(0.2, "weather__now", {"city": "Oslo"}, ok=True, output="cold"),
-            ToolStep(
-                0.3, "notes__add", {"text": "x"}, ok=False, output="no", approval="asked (no)"
-            ),
+            ToolStep(0.3, "notes__add", "{oops", ok=False, output="no", approval="asked (no)"),
         ],
         timings={"total": 1.5},
     )
