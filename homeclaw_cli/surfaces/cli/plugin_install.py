@@ -8,9 +8,15 @@ from typing import Annotated
 import typer
 
 from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
-from homeclaw_cli.surfaces.cli.install_view import approver, run_update, show_removed, show_result
+from homeclaw_cli.surfaces.cli.install_view import (
+    Updater,
+    approver,
+    show_removed,
+    show_result,
+)
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.cli.update_command import add_update_command
 from homeclaw_cli.surfaces.render import Output
 
 app = typer.Typer()
@@ -59,33 +65,13 @@ def install(
         show_result(out, result)
 
 
-@app.command("update")
-def update(
-    ctx: typer.Context,
-    *,
-    plugin_id: Annotated[
-        str | None, typer.Argument(help="Installed plugin id (omit with --all).")
-    ] = None,
-    update_all: Annotated[
-        bool, typer.Option("--all", help="Update every installed plugin.")
-    ] = False,
-    dry_run: DryRunFlag = False,
-    yes: YesFlag = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Re-resolve installed plugins' sources; show the diff and upgrade what changed."""
+def _plugin_updater() -> Updater:
     from homeclaw_cli.app.install.plugin import update_plugins
 
-    run_update(
-        ctx,
-        "plugin",
-        update_plugins,
-        plugin_id,
-        update_all=update_all,
-        dry_run=dry_run,
-        yes=yes,
-        as_json=as_json,
-    )
+    return update_plugins
+
+
+add_update_command(app, "plugin", _plugin_updater)
 
 
 @app.command("remove")

@@ -7,39 +7,21 @@ from typing import Annotated
 import typer
 
 from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
-from homeclaw_cli.surfaces.cli.install_view import run_update, show_removed
-from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
+from homeclaw_cli.surfaces.cli.install_view import Updater, show_removed
 from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.cli.update_command import add_update_command
 from homeclaw_cli.surfaces.render import Output
 
 app = typer.Typer()
 
 
-@app.command("update")
-def update(
-    ctx: typer.Context,
-    *,
-    skill_id: Annotated[str | None, typer.Argument(help="Installed skill id (or --all).")] = None,
-    update_all: Annotated[
-        bool, typer.Option("--all", help="Update every installed skill.")
-    ] = False,
-    dry_run: DryRunFlag = False,
-    yes: YesFlag = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Re-resolve installed skills' sources; show the diff and upgrade what changed."""
+def _skill_updater() -> Updater:
     from homeclaw_cli.app.install.skill import update_skills
 
-    run_update(
-        ctx,
-        "skill",
-        update_skills,
-        skill_id,
-        update_all=update_all,
-        dry_run=dry_run,
-        yes=yes,
-        as_json=as_json,
-    )
+    return update_skills
+
+
+add_update_command(app, "skill", _skill_updater)
 
 
 @app.command("remove")
