@@ -33,11 +33,11 @@ from homeclaw_cli.catalog.plugin_loader import load_plugin  # noqa: E402
 from homeclaw_cli.catalog.registry import PluginEntry, Registry  # noqa: E402
 from homeclaw_cli.core.agent import Agent, AgentConfig  # noqa: E402
 from homeclaw_cli.core.agent_prompt import build_system_prompt, read_workspace  # noqa: E402
-from homeclaw_cli.core.agent_tools import ToolRegistry  # noqa: E402
+from homeclaw_cli.core.capability_tools import plugin_tools  # noqa: E402
 from homeclaw_cli.core.manifest import PluginManifest  # noqa: E402
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall  # noqa: E402
 from homeclaw_cli.core.tokens import estimate_tokens  # noqa: E402
-from homeclaw_cli.core.tools import plugin_tools  # noqa: E402
+from homeclaw_cli.core.tool_registry import ToolRegistry  # noqa: E402
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins  # noqa: E402
 
 EVAL_PLUGINS = REPO / "benchmarks" / "retrieval" / "plugins"

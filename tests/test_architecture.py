@@ -37,7 +37,7 @@ VIOLATIONS = [
     ("surfaces/mcp/server.py", "from homeclaw_cli.surfaces.http import serve_runner"),
     ("state/health.py", "from homeclaw_cli.catalog import registry"),
     ("core/agent.py", "from homeclaw_cli.state import conversations"),
-    ("core/tools.py", "import httpx"),
+    ("core/capability_tools.py", "import httpx"),
     ("app/retrieval.py", "import lancedb"),
 ]
 

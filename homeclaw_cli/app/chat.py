@@ -25,7 +25,6 @@ from homeclaw_cli.core.agent import (
     AgentConfig,
     TurnResult,
 )
-from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -36,6 +35,7 @@ from homeclaw_cli.core.approval import (
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
+from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings

@@ -2,8 +2,9 @@
 
 Transport-free: surfaces/mcp/server.py lists `Toolbox.list_tools()` and runs
 `Toolbox.call()`, both over the same `ToolRegistry` the chat uses. Each plugin capability is
-one tool `<plugin>__<capability>` (core/tools.py), each eligible skill one tool `skill__<id>`
-(app/skill_tools.py decides that), and `homeclaw_search` runs homeclaw's retrieval over both.
+one tool `<plugin>__<capability>` (core/capability_tools.py), each eligible skill one tool
+`skill__<id>` (app/skill_tools.py decides that), and `homeclaw_search` runs homeclaw's
+retrieval over both.
 
 The plugins and skills are scanned once per server, through its AppContext, and again only
 when app/scan_fingerprint.py says their folders, registrations or disabled list changed, so
@@ -26,10 +27,10 @@ from homeclaw_cli.app.scan_fingerprint import plugin_fingerprint, skill_fingerpr
 from homeclaw_cli.app.skill_tools import ScannedSkills, SkillSource, skill_tool_name, skill_tools
 from homeclaw_cli.catalog.registry import Registry
 from homeclaw_cli.core.agent import PluginCallerLike
-from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry
+from homeclaw_cli.core.capability_tools import add_plugin_tools, tool_name
 from homeclaw_cli.core.ports import Retriever
 from homeclaw_cli.core.retrieval import RetrievalHit
-from homeclaw_cli.core.tools import add_plugin_tools, tool_name
+from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry
 
 SEARCH_TOOL = "homeclaw_search"
 SEARCH_KINDS = ("all", "plugins", "skills")

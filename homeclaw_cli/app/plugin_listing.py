@@ -7,7 +7,7 @@ from typing import Any
 
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.registry import PluginEntry
-from homeclaw_cli.core.tools import descriptor_token_cost
+from homeclaw_cli.core.capability_tools import descriptor_token_cost
 
 
 def _row(entry: PluginEntry, status: str, **extra: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ core/turn_tools.py, one model round in core/turn_round.py, tool-call handling in
 core/turn_calls.py, and the trace steps in core/trace.py.
 
 Tool design: one tool per capability of the retrieved plugins (`<plugin>__<capability>`,
-built by core/tools.add_plugin_tools), not one generic route_to_plugin(plugin_id,
+built by core/capability_tools.add_plugin_tools), not one generic route_to_plugin(plugin_id,
 capability_id, parameters). Measured (benchmarks/bench_agent.py, 5 retrieved eval plugins):
 1,707 prompt tokens against 1,008 for route_to_plugin with the parameters documented in the
 prompt. We pay that because it is bounded by `max_in_prompt` (it never grows with what is
@@ -36,12 +36,12 @@ from homeclaw_cli.core.agent_prompt import (
     json_tools_text,
     read_workspace,
 )
-from homeclaw_cli.core.agent_tools import Tool, ToolRegistry
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
+from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
 from homeclaw_cli.core.turn_calls import TurnState
 from homeclaw_cli.core.turn_round import run_round

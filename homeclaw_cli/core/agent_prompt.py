@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from homeclaw_cli.core.agent_tools import ToolRegistry
+from homeclaw_cli.core.capability_tools import tool_name
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.tokens import estimate_tokens
-from homeclaw_cli.core.tools import tool_name
+from homeclaw_cli.core.tool_registry import ToolRegistry
 
 DEFAULT_IDENTITY = (
     "You are homeclaw, a helpful assistant running on the user's own computer. "

@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
 from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
 from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply, strip_think
+from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
 from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model

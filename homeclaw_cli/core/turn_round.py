@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 
-from homeclaw_cli.core.agent_tools import ToolOutcome
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
+from homeclaw_cli.core.tool_registry import ToolOutcome
 from homeclaw_cli.core.trace import LlmStep, PostProcessStep
 from homeclaw_cli.core.turn_calls import TurnState, assistant_message, read_reply, run_calls
 

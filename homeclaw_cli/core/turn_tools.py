@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.core import tools as capability_tools
-from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.core import capability_tools
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import ChatMessage
+from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
 
 if TYPE_CHECKING:  # the agent's collaborator protocols; core/agent.py imports this module
     from homeclaw_cli.core.agent import ManifestLookup, PluginCallerLike, SkillRunner

@@ -1,7 +1,7 @@
 """The built-in tools a chat offers: current_time, fetch_url, and read_file / list_dir.
 
 They take the same road as plugin capabilities: registered in a ToolRegistry (the one tool
-model, core/agent_tools.py), their arguments validated by it, their effects weighed by the
+model, core/tool_registry.py), their arguments validated by it, their effects weighed by the
 approval policy. File tools exist only when the user named folders (tools.allowed_dirs or
 `chat --allow-dir`) and stay inside them (symlinks and `..` resolved first); fetch_url is a
 network effect, has size and time limits and refuses private addresses unless allowed.
@@ -21,8 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import httpx
 
-from homeclaw_cli.core.agent_tools import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.approval import READ_ONLY, Effect
+from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.errors import HomeclawError
 
 MAX_READ_BYTES = 64 * 1024

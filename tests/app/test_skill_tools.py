@@ -13,7 +13,7 @@ import pytest
 
 from homeclaw_cli.app.skill_tools import ScannedSkills, skill_tools
 from homeclaw_cli.catalog.skills import scan_skills
-from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry
+from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
 from tests.skill_helpers import make_skill, settings_for
 
 HELLO = "import sys\nprint('hi', *sys.argv[1:])\nsys.exit(3 if 'fail' in sys.argv else 0)\n"

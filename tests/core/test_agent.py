@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.core.agent import Agent, AgentConfig
-from homeclaw_cli.core.agent_tools import ToolRegistry
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import PromptStep
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from tests.fakes.agent_fakes import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.trace import ToolStep
 from homeclaw_cli.core.turn_calls import (
     MAX_TOOL_TEXT,

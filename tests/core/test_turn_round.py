@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.trace import LlmStep, PostProcessStep
 from homeclaw_cli.core.turn_calls import TurnState
 from homeclaw_cli.core.turn_round import DEFAULT_POST_PROCESS_PROMPT, run_round

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from homeclaw_cli.core.agent_tools import ToolRegistry
 from homeclaw_cli.core.ports import ChatMessage
+from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 from tests.fakes.agent_fakes import (
     NOTES,

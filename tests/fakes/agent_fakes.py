@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from homeclaw_cli.core.agent_tools import Tool, ToolOutcome, object_schema
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
+from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, object_schema
 from homeclaw_cli.errors import NotFoundError, UsageError
 from tests.fakes.retrieval import hit
 

@@ -107,7 +107,7 @@ def show(
 ) -> None:
     """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
     from homeclaw_cli.catalog.registry import describe_entry
-    from homeclaw_cli.core.tools import descriptor_token_cost, plugin_tools
+    from homeclaw_cli.core.capability_tools import descriptor_token_cost, plugin_tools
 
     entry = get_state(ctx).context().registry.get(plugin_id)
     data = describe_entry(entry)
@@ -118,8 +118,8 @@ def show(
 
 
 def _show_plugin(out: Output, entry: PluginEntry) -> None:
+    from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
-    from homeclaw_cli.core.tools import descriptor_token_cost
 
     manifest = entry.manifest
     out.line((manifest.id, "bold cyan"), f"  {manifest.name} {manifest.version or ''}")

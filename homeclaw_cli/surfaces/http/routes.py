@@ -17,7 +17,7 @@ from homeclaw_cli.app.registration import (
     unregister_plugin,
 )
 from homeclaw_cli.catalog.registry import describe_entry
-from homeclaw_cli.core.tools import plugin_tools
+from homeclaw_cli.core.capability_tools import plugin_tools
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.surfaces.http.models import (
     ErrorResponse,

@@ -16,9 +16,9 @@ from mcp import Client, StdioServerParameters
 
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.mcp_toolbox import Services, Toolbox
+from homeclaw_cli.core.capability_tools import parameters_schema
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.retrieval import RetrievalResult
-from homeclaw_cli.core.tools import parameters_schema
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.runtime.skill_run import ScriptResult
 from homeclaw_cli.settings import Settings, load_settings

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from homeclaw_cli.core.agent_tools import Handler, ToolOutcome, ToolRegistry
-from homeclaw_cli.core.tools import add_plugin_tools, descriptor_token_cost, plugin_tools
+from homeclaw_cli.core.capability_tools import add_plugin_tools, descriptor_token_cost, plugin_tools
+from homeclaw_cli.core.tool_registry import Handler, ToolOutcome, ToolRegistry
 from tests.fakes.agent_fakes import WEATHER, manifest
 
 TIMER = manifest(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from homeclaw_cli.core.agent_tools import ToolOutcome, ToolRegistry, check_arguments
+from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry, check_arguments
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 
 SCHEMA = {
@@ -97,7 +97,7 @@ def test_plugins_may_call_only_allowlisted_tools(tmp_path: Path) -> None:
 
 
 def test_a_crashing_tool_is_an_error_outcome() -> None:
-    from homeclaw_cli.core.agent_tools import Tool, object_schema
+    from homeclaw_cli.core.tool_registry import Tool, object_schema
 
     async def boom(args: dict[str, Any]) -> ToolOutcome:
         raise RuntimeError("kaput")

@@ -1,9 +1,9 @@
 """The one tool model: named tools with a JSON schema and an async handler.
 
 Chat (core/agent.py) and the MCP server (app/mcp_toolbox.py) both offer tools out of a
-`ToolRegistry`: plugin capabilities (core/tools.py builds them), skills (app/skill_tools.py),
-searches and the built-ins (runtime/builtin_tools.py). The model is pure; the handlers are
-supplied by the layer that can do the I/O.
+`ToolRegistry`: plugin capabilities (core/capability_tools.py builds them), skills
+(app/skill_tools.py), searches and the built-ins (runtime/builtin_tools.py). The model is
+pure; the handlers are supplied by the layer that can do the I/O.
 
 Every call goes through `ToolRegistry.execute`, which validates the arguments against the
 schema first. Anything wrong (unknown tool, missing or mistyped argument, a handler refusing)

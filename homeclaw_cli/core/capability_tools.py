@@ -1,6 +1,6 @@
 """Capability -> tool. Everything that shows a capability to a model (the chat loop, the MCP
 server, token budgeting, `plugin show`) goes through these functions; the model they build
-into is core/agent_tools.py.
+into is core/tool_registry.py.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from homeclaw_cli.core.agent_tools import Handler, Tool, ToolRegistry, function_schema
 from homeclaw_cli.core.manifest import Capability, Parameter, PluginManifest
 from homeclaw_cli.core.tokens import estimate_tokens
+from homeclaw_cli.core.tool_registry import Handler, Tool, ToolRegistry, function_schema
 
 TOOL_NAME_SEPARATOR = "__"
 
