@@ -40,7 +40,7 @@ async def run_checks(context: AppContext) -> list[Check]:
     return checks
 
 
-async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:
+async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapter: version()
     server = "Ollama" if settings.llm.provider == "ollama" else "LLM server"
     try:
         version = await llm.version()

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 CallSource = Literal["native", "content", "json"]  # structured calls, JSON in text, format mode
 
 
-def _step_json(step: Any) -> dict[str, Any]:
+def _step_json(step: TraceStep) -> dict[str, Any]:
     """`kind`, `seconds`, then the step's fields in declaration order (nested hits as JSON);
     fields named in `omit_when_none` are left out while unset."""
     data: dict[str, Any] = {"kind": step.kind, "seconds": round(step.seconds, 6)}

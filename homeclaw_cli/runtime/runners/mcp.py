@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.plugin_files import resolve_command
 from homeclaw_cli.core.manifest import DEFAULT_CAPABILITY_ID as DEFAULT_RUN
-from homeclaw_cli.core.manifest import McpConfig
+from homeclaw_cli.core.manifest import McpConfig, PluginManifest
 from homeclaw_cli.runtime.process_env import process_env_and_args
 from homeclaw_cli.runtime.runners.base import (
     MAX_BODY_BYTES,
@@ -170,7 +170,7 @@ def request_arguments(schema: dict[str, Any], request: PluginRequest) -> dict[st
     return args
 
 
-def unmapped_capabilities(manifest: Any, tools: list[McpTool]) -> list[str]:
+def unmapped_capabilities(manifest: PluginManifest, tools: list[McpTool]) -> list[str]:
     """Declared capabilities that map to no server tool while the server lacks `config.tool`."""
     config = manifest.config
     assert isinstance(config, McpConfig)
