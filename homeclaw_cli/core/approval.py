@@ -30,7 +30,6 @@ Verdict = Literal["run", "ask", "refuse"]
 Answer = Literal["yes", "no", "always"]
 
 EFFECTS: tuple[Effect, ...] = get_args(Effect)
-MODES: tuple[Mode, ...] = get_args(Mode)
 READ_ONLY: frozenset[Effect] = frozenset({"read"})
 
 
