@@ -4,16 +4,17 @@
 # the command is registered, and these are built from the kind, inside the function.
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from homeclaw_cli.core.permissions import Kind
 from homeclaw_cli.surfaces.cli.install_view import Updater, run_update
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 
 
-def add_update_command(app: typer.Typer, kind: Kind, load: Callable[[], Updater]) -> None:
+def add_update_command(
+    app: typer.Typer, kind: Literal["plugin", "skill"], load: Callable[[], Updater]
+) -> None:
     """Register `update` on a kind's app; `load` imports the updater only when it runs."""
     item = Annotated[
         str | None,
