@@ -1,13 +1,17 @@
 """Tool calls small models write as text instead of structured `tool_calls`.
 
 Small Qwen and Llama models often answer `{"name": "weather__now", "arguments": {...}}` in the
-content, sometimes fenced in ```json or wrapped in <tool_call> tags. We accept such a reply as a
-call only when the name is one of the tools offered this turn, so a user asking for JSON output
-never has their answer swallowed.
+content, sometimes fenced in ```json or wrapped in <tool_call> tags. A name is taken as the
+offered tool it plainly means (`search_notes` for `notes__search_notes`, a near spelling). A
+whole reply shaped exactly like a call (`name` and `arguments`, nothing else) is a call even with
+an unknown name, so the model is told the valid names instead of the user seeing raw JSON; any
+other JSON counts only when it names an offered tool, so a user asking for JSON output never has
+their answer swallowed.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Collection
@@ -23,6 +27,8 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 PYTHON_TAG = "<|python_tag|>"  # Llama 3.1 prefixes its tool calls with it
 MAX_EMBEDDED_SCAN = 20_000
 MAX_EMBEDDED_ATTEMPTS = 50
+CLOSE_SPELLING = 0.85  # difflib ratio: `units_convert` for `units__convert`, not `unit` for `uuid`
+TOOL_NAME_SEPARATOR = "__"  # <plugin>__<capability>
 
 
 @dataclass
@@ -85,8 +91,9 @@ def _parse_embedded(content: str, known: Collection[str]) -> list[ParsedCall]:
         except json.JSONDecodeError:
             continue
         call = _call_from(item)
-        if call is not None and call.name in known:
-            return [call]
+        resolved = resolve_name(call.name, known) if call is not None else None
+        if call is not None and resolved is not None:
+            return [ParsedCall(resolved, call.arguments)]
     return []
 
 
@@ -101,10 +108,30 @@ def _parse_whole(text: str, known: Collection[str]) -> list[ParsedCall]:
     calls: list[ParsedCall] = []
     for item in items:
         call = _call_from(item)
-        if call is None or call.name not in known:
+        if call is None:
             return []
-        calls.append(call)
+        resolved = resolve_name(call.name, known)
+        if resolved is None and not _call_shaped(item):
+            return []
+        calls.append(ParsedCall(resolved or call.name, call.arguments))
     return calls
+
+
+def resolve_name(name: str, known: Collection[str]) -> str | None:
+    """The offered tool a model meant: the name itself, a capability id without its plugin
+    prefix (`search_notes` for `notes__search_notes`), or one close spelling; else None."""
+    if name in known:
+        return name
+    by_suffix = [k for k in known if k.endswith(TOOL_NAME_SEPARATOR + name)]
+    if len(by_suffix) == 1:
+        return by_suffix[0]
+    close = difflib.get_close_matches(name, list(known), n=2, cutoff=CLOSE_SPELLING)
+    return close[0] if len(close) == 1 else None
+
+
+def _call_shaped(item: Any) -> bool:
+    """Exactly a call: a name and its arguments, and nothing else (what models write)."""
+    return isinstance(item, dict) and set(item) == {"name", "arguments"}
 
 
 def _call_from(item: Any) -> ParsedCall | None:

@@ -14,7 +14,12 @@ from typing import Any
 
 from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
 from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, TextSink
-from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply, strip_think
+from homeclaw_cli.core.tool_parse import (
+    parse_content_calls,
+    parse_json_mode_reply,
+    resolve_name,
+    strip_think,
+)
 from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
 from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
 
@@ -60,7 +65,12 @@ def read_reply(reply: LLMReply, names: list[str], *, native: bool) -> ModelMove:
         calls = [LLMToolCall(parsed.name, parsed.arguments)] if parsed else []
         return ModelMove(content, calls, "json", content if answer is None else answer)
     if reply.tool_calls:
-        return ModelMove(content, list(reply.tool_calls), "native", content)
+        # A name the model plainly meant (a bare capability id, a near spelling) is mended.
+        calls = [
+            LLMToolCall(resolve_name(c.name, names) or c.name, c.arguments)
+            for c in reply.tool_calls
+        ]
+        return ModelMove(content, calls, "native", content)
     found = [LLMToolCall(c.name, c.arguments) for c in parse_content_calls(content, names)]
     return ModelMove(content, found, "content", content)
 

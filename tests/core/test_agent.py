@@ -96,7 +96,7 @@ def test_post_process_runs_one_more_model_call_with_the_prompt() -> None:
 
 def test_bad_calls_go_back_to_the_model_as_errors() -> None:
     llm = FakeLLM(
-        call("weather__nwo", city="Paris"),
+        call("radar", city="Paris"),
         call("weather__now"),
         call("weather__now", city=3),
         call("weather__now", city="Paris"),
@@ -104,7 +104,7 @@ def test_bad_calls_go_back_to_the_model_as_errors() -> None:
     agent, caller = make_agent(llm)
     result = run(agent, "weather in Paris")
     errors = [m["content"] for m in llm.requests[3]["messages"] if m["role"] == "tool"]
-    assert "unknown tool `weather__nwo` (did you mean `weather__now`?)" in errors[0]
+    assert "unknown tool `radar`; available tools: " in errors[0]
     assert "missing required parameter `city`" in errors[1]
     assert "`city` must be a string, got number" in errors[2]
     assert caller.calls == [("weather", "now", {"city": "Paris"})]
@@ -145,12 +145,31 @@ def test_json_in_content_call_is_understood_and_not_streamed() -> None:
     assert "".join(sink) == result.answer  # the JSON itself never reached the user
 
 
-def test_json_answer_about_unknown_tool_is_kept_as_text() -> None:
-    llm = FakeLLM('{"name": "Ada", "arguments": {}}')
+def test_a_name_the_model_plainly_meant_is_mended() -> None:
+    # A misspelling and a capability id without its plugin prefix, as small models write them.
+    llm = FakeLLM(call("weather__nwo", city="Paris"), call("now", city="Oslo"), "done")
+    agent, caller = make_agent(llm)
+    result = run(agent, "weather in Paris and Oslo")
+    assert caller.calls[0] == ("weather", "now", {"city": "Paris"})
+    assert result.ok
+
+
+def test_a_call_to_an_unknown_tool_is_never_shown_as_the_answer() -> None:
+    llm = FakeLLM('```json\n{"name": "factorial", "arguments": {"n": 7}}\n```', "5040")
+    agent, _ = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "7 factorial pls", sink)
+    assert result.answer == "5040" and "factorial" not in "".join(sink)
+    error = unwrap(next(m for m in llm.requests[1]["messages"] if m["role"] == "tool")["content"])
+    assert error.startswith("ERROR: unknown tool `factorial`; available tools: ")
+
+
+def test_json_the_user_asked_for_is_kept_as_text() -> None:
+    llm = FakeLLM('{"name": "Ada", "age": 3}')
     agent, caller = make_agent(llm)
     sink: list[str] = []
     result = run(agent, "give me JSON", sink)
-    assert result.answer == '{"name": "Ada", "arguments": {}}' and not caller.calls
+    assert result.answer == '{"name": "Ada", "age": 3}' and not caller.calls
     assert "".join(sink).strip() == result.answer
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply
+from homeclaw_cli.core.tool_parse import parse_content_calls, parse_json_mode_reply, resolve_name
 
 KNOWN = {"weather__now", "notes__add"}
 CALL = '{"name": "weather__now", "arguments": {"city": "Paris"}}'
@@ -24,7 +24,6 @@ RECOGNIZED = [
     f"Sure, let me check the weather.\n{CALL}",
 ]
 NOT_CALLS = [
-    '{"name": "Ada", "arguments": {}}',
     'Here is the JSON you asked for: {"name": "Ada", "age": 3}',
     "The weather__now tool needs a city.",
     "{not json at all",
@@ -81,3 +80,17 @@ def test_text_gate_streams_prose_and_holds_back_json_and_thinking() -> None:
     for piece in ['{"name"', ': "Ada"}']:
         json_gate(piece)
     assert held == [] and not json_gate.emitted and json_gate.buffer == '{"name": "Ada"}'
+
+
+def test_names_the_model_plainly_meant_are_mended() -> None:
+    assert [c.name for c in parse_content_calls('{"name": "now", "arguments": {}}', KNOWN)] == [
+        "weather__now"
+    ]
+    assert resolve_name("weather__nwo", KNOWN) == "weather__now"
+    assert resolve_name("factorial", KNOWN) is None
+
+
+def test_a_whole_reply_shaped_like_a_call_is_a_call_even_to_an_unknown_tool() -> None:
+    # Better one corrective round than raw JSON shown to the user as the answer.
+    calls = parse_content_calls('{"name": "factorial", "arguments": {"n": 7}}', KNOWN)
+    assert [(c.name, c.arguments) for c in calls] == [("factorial", {"n": 7})]

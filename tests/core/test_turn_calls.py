@@ -36,8 +36,8 @@ def test_structured_calls_win_over_text() -> None:
 def test_json_written_in_the_text_is_a_call_only_for_offered_tools() -> None:
     move = read_reply(LLMReply(CALL), NAMES, native=True)
     assert move.source == "content" and move.calls[0].arguments == {"city": "Rome"}
-    other = read_reply(LLMReply('{"name": "Ada", "arguments": {}}'), NAMES, native=True)
-    assert other.calls == [] and other.answer == '{"name": "Ada", "arguments": {}}'
+    other = read_reply(LLMReply('{"name": "Ada", "age": 3}'), NAMES, native=True)
+    assert other.calls == [] and other.answer == '{"name": "Ada", "age": 3}'
 
 
 def test_json_mode_reads_the_answer_or_the_call() -> None:
