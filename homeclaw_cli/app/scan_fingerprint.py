@@ -111,3 +111,10 @@ def save_state(
         "errors": errors,
     }
     atomic_write_text(_state_path(settings), json.dumps(payload))
+
+
+def plugins_changed_since_sync(settings: Settings) -> bool:
+    """True when the plugin folders differ from what the last sync indexed (a cheap stat walk,
+    no index read); False when nothing was synced yet (the search says that itself)."""
+    synced = load_state(settings).get("fingerprint")
+    return bool(synced) and synced != plugin_fingerprint(settings)

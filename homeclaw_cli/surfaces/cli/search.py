@@ -60,11 +60,15 @@ def _search_command(kind: Kind) -> Callable[..., None]:
         as_json: JsonFlag = False,
     ) -> None:
         from homeclaw_cli.app.retrieval import RetrievalService
+        from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 
-        service = RetrievalService(get_state(ctx).settings(), method=check_method(method))
+        settings = get_state(ctx).settings()
+        service = RetrievalService(settings, method=check_method(method))
         find = service.search_plugins if kind == "plugin" else service.search_skills
         result = find(" ".join(query), limit=limit)
         out = Output(json_mode=as_json)
+        if kind == "plugin" and plugins_changed_since_sync(settings):
+            out.warning("plugins changed since the last sync; run `homeclaw sync` to search them")
         out.result(
             result.to_json(explain=explain),
             lambda: _show_search(out, result, explain=explain, kind=kind),

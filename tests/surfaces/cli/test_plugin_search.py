@@ -71,3 +71,19 @@ def test_explain_table_on_a_terminal_names_every_column(
     assert [cell.strip() for cell in header.split("┃")] == [
         *("RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY")
     ]
+
+
+def test_search_warns_in_one_line_when_plugins_changed_since_the_sync(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    cli("sync")
+    fresh = cli("plugin", "search", "weather")
+    assert fresh.exit_code == 0 and "homeclaw sync" not in fresh.stderr
+    from tests.fakes.index import write_plugin
+
+    write_plugin(index_env["plugins"], "tides", "Tides", "High and low tide times.")
+    stale = cli("plugin", "search", "weather")
+    assert stale.exit_code == 0
+    assert stale.stderr.count("\n") == 1 and "run `homeclaw sync`" in stale.stderr
+    cli("sync")
+    assert "homeclaw sync" not in cli("plugin", "search", "weather").stderr
