@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from tests.fakes.chat_plugins import NO_INDEX_ENV
 from tests.fakes.ollama_server import FakeOllama, Reply, fake_ollama, text
@@ -131,3 +133,34 @@ def test_ctrl_c_cancels_the_answer_not_the_session(hc_home: Path, fake_ollama: F
         release.set()
         stop(proc, term)
     assert b"too late" not in term.seen
+
+
+@pytest.mark.slow  # the REPL syncs the index at start (the real embedding model, ~10 s)
+def test_a_write_is_asked_about_on_a_real_terminal(
+    hc_home: Path, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    from tests.fakes.chat_plugins import write_plugin
+    from tests.fakes.ollama_server import tool_call
+    from tests.surfaces.cli.test_chat_approval import VAULT_PY, VAULT_YAML
+
+    target = tmp_path / "vault.txt"
+    vault = write_plugin(tmp_path / "test-plugins", "vault", VAULT_YAML, VAULT_PY)
+    (vault / "config.yml").write_text(f"target: {target}\n")
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(tool_call("vault__save", {"text": "hello"}))
+    env = {"HOMECLAW_PLUGINS_PATH": str(tmp_path / "test-plugins")}
+    proc, term = start_repl(fake_ollama.host, env)
+    try:
+        term.expect(b"you>", timeout=120)
+        term.send(b"save hello to the vault\r")
+        term.expect(b'allow vault__save(text="hello")?')
+        term.expect(b"[a]lways this session")
+        term.send(b"y\r")
+        term.expect(b"saved")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        stop(proc, term)
+    assert target.read_text() == "hello"
