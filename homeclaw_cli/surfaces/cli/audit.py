@@ -34,7 +34,10 @@ def audit(
     settings = get_state(ctx).settings()
     events = read_events(settings.data_dir, item_id=item_id, action=action, limit=limit)
     out = Output(json_mode=as_json)
-    empty = f"no audit events yet ({audit_path(settings.data_dir)})"
+    if item_id is not None or action is not None:
+        empty = "no matching events (drop --id / --action to see them all)"
+    else:
+        empty = f"no audit events yet ({audit_path(settings.data_dir)})"
     out.result(events, lambda: _show_events(out, events, empty))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -51,7 +52,8 @@ def logs(  # noqa: PLR0917 - typer options
         return
     shown = limit or DEFAULT_SHOWN
     turns = read_turns(path, limit=shown, session=session, failed_only=failed)
-    out.result(turns, lambda: _show_turns(out, turns))
+    filtered = session is not None or failed
+    out.result(turns, lambda: _show_turns(out, turns, filtered=filtered))
 
 
 def _clear(out: Output, path: Path, selection: TurnFilter, *, yes: bool) -> None:
@@ -70,12 +72,15 @@ def _clear(out: Output, path: Path, selection: TurnFilter, *, yes: bool) -> None
     out.result(payload, lambda: out.info(message))
 
 
-def _show_turns(out: Output, turns: list[LoggedTurn]) -> None:
+def _show_turns(out: Output, turns: list[LoggedTurn], *, filtered: bool) -> None:
+    if not turns and filtered:
+        out.info("no matching turns (drop --session / --failed to see them all)")
+        return
     if not turns:
         out.info("no conversations logged yet (they are logged by `homeclaw chat`)")
         return
     out.table(
-        ["ID", "SESSION", "MODEL", "STATUS", "TIME", "MESSAGE", "TOOLS", "ANSWER"],
+        ["ID", "SESSION", "DATE", "MODEL", "STATUS", "TIME", "MESSAGE", "TOOLS", "ANSWER"],
         [_turn_row(turn) for turn in turns],
         styles={"ID": "dim", "SESSION": "dim", "TOOLS": "cyan"},
     )
@@ -86,10 +91,15 @@ def _turn_row(turn: LoggedTurn) -> list[Any]:
     return [
         turn["id"],
         turn["session"],
+        datetime.fromtimestamp(turn["ts"]).strftime("%Y-%m-%d %H:%M"),
         turn["model"],
         _STATUS[turn["status"]],
         f"{turn['seconds']:.2f}s",
-        turn["message"][:60],
+        _one_line(turn["message"])[:60],  # a message that spans lines stays one row
         tools,
-        (turn["answer"] or turn["error"] or "")[:80].replace("\n", " "),
+        _one_line(turn["answer"] or turn["error"] or "")[:80],
     ]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

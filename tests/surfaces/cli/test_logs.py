@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +94,24 @@ def test_cancelled_turns_show_their_status_and_are_not_failures(cli: Any, hc_hom
     assert [t["status"] for t in turns] == ["ok", "cancelled", "failed"]
     failed = payload(cli("logs", "--failed", "--json"))
     assert [t["status"] for t in failed] == ["failed"]
+
+
+def test_each_turn_is_one_dated_row_even_when_its_message_spans_lines(
+    cli: Any, hc_home: Path
+) -> None:
+    path = log_path(load_settings().state_dir)
+    log = ConversationLog(path, session="abc")
+    log.record("qwen", TurnResult("first line\nsecond line", answer="a\nb", ok=True))
+    log.close()
+    rows = cli("logs").stdout.splitlines()
+    assert len(rows) == 1
+    cells = rows[0].split("\t")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", cells[2])  # the DATE column
+    assert "first line second line" in cells and "a b" in cells
+
+
+def test_a_filter_that_matches_nothing_says_so(cli: Any, hc_home: Path) -> None:
+    log_turns("aaa111", "ok")
+    assert "no matching turns" in cli("logs", "--failed").stderr
+    assert "no matching turns" in cli("logs", "--session", "zzz").stderr
+    assert "no matching events" in cli("audit", "--id", "nothing-here").stderr
