@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Kind = Literal["plugin", "skill"]
-Method = Literal["dense", "fts", "hybrid"]
 METHODS: tuple[str, ...] = ("dense", "fts", "hybrid")
 
 KEPT = "kept"

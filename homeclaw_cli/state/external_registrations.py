@@ -2,7 +2,8 @@
 
 File format: {"version": 1, "plugins": [<registration payload>, ...]} where a payload is the
 seed's register body (`plugin_id` instead of `id`). Writers (the API server, `plugin
-register`) go through `write_external_plugins` under a lock; readers never see a half file.
+register`) go through register_external / unregister_external, under a lock and atomic, so
+readers never see a half file.
 """
 
 from __future__ import annotations
@@ -92,14 +93,6 @@ def _brief(exc: ValidationError) -> str:
         where = ".".join(str(part) for part in error["loc"]) or "entry"
         parts.append(f"{where}: {error['msg']}")
     return "; ".join(parts)
-
-
-def write_external_plugins(path: Path, manifests: list[PluginManifest]) -> None:
-    body = {
-        "version": FORMAT_VERSION,
-        "plugins": [manifest_to_payload(m) for m in sorted(manifests, key=lambda m: m.id)],
-    }
-    atomic_write_text(path, json.dumps(body, indent=2) + "\n")
 
 
 # --- writers: register / unregister ------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli import __version__
 from homeclaw_cli.app.mcp_toolbox import Toolbox
@@ -19,8 +19,6 @@ from homeclaw_cli.core.approval import READ_ONLY, Effect
 
 if TYPE_CHECKING:
     from mcp.server import Server
-
-Transport = Literal["stdio", "http"]
 
 INSTRUCTIONS = (
     "homeclaw's plugins and skills. Call homeclaw_search with the user's request to find the "
