@@ -194,7 +194,8 @@ def test_eval_chat_threshold_failure_keeps_the_report_in_the_envelope(
             ["no_plugin"],
         ),
         (
-            "tasks:\n  - request: hi\n    no_plugin: true\n  - id: bad\n    request: a\n    colour: 1\n",
+            "tasks:\n  - request: hi\n    no_plugin: true\n"
+            "  - id: bad\n    request: a\n    colour: 1\n",
             ":6",
             ["task 'bad'", "colour", "Extra inputs"],
         ),
