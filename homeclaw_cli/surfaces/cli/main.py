@@ -21,6 +21,7 @@ from homeclaw_cli.surfaces.cli import (
     mcp,
     plugin,
     plugin_call,
+    plugin_eval,
     plugin_install,
     serve,
     skill,
@@ -106,6 +107,7 @@ app.add_typer(
         plugin.app,
         plugin_install.app,
         plugin_call.app,
+        plugin_eval.app,
         index_app("plugin"),
     ),
     name="plugin",
@@ -120,7 +122,7 @@ app.add_typer(
     ),
     name="skill",
 )
-app.add_typer(_group("Measure homeclaw (retrieval quality).", eval_.app), name="eval")
+app.add_typer(_group("Measure homeclaw (retrieval, whole chat turns).", eval_.app), name="eval")
 app.add_typer(_group("Use homeclaw's plugins and skills from any MCP client.", mcp.app), name="mcp")
 
 
