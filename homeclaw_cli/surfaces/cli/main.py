@@ -99,7 +99,10 @@ app = typer.Typer(
 )
 # Every module holds its commands on its own Typer app; this is the one place that joins them.
 # A part added without a name contributes its commands directly (Typer's one-file-per-command).
-for command in (sync, audit, chat, logs, doctor, serve):
+for command in (sync, audit, chat):
+    app.add_typer(command.app)
+app.add_typer(logs.app, name="logs")  # a group: logs, logs sessions, logs show ID
+for command in (doctor, serve):
     app.add_typer(command.app)
 app.add_typer(
     _group(
