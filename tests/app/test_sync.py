@@ -239,3 +239,22 @@ def test_removing_every_plugin_leaves_an_empty_searchable_index(
     result = RetrievalService(settings).search_plugins("weather")
     assert result.hits == [] and result.fallback and result.fallback_names == []
     assert not sync(settings, check=True).stale
+
+
+def test_an_incremental_sync_embeds_with_the_onnx_twin_and_a_rebuild_with_the_reference(
+    index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.adapters import embedder
+    from tests.fakes.embedder import FakeEmbedder
+
+    settings = settings_for(index_env["home"])
+    sync(settings, kinds=["plugins"])
+    twin = FakeEmbedder()
+    monkeypatch.setattr(embedder, "load_onnx", lambda models_dir, model_name: twin)
+    index_env["models"].reset()
+    write_plugin(index_env["plugins"], "clock", "Clock", "Tell the time in a city.")
+    report = sync(settings, kinds=["plugins"])
+    assert report.added == ["plugin:clock"] and report.embedder == "onnx"
+    assert len(twin.calls) == 1 and not index_env["models"].loaded
+    full = sync(settings, kinds=["plugins"], full=True)
+    assert full.embedder == "reference" and len(index_env["models"].embedded) == 5
