@@ -100,6 +100,7 @@ class SyncReport(ChangeSet):
     kinds: dict[str, KindReport] = field(default_factory=dict)
     model: str = ""
     model_loaded: bool = False
+    embedder: str = ""  # "onnx" (the exported twin) or "reference" (sentence-transformers)
     check: bool = False
     warnings: list[str] = field(default_factory=list)
 
@@ -117,6 +118,7 @@ class SyncReport(ChangeSet):
             "seconds": round(self.seconds, 3),
             "model": self.model,
             "model_loaded": self.model_loaded,
+            "embedder": self.embedder,
             "check": self.check,
             "stale": self.stale,
             "warnings": self.warnings,
@@ -387,6 +389,38 @@ def _merge(report: SyncReport, kind_report: KindReport) -> None:
     report.unchanged += kind_report.unchanged
 
 
+def _embed(
+    settings: Settings, plan: _Plan, report: SyncReport, progress: SyncProgress | None
+) -> tuple[Any, int]:
+    """Vectors for the plan's rows, and their dimension.
+
+    An incremental sync (an install, a register, one edited plugin) embeds with the ONNX twin
+    when there is one: export_onnx kept it only because it matches the reference model on the
+    probes, and it loads in ~0.3 s where torch and sentence-transformers take 5-10 s. A
+    rebuild uses the reference model and (re-)exports the twin.
+    """
+    from homeclaw_cli.adapters import embedder as emb
+
+    model = settings.embedding.model
+    twin = None if plan.rebuild else emb.load_onnx(models_dir(settings), model)
+    embedder: emb.Embedder = twin or emb.sentence_transformer(model, settings.embedding.batch_size)
+    report.model_loaded = True
+    report.embedder = "onnx" if twin is not None else "reference"
+    if progress is not None:
+        progress.start(plan.kind, len(plan.embed))
+    texts = [r.text for r in plan.embed]
+    vectors = embedder.embed(texts, progress=progress.advance if progress else None)
+    if (
+        twin is None
+        and emb.load_onnx(models_dir(settings), model) is None
+        and not emb.export_onnx(emb.sentence_transformer(model), models_dir(settings))
+    ):
+        report.warnings.append(
+            f"could not export {model} to ONNX; queries will load sentence-transformers"
+        )
+    return vectors, embedder.dimension
+
+
 def _apply(
     settings: Settings,
     store: VectorStore,
@@ -394,27 +428,13 @@ def _apply(
     report: SyncReport,
     progress: SyncProgress | None,
 ) -> None:
-    from homeclaw_cli.adapters import embedder as emb
-
     model = settings.embedding.model
     if plan.embed:
-        reference = emb.sentence_transformer(model, settings.embedding.batch_size)
-        report.model_loaded = True
-        if progress is not None:
-            progress.start(plan.kind, len(plan.embed))
-        texts = [r.text for r in plan.embed]
-        vectors = reference.embed(texts, progress=progress.advance if progress else None)
-        dim = reference.dimension
+        vectors, dim = _embed(settings, plan, report, progress)
         if plan.rebuild:
             store.replace_all(plan.table, plan.rows, vectors, model, dim)
         else:
             store.upsert(plan.table, plan.embed, vectors, model)
-        if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
-            reference, models_dir(settings)
-        ):
-            report.warnings.append(
-                f"could not export {model} to ONNX; queries will load sentence-transformers"
-            )
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)

@@ -323,14 +323,17 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
     """Validate a skill, then copy it atomically into the user skills folder."""
     from homeclaw_cli.app.install.skill import install_skill
     from homeclaw_cli.surfaces.cli.install_view import approver, show_skill_installed
+    from homeclaw_cli.surfaces.cli.steps import show_steps
 
     out = Output(json_mode=as_json)
-    result = install_skill(
-        get_state(ctx).context(),
-        source,
-        force=force,
-        skill_id=skill_id,
-        subdir=subdir,
-        approve=approver(out, yes),
-    )
+    context = get_state(ctx).context()
+    with show_steps(out, context) as steps:
+        result = install_skill(
+            context,
+            source,
+            force=force,
+            skill_id=skill_id,
+            subdir=subdir,
+            approve=approver(out, yes, steps.paused),
+        )
     show_skill_installed(out, result)
