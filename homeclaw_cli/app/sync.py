@@ -153,11 +153,12 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
     """Index rows for every loadable plugin, and one error line per broken one."""
     from homeclaw_cli.catalog.registry import describe_entry
 
-    registry = context.registry
+    registry, settings = context.registry, context.settings
     rows = []
     for entry in registry.plugins.values():
         manifest = entry.manifest
-        text = manifest.embedding_text()
+        text = manifest.embedding_text(settings.plugins.embed_text)
+        capabilities = manifest.capabilities if len(manifest.capabilities) > 1 else []
         rows.append(
             IndexRow(
                 id=entry.id,
@@ -168,6 +169,7 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 descriptor_hash=entry.content_hash,
                 descriptor=describe_entry(entry),
                 examples=manifest.author_examples(),
+                capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
             )
         )
     errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]
@@ -391,8 +393,8 @@ def _merge(report: SyncReport, kind_report: KindReport) -> None:
 
 def _embed(
     settings: Settings, plan: _Plan, report: SyncReport, progress: SyncProgress | None
-) -> tuple[Any, int]:
-    """Vectors for the plan's rows, and their dimension.
+) -> tuple[Any, list[Any], int]:
+    """One vector per row, each row's facet vectors (examples, capabilities), and the dimension.
 
     An incremental sync (an install, a register, one edited plugin) embeds with the ONNX twin
     when there is one: export_onnx kept it only because it matches the reference model on the
@@ -406,10 +408,19 @@ def _embed(
     embedder: emb.Embedder = twin or emb.sentence_transformer(model, settings.embedding.batch_size)
     report.model_loaded = True
     report.embedder = "onnx" if twin is not None else "reference"
-    if progress is not None:
-        progress.start(plan.kind, len(plan.embed))
     texts = [r.text for r in plan.embed]
+    counts = []
+    for row in plan.embed:
+        texts.extend(f.text for f in row.facets)
+        counts.append(len(row.facets))
+    if progress is not None:
+        progress.start(plan.kind, len(texts))
     vectors = embedder.embed(texts, progress=progress.advance if progress else None)
+    at = len(plan.embed)
+    facet_vectors = []
+    for count in counts:
+        facet_vectors.append(vectors[at : at + count])
+        at += count
     if (
         twin is None
         and emb.load_onnx(models_dir(settings), model) is None
@@ -418,7 +429,7 @@ def _embed(
         report.warnings.append(
             f"could not export {model} to ONNX; queries will load sentence-transformers"
         )
-    return vectors, embedder.dimension
+    return vectors[: len(plan.embed)], facet_vectors, embedder.dimension
 
 
 def _apply(
@@ -430,11 +441,11 @@ def _apply(
 ) -> None:
     model = settings.embedding.model
     if plan.embed:
-        vectors, dim = _embed(settings, plan, report, progress)
+        vectors, facets, dim = _embed(settings, plan, report, progress)
         if plan.rebuild:
-            store.replace_all(plan.table, plan.rows, vectors, model, dim)
+            store.replace_all(plan.table, plan.rows, vectors, model, dim, facets=facets)
         else:
-            store.upsert(plan.table, plan.embed, vectors, model)
+            store.upsert(plan.table, plan.embed, vectors, model, facets=facets)
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)
