@@ -54,7 +54,10 @@ def reduce_set(source: Path, out: Path, *, queries: int, plugins: int, seed: int
     (out / "plugins").mkdir(parents=True)
     for pid in [*needed, *extra]:
         shutil.copytree(source / "plugins" / pid, out / "plugins" / pid)
-    with (out / "queries.jsonl").open("w") as main, (out / "queries_pairs.jsonl").open("w") as pairs:
+    with (
+        (out / "queries.jsonl").open("w") as main,
+        (out / "queries_pairs.jsonl").open("w") as pairs,
+    ):
         for n, query in enumerate(chosen, 1):
             main.write(json.dumps(query) + "\n")
             for pid in query["expected"]:

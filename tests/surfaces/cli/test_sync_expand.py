@@ -45,9 +45,7 @@ def script_many(fake: FakeOllama, count: int = 20) -> None:
 
 def cached(home: Path) -> dict[str, Any]:
     folder = home / "data" / "index" / "examples"
-    return {
-        f"{p.parent.name}/{p.stem}": json.loads(p.read_text()) for p in folder.glob("*/*.json")
-    }
+    return {f"{p.parent.name}/{p.stem}": json.loads(p.read_text()) for p in folder.glob("*/*.json")}
 
 
 def test_expand_generates_caches_and_regenerates_only_what_changed(
@@ -122,7 +120,9 @@ def test_a_reply_without_examples_is_reported_and_retried_next_time(
     assert result.exit_code == 0
     data = payload(result)
     assert data["expand"]["generated"] == ITEMS - 1
-    assert data["expand"]["failed"] == ["plugin:calculator: *: the model's reply held no usable example"]
+    assert data["expand"]["failed"] == [
+        "plugin:calculator: *: the model's reply held no usable example"
+    ]
     again = payload(cli("sync", "--expand", "--json", env=llm_env(fake_ollama)))
     assert again["expand"]["generated"] == 1
 
