@@ -162,6 +162,17 @@ class IndexSettings(_Section):
     snapshots: bool = Field(
         default=True, description="fast read-only snapshots for queries (local index only)"
     )
+    expand: Literal["off", "auto"] = Field(
+        default="off",
+        description="auto: sync writes example requests with the chat model when it is "
+        "reachable (as `sync --expand`); off: only `sync --expand` does",
+    )
+    expand_count: int = Field(
+        default=5, ge=1, le=20, description="example requests generated per capability or skill"
+    )
+    expand_temperature: float = Field(
+        default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
+    )
 
 
 class ServeSettings(_Section):

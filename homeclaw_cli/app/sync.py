@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from homeclaw_cli.adapters.vector_store import RECIPE, IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
@@ -26,6 +26,9 @@ from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.core.examples import Example, merge_examples
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.expand import ExpandReport
 
 SyncKind = Literal["plugins", "skills"]
 KINDS: tuple[SyncKind, ...] = ("plugins", "skills")
@@ -103,6 +106,7 @@ class SyncReport(ChangeSet):
     embedder: str = ""  # "onnx" (the exported twin) or "reference" (sentence-transformers)
     check: bool = False
     warnings: list[str] = field(default_factory=list)
+    expansion: ExpandReport | None = None  # `sync --expand` / index.expand: auto
 
     @property
     def stale(self) -> bool:
@@ -122,6 +126,7 @@ class SyncReport(ChangeSet):
             "check": self.check,
             "stale": self.stale,
             "warnings": self.warnings,
+            "expand": self.expansion.to_json() if self.expansion else None,
             "kinds": {
                 name: {
                     "added": k.added,
