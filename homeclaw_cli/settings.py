@@ -24,7 +24,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.errors import ConfigError, missing_path
 from homeclaw_cli.suggest import did_you_mean
 
 APP_NAME = "homeclaw"
@@ -254,10 +254,12 @@ def load_settings(
     if config_file is not None:
         config_path, config_source = config_file.expanduser(), "flag --config"
         if not config_path.is_file():
-            what = "is a folder, not a file" if config_path.is_dir() else "does not exist"
+            hint = "create it, or drop --config to use " + str(default_config)
+            if not config_path.exists():
+                raise missing_path(f"config file {config_path}", hint=hint)
             raise ConfigError(
-                f"config file {config_path} {what}",
-                hint="create it, or drop --config to use " + str(default_config),
+                f"config file {config_path} is a folder, not a file",
+                hint=hint,
             )
     elif env.get("HOMECLAW_CONFIG"):
         config_path, config_source = Path(env["HOMECLAW_CONFIG"]).expanduser(), "env"

@@ -28,7 +28,7 @@ from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FORMAT = 2
+FORMAT = 3
 POINTER = "current"
 
 
@@ -67,6 +67,7 @@ def write_snapshot(
         "status": [r.get("status") or "ok" for r in rows],
         "detail": [r.get("status_detail") or "" for r in rows],
         "hash": [r.get("content_hash", "") for r in rows],
+        "examples": [r.get("examples") or "[]" for r in rows],
         "dim": int(np.asarray(vectors).shape[1]) if len(rows) else 0,
     }
     atomic_write_text(target / "rows.json", json.dumps(meta))
@@ -122,6 +123,7 @@ class Snapshot:
         self._offsets = offsets
         self._blob = blob
         self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
+        self.examples: list[str] = meta.get("examples") or ["[]"] * len(self.ids)
         self.dim: int = int(meta.get("dim") or 0)
         self.vectors = vectors
         self._text = text
@@ -158,6 +160,7 @@ class Snapshot:
             "id": self.ids[index],
             "status": self.status[index],
             "status_detail": self.detail[index],
+            "examples": self.examples[index],
             "descriptor": self.descriptor(index),
         }
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.adapters import query_cache
+from homeclaw_cli.core.examples import Example, examples_hash
 from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.errors import ConfigError, HomeclawError
 
@@ -29,19 +30,39 @@ FTS_COLUMN = "search_text"
 _META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
 
 
+# Bumped when what a row embeds changes, so every row is re-embedded once.
+RECIPE = "2"
+
+
 @dataclass
 class IndexRow:
-    """What sync writes for one plugin or skill."""
+    """What sync writes for one plugin or skill.
+
+    `examples` holds the author's examples and any generated ones (Example.source says
+    which); `descriptor_hash` is the hash of the descriptor alone, what generated examples
+    are cached by. `content_hash` covers both, so new examples re-embed the row.
+    """
 
     id: str
     kind: str
     source: str
     text: str
     search_text: str
-    content_hash: str
+    descriptor_hash: str
     descriptor: dict[str, Any]
     status: str = "ok"  # ok | ineligible
     status_detail: str = ""
+    examples: list[Example] = field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str:
+        """What decides whether the stored row is current."""
+        return f"{self.descriptor_hash[:48]}:{RECIPE}:{examples_hash(self.examples)}"
+
+    @property
+    def keyword_text(self) -> str:
+        """The full-text index's text: the search text and every example."""
+        return "\n".join([self.search_text, *(e.text for e in self.examples)])
 
 
 @dataclass
@@ -51,6 +72,11 @@ class StoredMeta:
     model: str
     dim: int
     status: str
+
+
+def row_examples(row: dict[str, Any]) -> list[Example]:
+    """The examples stored with an index row (author and generated, see Example.source)."""
+    return [Example.from_json(e) for e in json.loads(row.get("examples") or "[]")]
 
 
 def _schema(dim: int) -> Any:
@@ -69,6 +95,7 @@ def _schema(dim: int) -> Any:
             ("descriptor", pa.string()),
             ("status", pa.string()),
             ("status_detail", pa.string()),
+            ("examples", pa.string()),
             ("updated_at", pa.string()),
             ("vector", pa.list_(pa.float32(), dim)),
         ]
@@ -226,13 +253,14 @@ class VectorStore:
                 "kind": row.kind,
                 "source": row.source,
                 "text": row.text,
-                FTS_COLUMN: row.search_text,
+                FTS_COLUMN: row.keyword_text,
                 "content_hash": row.content_hash,
                 "model": model,
                 "dim": dim,
                 "descriptor": json.dumps(row.descriptor, sort_keys=True, default=str),
                 "status": row.status,
                 "status_detail": row.status_detail,
+                "examples": json.dumps([e.to_json() for e in row.examples]),
                 "updated_at": now,
                 "vector": vector.tolist(),
             }

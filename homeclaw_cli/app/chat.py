@@ -13,18 +13,14 @@ import contextlib
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
 from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
-from homeclaw_cli.core.agent import (
-    Agent,
-    AgentConfig,
-    TurnResult,
-)
+from homeclaw_cli.core.agent import MAX_HISTORY_TURNS, Agent, AgentConfig, TurnResult
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -33,14 +29,14 @@ from homeclaw_cli.core.approval import (
     ToolAction,
 )
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state import audit
-from homeclaw_cli.state.conversations import ConversationLog, log_path
+from homeclaw_cli.state.conversations import ConversationLog, log_path, read_exchanges
 
 DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
 
@@ -110,8 +106,10 @@ class ChatSession:
         log: bool = True,
         context: AppContext | None = None,
         ask: Asker | None = None,
+        resume: str | None = None,
     ) -> None:
-        """`ask` puts a call that needs approval to the user; None: such calls are refused."""
+        """`ask` puts a call that needs approval to the user; None: such calls are refused.
+        `resume`: the id of a logged session to continue (its turns become the history)."""
         self.settings = settings
         self.context = context or AppContext(settings, llm=llm)
         self.registry = self.context.registry
@@ -151,7 +149,12 @@ class ChatSession:
             ),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
         )
-        self.log = ConversationLog(log_path(settings.state_dir)) if log else None
+        path = log_path(settings.state_dir)
+        self.log = ConversationLog(path, session=resume) if log else None
+        self.session_id = self.log.session if self.log else resume
+        if resume is not None:
+            exchanges = read_exchanges(path, resume, limit=MAX_HISTORY_TURNS)
+            self.agent.restore(cast("list[list[ChatMessage]]", exchanges))  # logged by record()
         self._builtins = builtins
         self._reload_lock = asyncio.Lock()
 

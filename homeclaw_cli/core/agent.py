@@ -43,12 +43,12 @@ from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
-from homeclaw_cli.core.turn_calls import TurnState
+from homeclaw_cli.core.turn_calls import TurnState, tool_message
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
-MAX_HISTORY_MESSAGES = 20
+MAX_HISTORY_TURNS = 10  # earlier exchanges offered to the model at most (then the budget trims)
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
 
 
@@ -124,6 +124,7 @@ class TurnResult:
     timings: dict[str, float] = field(default_factory=dict)
     native_tools: bool = True
     rounds: int = 0
+    exchange: list[ChatMessage] = field(default_factory=list)  # what joins the history
 
     @property
     def prompt_tokens(self) -> int:
@@ -150,6 +151,16 @@ class TurnResult:
             "trace": [s.to_json() for s in self.steps],
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
         }
+
+
+def message_tokens(message: ChatMessage) -> int:
+    """A message's share of the prompt: its text, its tool calls, a few tokens of framing."""
+    calls = message.get("tool_calls")
+    return (
+        estimate_tokens(message["content"])
+        + (estimate_tokens(json.dumps(calls)) if calls else 0)
+        + 4
+    )
 
 
 def hit_summaries(result: RetrievalResult | None) -> list[HitSummary]:
@@ -191,12 +202,26 @@ class Agent:
         self.skills = skills
         self.builtins = builtins or ToolRegistry()
         self.config = config or AgentConfig()
-        self.history: list[ChatMessage] = []
+        self.exchanges: list[list[ChatMessage]] = []  # one per answered turn, oldest first
         self.last: TurnResult | None = None
         self._native: bool | None = None
 
+    @property
+    def history(self) -> list[ChatMessage]:
+        """Every message of the earlier turns, tool calls and results included."""
+        return [m for exchange in self.exchanges for m in exchange]
+
+    def dialogue(self) -> list[ChatMessage]:
+        """The earlier turns as the user saw them: each message and its answer."""
+        return [m for exchange in self.exchanges for m in (exchange[0], exchange[-1])]
+
+    def restore(self, exchanges: Sequence[list[ChatMessage]]) -> None:
+        """Continue a logged conversation: its turns become the history."""
+        self.exchanges = [list(e) for e in exchanges if len(e) >= 2]
+        self.last = None
+
     def clear(self) -> None:
-        self.history.clear()
+        self.exchanges.clear()
         self.last = None
 
     def set_llm(self, llm: LLM) -> None:
@@ -215,9 +240,7 @@ class Agent:
         """Short follow-ups ("and tomorrow?") are retrieved with the previous user message."""
         if len(message.split()) >= FOLLOW_UP_WORDS:
             return message
-        previous = next(
-            (m["content"] for m in reversed(self.history) if m.get("role") == "user"), ""
-        )
+        previous = self.exchanges[-1][0]["content"] if self.exchanges else ""
         return f"{previous}\n{message}".strip() if previous else message
 
     async def turn(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
@@ -323,6 +346,7 @@ class Agent:
             on_text,
             llm_seconds=show_seconds,
             approval=self.approval,
+            own_from=len(history) + 1,
         )
 
     def _tool_context(self, message: str) -> TurnToolContext:
@@ -332,21 +356,19 @@ class Agent:
             caller=self.caller,
             manifests=self.manifests,
             skills=self.skills,
-            history=self.history,
+            history=self.dialogue(),
             max_search_results=self.config.max_search_results,
         )
 
     def _fitting_history(self, budget: int) -> list[ChatMessage]:
-        """The newest history messages (whole user/assistant pairs) that fit in `budget`."""
+        """The newest whole exchanges that fit in `budget`; the oldest go first."""
         kept: list[ChatMessage] = []
-        recent = self.history[-MAX_HISTORY_MESSAGES:]
-        for i in range(len(recent) - 2, -1, -2):
-            pair = recent[i : i + 2]
-            cost = sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in pair)
+        for exchange in reversed(self.exchanges[-MAX_HISTORY_TURNS:]):
+            cost = sum(message_tokens(m) for m in exchange)
             if cost > budget:
                 break
             budget -= cost
-            kept[:0] = pair
+            kept[:0] = exchange
         return kept
 
     def _finish(self, result: TurnResult, state: TurnState) -> None:
@@ -361,8 +383,12 @@ class Agent:
             )
         result.ok = result.error is None
         if state.answer is not None and result.ok:
-            self.history.append({"role": "user", "content": result.message})
-            self.history.append({"role": "assistant", "content": result.answer})
+            result.exchange = state.messages[state.own_from :]
+            if state.final_call is not None:  # the result the answer came from, for the record
+                name, text = state.final_call
+                result.exchange.append(tool_message(name, text, native=state.native))
+            result.exchange.append({"role": "assistant", "content": result.answer})
+            self.exchanges.append(result.exchange)
 
     def _manifests_for(self, hits: Sequence[RetrievalHit]) -> list[PluginManifest]:
         out: list[PluginManifest] = []

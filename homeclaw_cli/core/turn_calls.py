@@ -45,6 +45,8 @@ class TurnState:
     approval: ApprovalGate | None = None  # None: every valid call runs (tests, MCP)
     read_tool_output: bool = False  # the model has read text a tool returned in this turn
     calls_made: dict[str, int] = field(default_factory=dict)  # call signature -> times run
+    own_from: int = 1  # messages[own_from:] are this turn's (the user's message onwards)
+    final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
 
 
 @dataclass
@@ -80,6 +82,7 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
     for call in calls:
         outcome = await _run_call(state, call)
         if outcome.final and outcome.ok:
+            state.final_call = (call.name, outcome.text[:MAX_TOOL_TEXT])
             return outcome
         content = outcome.text if outcome.ok else f"ERROR: {outcome.text}"
         state.messages.append(tool_message(call.name, content[:MAX_TOOL_TEXT], native=state.native))

@@ -11,7 +11,13 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
+from homeclaw_cli.errors import (
+    ExitCode,
+    HomeclawError,
+    UsageError,
+    damaged_index,
+    missing_path,
+)
 from homeclaw_cli.surfaces.cli import (
     audit,
     chat,
@@ -99,7 +105,10 @@ app = typer.Typer(
 )
 # Every module holds its commands on its own Typer app; this is the one place that joins them.
 # A part added without a name contributes its commands directly (Typer's one-file-per-command).
-for command in (sync, audit, chat, logs, doctor, serve):
+for command in (sync, audit, chat):
+    app.add_typer(command.app)
+app.add_typer(logs.app, name="logs")  # a group: logs, logs sessions, logs show ID
+for command in (doctor, serve):
     app.add_typer(command.app)
 app.add_typer(
     _group(
@@ -164,11 +173,11 @@ def root(  # noqa: PLR0917 - typer options
     ] = None,
 ) -> None:
     for folder in plugins_dir or []:
+        hint = "give a folder that holds plugin folders"
+        if not folder.expanduser().exists():
+            raise missing_path(f"--plugins-dir {folder}", hint=hint)
         if not folder.expanduser().is_dir():
-            what = "is not a folder" if folder.exists() else "does not exist"
-            raise UsageError(
-                f"--plugins-dir {folder} {what}", hint="give a folder that holds plugin folders"
-            )
+            raise UsageError(f"--plugins-dir {folder} is not a folder", hint=hint)
     state = get_state(ctx)
     state.config_file = config
     state.plugin_dirs = list(plugins_dir or [])

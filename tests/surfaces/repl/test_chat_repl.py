@@ -57,9 +57,18 @@ def test_chat_turns_and_ctrl_d_exits(settings: Settings, fake: FakeOllama) -> No
     fake.script(tool_call("greeter__hello", {"name": "Ada"}), text("You are welcome."))
     out = drive(settings, "greet Ada hello\nthanks\n\x04")
     assert "Hello, Ada!" in out and "You are welcome." in out and out.rstrip().endswith("bye")
-    # the second turn carries the history
-    roles = [m["role"] for m in fake.chat_requests[1]["messages"]]
-    assert roles == ["system", "user", "assistant", "user"]
+    # the second turn carries the history, the tool call and its result as the model saw them
+    second = fake.chat_requests[1]["messages"]
+    assert [m["role"] for m in second] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
+    assert second[2]["tool_calls"][0]["function"]["name"] == "greeter__hello"
+    assert "Hello, Ada!" in second[3]["content"] and second[4]["content"] == "Hello, Ada!"
     history = (settings.state_dir / "chat_history").read_text()
     assert "greet Ada hello" in history and "thanks" in history
 
@@ -162,7 +171,7 @@ def test_completion_of_slash_commands_and_plugin_ids() -> None:
     def complete(text: str) -> list[str]:
         return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 
-    assert complete("/se") == ["/search"]
+    assert complete("/se") == ["/search", "/sessions"]
     assert complete("/")[:3] == ["/help", "/plugins", "/skills"]
     assert complete("/search t") == ["tides", "todo"]
     assert complete("ask gre") == ["greeter"]
