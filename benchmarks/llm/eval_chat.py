@@ -196,6 +196,14 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_results(stem: Path, meta: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    meta["date"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    stem.with_suffix(".json").write_text(
+        json.dumps({"meta": meta, "results": results}, indent=1) + "\n", encoding="utf-8"
+    )
+    stem.with_suffix(".md").write_text(markdown(meta, results), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI: run the benchmark, write results/<label>.json and .md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -211,12 +219,23 @@ def main(argv: list[str] | None = None) -> int:
     out_dir.mkdir(exist_ok=True)
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    results = []
+    ).stdout.strip() or os.environ.get("HOMECLAW_BENCH_COMMIT", "?")
+    meta = {
+        "label": args.label,
+        "commit": commit,
+        "model": "?",
+        "threads": args.threads,
+        "tasks": _shown(args.tasks) + (f" (first {args.limit})" if args.limit else ""),
+        "repeat": args.repeat,
+        "command": "python benchmarks/llm/eval_chat.py " + " ".join(argv or sys.argv[1:]),
+    }
+    stem = out_dir / f"eval_chat-{args.label}"
+    results: list[dict[str, Any]] = []
     try:
         with llm_server(port=0, threads=args.threads) as llm, tempfile.TemporaryDirectory() as tmp:
             tasks = limited_tasks(args.tasks, args.limit, Path(tmp) / "tasks.yaml")
             print(f"server {llm.api_base} ready in {llm.load_seconds:.1f} s; load {load()}")
+            meta["model"] = llm.model
             for protocol in args.protocols.split(","):
                 started = time.perf_counter()
                 if protocol == "ollama":
@@ -230,24 +249,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"{pct(rates['plugin'])}, answer {pct(rates['answer'])}; load {load()}",
                     flush=True,
                 )
+                write_results(stem, meta, results)  # a protocol's figures survive a later kill
     except ServerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    meta = {
-        "label": args.label,
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit,
-        "model": results[0]["model"] if results else "?",
-        "threads": args.threads,
-        "tasks": _shown(args.tasks) + (f" (first {args.limit})" if args.limit else ""),
-        "repeat": args.repeat,
-        "command": "python benchmarks/llm/eval_chat.py " + " ".join(argv or sys.argv[1:]),
-    }
-    stem = out_dir / f"eval_chat-{args.label}"
-    stem.with_suffix(".json").write_text(
-        json.dumps({"meta": meta, "results": results}, indent=1) + "\n", encoding="utf-8"
-    )
-    stem.with_suffix(".md").write_text(markdown(meta, results), encoding="utf-8")
     print(f"wrote {stem}.json and .md")
     return 0
 

@@ -25,7 +25,8 @@ from homeclaw_cli.core.trace import LlmStep, RetrieveStep, ToolStep
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.settings import Settings
 
-METRICS = ("plugin", "capability", "args", "answer", "no_plugin", "retrieved")
+METRICS = ("plugin", "capability", "args", "skill", "answer", "no_plugin", "retrieved")
+SKILL_TOOLS = ("read_skill", "run_skill")
 THRESHOLD_NAMES = (*METRICS, "passed")
 # Tool-call JSON written as the answer: {"name": "x", "arguments": {...}} and its variants.
 _CALL_TEXT = re.compile(
@@ -97,6 +98,13 @@ def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
         checks["capability"] = bool(wanted)
         if task.args:
             checks["args"] = any(args_match(task.args, c.arguments) for c in wanted)
+    if task.skill:
+        checks["skill"] = any(
+            c.name in SKILL_TOOLS
+            and isinstance(c.arguments, dict)
+            and value_matches(task.skill, c.arguments.get("skill_name", c.arguments.get("skill")))
+            for c in calls
+        )
     if task.no_plugin:
         checks["no_plugin"] = final.ok and not calls
     if task.answers:

@@ -11,6 +11,8 @@ YAML (a list of tasks, or `tasks:` holding one) or JSONL (one task per line)::
     - request: whats the capital of australia
       no_plugin: true                     # answered without calling any tool
       answer: [canberra]
+    - request: how big is my downloads folder
+      skill: disk-usage                   # read_skill or run_skill with this skill
 
 `allow` lists the plugins or `plugin.capability` whose non-read calls are approved during the
 task (default: the expected capability, else the expected plugin); everything else that needs
@@ -40,6 +42,7 @@ class ChatTask(BaseModel):
     request: str | list[str]
     plugin: str | list[str] | None = None
     capability: str | None = None
+    skill: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
     answer: str | list[str] = Field(default_factory=list)
     no_plugin: bool = False
@@ -52,10 +55,10 @@ class ChatTask(BaseModel):
     def _consistent(self) -> ChatTask:
         if not self.turns or not all(t.strip() for t in self.turns):
             raise ValueError("`request` must be a non-empty message or list of messages")
-        if self.no_plugin and self.plugin:
-            raise ValueError("give either `plugin` or `no_plugin: true`, not both")
-        if not self.no_plugin and not self.plugin and not self.answers:
-            raise ValueError("expect something: `plugin`, `no_plugin: true` or `answer`")
+        if self.no_plugin and (self.plugin or self.skill):
+            raise ValueError("give either `plugin`/`skill` or `no_plugin: true`, not both")
+        if not (self.no_plugin or self.plugin or self.skill or self.answers):
+            raise ValueError("expect something: `plugin`, `skill`, `no_plugin: true` or `answer`")
         if self.capability and not isinstance(self.plugin, str):
             raise ValueError("`capability` needs the one `plugin` it belongs to")
         if self.args and not self.capability:
@@ -88,12 +91,12 @@ class ChatTask(BaseModel):
             return set(self.allow)
         if self.plugin and self.capability:
             return {f"{self.plugin}.{self.capability}"}
-        return set(self.plugins)
+        return set(self.plugins) | ({self.skill, "run_skill"} if self.skill else set())
 
     def expected(self) -> dict[str, Any]:
         """The expectations as reports show them."""
         data: dict[str, Any] = {"no_plugin": True} if self.no_plugin else {}
-        for key in ("plugin", "capability"):
+        for key in ("plugin", "capability", "skill"):
             if getattr(self, key):
                 data[key] = getattr(self, key)
         if self.args:

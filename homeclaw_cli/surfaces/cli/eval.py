@@ -92,21 +92,22 @@ def chat(  # noqa: PLR0917 - typer options
 ) -> None:
     """Run each task through the real chat loop on the configured model and score it.
 
-    Prints the right-plugin / capability / arguments / answer / no-plugin rates, tool calls
-    leaked into answers, right-plugin-retrieved, turn latency and prompt tokens, then the
-    misses with their traces. A task file (YAML list, or JSONL):
+    Prints the right-plugin / capability / arguments / answer / no-plugin
+    rates, tool calls leaked into answers, right-plugin-retrieved, turn latency
+    and prompt tokens, then the misses with their traces. Task file (YAML/JSONL):
 
-      - request: 5 miles in km pls         # or a list of turns: [first, follow-up]
-        plugin: units
+    \b
+      - request: 5 miles in km pls   # or turns: \\[first, follow-up]
+        plugin: units                # or a list of alternatives
         capability: convert
-        args: {value: 5, to_unit: [km, kilometers]}   # subset; a list gives alternatives
-        answer: ["8.04"]                   # any of these, case-insensitive
+        args: {value: 5, to_unit: \\[km, kilometers]}  # subset
+        answer: \\["8.04"]            # any of these, case-insensitive
       - request: whats the capital of australia
         no_plugin: true
-        answer: [canberra]
+        answer: \\[canberra]
 
-    Non-read calls are approved only for the task's `allow` list (default: the expected
-    capability); read-only calls always run. Exit 1 under a --fail-under/--max-leaked limit.
+    Read-only calls run; others only for the task's `allow` list (default: the
+    expected capability). Exit 1 under a --fail-under / --max-leaked limit.
     """
     from homeclaw_cli.app.eval_chat_tasks import read_tasks
 

@@ -23,7 +23,7 @@ FailUnderOpt = Annotated[
         "--fail-under",
         metavar="METRIC=RATE",
         help="Exit 1 when a rate is lower, e.g. plugin=0.9 or answer=85% (repeatable). "
-        "METRIC: plugin, capability, args, answer, no_plugin, retrieved, passed.",
+        "METRIC: plugin, capability, args, skill, answer, no_plugin, retrieved, passed.",
     ),
 ]
 MaxLeakedOpt = Annotated[
@@ -37,6 +37,7 @@ LABELS = {
     "plugin": "right plugin",
     "capability": "right capability",
     "args": "right arguments",
+    "skill": "right skill",
     "answer": "right answer",
     "no_plugin": "no-plugin answered without a tool",
     "retrieved": "right plugin retrieved",

@@ -240,3 +240,28 @@ def test_plugin_eval_runs_the_plugins_own_tasks(
     assert data["tasks_file"].endswith("journal/eval.yaml")
     assert data["rates"]["args"]["rate"] == 1.0
     assert setup["diary"].read_text() == "hello\n"
+
+
+def test_skill_eval_scores_reading_the_skill(
+    cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    from tests.skill_helpers import make_skill
+
+    skills = tmp_path / "skills"
+    folder = make_skill(skills, "garden-log", description="Keep a log of watering the garden.")
+    (folder / "eval.yaml").write_text(
+        "- request: how do I log watering the garden\n  skill: garden-log\n"
+        "- request: log the garden watering please\n  skill: garden-log\n"
+    )
+    fake.script(
+        tool_call("read_skill", {"skill": "garden-log"}),
+        text("Follow the steps: do the thing."),
+        text("Sure, logged."),  # answered without reading the skill
+    )
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__HOST": fake.host}
+    env["HOMECLAW_SKILLS_PATH"] = str(skills)
+    result = cli("skill", "eval", "garden-log", "--json", env=env)
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["rates"]["skill"] == {"passed": 1, "total": 2, "rate": 0.5}
+    assert [m["task"] for m in data["misses"]] == ["eval.yaml:3"]
