@@ -50,6 +50,7 @@ from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 MAX_HISTORY_MESSAGES = 20
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
+DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits of the real model's tasks
 
 
 # --- protocols ------------------------------------------------------------------------------
@@ -166,6 +167,9 @@ class AgentConfig:
     max_search_results: int = 5
     workspace_dirs: list[Path] = field(default_factory=list)
     context_tokens: int = 4096  # the model's window; history is trimmed to fit
+    search_tools: bool = True  # offer search_plugins / search_skills (llm.search_tools)
+    decide: str = "off"  # the constrained decision (llm.decide): off | auto | always
+    decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
 
 
 class Agent:
@@ -182,8 +186,11 @@ class Agent:
         builtins: ToolRegistry | None = None,
         config: AgentConfig | None = None,
         approval: ApprovalGate | None = None,
+        offerable: Callable[[PluginManifest], bool] | None = None,
     ) -> None:
+        """`offerable` says whether a retrieved plugin can be offered now (its server up)."""
         self.llm = llm
+        self.offerable = offerable
         self.approval = approval  # None: every valid call runs
         self.retriever = retriever
         self.caller = caller
@@ -193,11 +200,13 @@ class Agent:
         self.config = config or AgentConfig()
         self.history: list[ChatMessage] = []
         self.last: TurnResult | None = None
+        self.last_plugins: list[str] = []  # the plugins the previous answered turn called
         self._native: bool | None = None
 
     def clear(self) -> None:
         self.history.clear()
         self.last = None
+        self.last_plugins = []
 
     def set_llm(self, llm: LLM) -> None:
         self.llm = llm
@@ -273,13 +282,16 @@ class Agent:
         started = time.perf_counter()
         plugin_res, skill_res = result.plugin_retrieval, result.skill_retrieval
         assert plugin_res is not None
-        plugins = self._manifests_for(plugin_res.hits)
+        plugins = self._manifests_for(plugin_res.hits, result.message)
         skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
+        search = self.config.search_tools
         tools = build_turn_tools(
             self._tool_context(result.message),
             self.builtins,
             plugins,
             skills_shown=bool(skills_text),
+            query=self.retrieval_query(result.message),
+            search=search,
         )
         show_started = time.perf_counter()
         native = result.native_tools = await self.native_tools()
@@ -291,9 +303,11 @@ class Agent:
             plugins,
             fallback_names,
             json_tools=None if native else json_tools_text(tools),
+            tools=bool(tools.names()),
+            search=search,
         )
         result.tools_offered = tools.names()
-        if native:
+        if native and tools.names():
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
         budget = int(self.config.context_tokens * CONTEXT_SHARE)
         history = self._fitting_history(
@@ -314,6 +328,7 @@ class Agent:
                 history_dropped=len(self.history) - len(history),
             )
         )
+        top = plugin_res.hits[0].score if plugin_res.hits else 0.0
         return TurnState(
             result.message,
             tools,
@@ -323,6 +338,9 @@ class Agent:
             on_text,
             llm_seconds=show_seconds,
             approval=self.approval,
+            decide=self.config.decide,
+            confident=top >= self.config.decide_min_score,
+            turn_start=len(messages) - 1,
         )
 
     def _tool_context(self, message: str) -> TurnToolContext:
@@ -363,14 +381,25 @@ class Agent:
         if state.answer is not None and result.ok:
             self.history.append({"role": "user", "content": result.message})
             self.history.append({"role": "assistant", "content": result.answer})
+            called = [s.name for s in result.tool_steps() if s.ok]
+            self.last_plugins = list(dict.fromkeys(n.split("__")[0] for n in called if "__" in n))
 
-    def _manifests_for(self, hits: Sequence[RetrievalHit]) -> list[PluginManifest]:
+    def _manifests_for(self, hits: Sequence[RetrievalHit], message: str) -> list[PluginManifest]:
+        """The retrieved plugins that can be offered now; a short follow-up ("and in
+        pounds?") also gets the plugin the previous turn used."""
+        ids = [h.id for h in hits]
+        if self.is_follow_up(message):
+            ids += [p for p in self.last_plugins if p not in ids]
         out: list[PluginManifest] = []
-        for hit in hits:
-            manifest = self.manifests(hit.id)
-            if manifest is not None:
+        for plugin_id in ids:
+            manifest = self.manifests(plugin_id)
+            if manifest is not None and (self.offerable is None or self.offerable(manifest)):
                 out.append(manifest)
         return out
+
+    def is_follow_up(self, message: str) -> bool:
+        """A short message after an earlier turn, read together with it."""
+        return bool(self.history) and len(message.split()) < FOLLOW_UP_WORDS
 
 
 __all__ = [
