@@ -168,7 +168,7 @@ class AgentConfig:
     workspace_dirs: list[Path] = field(default_factory=list)
     context_tokens: int = 4096  # the model's window; history is trimmed to fit
     search_tools: bool = True  # offer search_plugins / search_skills (llm.search_tools)
-    decide: str = "off"  # the constrained decision (llm.decide): off | auto | always
+    decide: str = "never"  # the constrained decision (llm.decide): never | auto | always
     decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
 
 

@@ -48,7 +48,7 @@ class TurnState:
     calls_made: dict[str, int] = field(default_factory=dict)  # call signature -> times run
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
     stopped: str | None = None  # why the turn ends without an answer (set by a tool round)
-    decide: str = "off"  # llm.decide: off | auto | always (core/turn_decide.py)
+    decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
     decided: bool = False  # the constrained decision was asked in this turn
     turn_start: int = 0  # index of this turn's user message in `messages`

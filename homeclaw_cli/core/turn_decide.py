@@ -20,7 +20,7 @@ from homeclaw_cli.core.tool_registry import Tool
 from homeclaw_cli.core.trace import LlmStep, ToolStep
 from homeclaw_cli.core.turn_calls import ModelMove, TurnState
 
-DECIDE_MODES = ("off", "auto", "always")
+DECIDE_MODES = ("never", "auto", "always")
 HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
 DECIDE_SYSTEM = (
     "Pick the tool that does what the user asks, or `answer` when no tool is needed. Tools:"
@@ -31,7 +31,7 @@ ARGUMENTS_SYSTEM += "user's own values. {name}: {description}"
 
 def wants_decision(state: TurnState) -> bool:
     """True when a free answer in this turn gets the constrained decision first."""
-    if state.decide == "off" or not state.native:
+    if state.decide == "never" or not state.native:
         return False
     if any(isinstance(s, ToolStep) for s in state.steps):
         return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from homeclaw_cli.core.answer_checks import check_answer, strip_calls
+from homeclaw_cli.core.answer_checks import check_answer, strip_calls, written_call
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
@@ -59,8 +59,8 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
             call_source=move.source if move.calls else None,
         )
     )
-    if not move.calls:
-        move = await second_look(llm, state, move, round_no)
+    if not move.calls and written_call(move.answer) is None:
+        move = await second_look(llm, state, move, round_no)  # a written call is corrected
     if not move.calls:
         return _answer(state, stream, move)
     if state.on_text and isinstance(stream, TextGate) and stream.emitted:

@@ -351,3 +351,20 @@ def test_a_third_identical_call_is_stopped_and_the_model_told_to_answer() -> Non
     tool_steps = [s for s in result.steps if s.kind == "tool"]
     assert [s.ok for s in tool_steps] == [True, True, False]
     assert "already called 2 times" in tool_steps[2].output
+
+
+class _FirstOnly(FakeRetriever):
+    """Retrieves for a message on its own, nothing for a follow-up read with the one before."""
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> Any:
+        return super().search_plugins("" if "\n" in query else query, limit=limit)
+
+
+def test_a_short_follow_up_is_offered_the_plugin_the_last_turn_used() -> None:
+    llm = FakeLLM(call("weather__now", city="Paris"), call("weather__now", city="Rome"))
+    agent, caller = make_agent(llm)
+    agent.retriever = _FirstOnly({"weather": ["weather"]}, {})
+    run(agent, "weather in Paris")
+    result = run(agent, "and rome?")
+    assert "weather__now" in result.tools_offered
+    assert caller.calls[-1] == ("weather", "now", {"city": "Rome"})
