@@ -126,6 +126,16 @@ class LLMSettings(_Section):
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
     )
+    decide: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="a constrained tool-or-answer decision when the model answered without "
+        "calling an offered plugin: auto (retrieval confident), always (small models), never",
+    )
+    search_tools: bool = Field(
+        default=False,
+        description="offer search_plugins/search_skills in chat (small models call them for "
+        "small talk)",
+    )
 
 
 class ToolSettings(_Section):
