@@ -84,7 +84,8 @@ def test_server_down_and_unknown_model(
     with FakeOpenAI(models=("other", "another")) as fake:
         pre, env = chat_env(tmp_path, fake.host)
         result = cli(*pre, "chat", "-q", "hi", env=env)
-        assert result.exit_code == 4 and "has no model local-model" in result.stderr
+        assert result.exit_code == 4 and "model local-model is not installed" in result.stderr
+        assert "installed: other, another" in result.stderr and "llm.model" in result.stderr
 
 
 def test_single_model_server_answers_any_name(

@@ -19,6 +19,7 @@ from homeclaw_cli.surfaces.cli import (
     doctor,
     logs,
     mcp,
+    models,
     plugin,
     plugin_call,
     plugin_install,
@@ -101,7 +102,7 @@ app = typer.Typer(
 for command in (sync, audit, chat):
     app.add_typer(command.app)
 app.add_typer(logs.app, name="logs")  # a group: logs, logs sessions, logs show ID
-for command in (doctor, serve):
+for command in (models, doctor, serve):
     app.add_typer(command.app)
 app.add_typer(
     _group(

@@ -12,7 +12,7 @@ from typing import Any
 
 from homeclaw_cli.app.chat import ChatSession
 from homeclaw_cli.app.hot_reload import ReloadReport
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
 from homeclaw_cli.surfaces.render import Output
@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "/skills": "installed skills",
     "/search": "/search QUERY: what retrieval finds for a query",
     "/why": "explain the last retrieval (scores, what was kept and why)",
-    "/model": "/model [NAME]: show or switch the chat model",
+    "/model": "/model [NAME]: the server's models (tools?), or switch for this session",
     "/reload": "rescan plugins and skills now",
     "/trace": "toggle the trace after each answer",
     "/context": "what is in the prompt and its size",
@@ -149,19 +149,26 @@ class SlashCommands:
             self.out.text("nothing cleared the threshold: the model was offered search_plugins")
 
     async def _model(self, name: str) -> None:
+        from homeclaw_cli.app.models import explain_missing, list_models
+        from homeclaw_cli.surfaces.views import show_models
+
         session = self._session
         if not name:
             native = await session.agent.native_tools()
             mode = "native tool calls" if native else "JSON replies (no tool support)"
             self.out.text(f"model {session.model} · {mode}")
+            show_models(self.out, await list_models(session.settings, session.llm))
+            self.out.text("/model NAME switches for this session")
             return
         previous = session.model
         session.set_model(name)
         try:
             native = await session.agent.native_tools()
-        except HomeclawError:
+        except HomeclawError as exc:
+            if isinstance(exc, NotFoundError):
+                exc = await explain_missing(session.settings, session.llm, exc)
             session.set_model(previous)
-            raise
+            raise exc from None
         mode = "native tool calls" if native else "JSON replies"
         self.out.text(f"model is now {name} ({mode})")
 
@@ -197,7 +204,7 @@ class SlashCommands:
             read_turns,
             resolve_session,
         )
-        from homeclaw_cli.surfaces.conversation_view import show_conversation, show_sessions
+        from homeclaw_cli.surfaces.views import show_conversation, show_sessions
 
         path = log_path(self.settings.state_dir)
         if not wanted:

@@ -1,6 +1,6 @@
-"""A logged conversation for people: `homeclaw logs show ID`, `/sessions` and `/sessions ID`.
-
-Styled on a terminal, the same lines unstyled when piped (Output.line decides).
+"""Views shared by the CLI and the REPL: a logged conversation (`logs show ID`, `/sessions
+ID`), the recent sessions (`logs sessions`, `/sessions`) and the server's models (`models`,
+`/model`). Styled on a terminal, the same lines unstyled when piped (Output decides).
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.models import ModelListing
     from homeclaw_cli.state.conversations import LoggedToolCall, LoggedTurn, SessionSummary
 
 TOOL_OUTPUT_SHOWN = 300  # characters of each tool result
 _STATUS_STYLE = {"ok": "green", "failed": "red", "cancelled": "yellow"}
+_TOOLS = {True: "yes", False: "no", None: "unknown"}
 
 
 def when(ts: float) -> str:
@@ -86,3 +88,39 @@ def _show_call(out: Output, call: LoggedToolCall) -> None:
         cut = output[:TOOL_OUTPUT_SHOWN] + ("…" if len(output) > TOOL_OUTPUT_SHOWN else "")
         for line in cut.splitlines():
             out.line(("    ", "dim"), (line, "dim"))
+
+
+def show_models(out: Output, listing: ModelListing) -> None:
+    """The table of models (the configured one marked *), then what is configured."""
+    from homeclaw_cli.app.models import CONFIG_KEY, describe, same_model
+
+    rows: list[list[Any]] = [
+        [
+            "*" if same_model(m.name, listing.configured) else "",
+            m.name,
+            _TOOLS[m.tools],
+            m.context_length or "",
+            _size(m.size),
+            m.details,
+        ]
+        for m in listing.models
+    ]
+    if rows:
+        out.table(["", "NAME", "TOOLS", "CONTEXT", "SIZE", "DETAILS"], rows, styles={"": "green"})
+    else:
+        out.info(f"the server at {listing.host} has no models")
+    if listing.configured_installed:
+        out.info(f"configured: {CONFIG_KEY} = {listing.configured}")
+        return
+    best = listing.suggestion()
+    suggestion = f"; e.g. {describe(best)}" if best is not None else ""
+    out.warning(
+        f"{CONFIG_KEY} = {listing.configured} is not installed here: set llm.model in the "
+        f"config or HOMECLAW_MODEL{suggestion}"
+    )
+
+
+def _size(size: int | None) -> str:
+    if not size:
+        return ""
+    return f"{size / 1e9:.1f} GB" if size >= 1e8 else f"{size / 1e6:.0f} MB"
