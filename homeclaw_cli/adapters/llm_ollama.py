@@ -35,7 +35,7 @@ def _tools_from_show(info: dict[str, Any]) -> bool:
 
 def _context_from_show(info: dict[str, Any]) -> int | None:
     for key, value in (info.get("modelinfo") or info.get("model_info") or {}).items():
-        if key.endswith(".context_length") and isinstance(value, int):
+        if key.endswith(".context_length") and isinstance(value, int) and value > 0:
             return value
     return None
 

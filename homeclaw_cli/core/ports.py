@@ -65,6 +65,10 @@ class ModelInfo:
 class ModelServer(Protocol):
     """What an LLM adapter says about its server: the models and the model's window."""
 
+    async def version(self) -> str:
+        """The server's version (a cheap call that checks it is up)."""
+        ...
+
     async def models(self) -> list[ModelInfo]:
         """Every model the server offers (with what it reports about each)."""
         ...

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.chat_status import ContextReport, StatusReport
     from homeclaw_cli.app.models import ModelListing
     from homeclaw_cli.state.conversations import LoggedToolCall, LoggedTurn, SessionSummary
 
@@ -124,3 +125,58 @@ def _size(size: int | None) -> str:
     if not size:
         return ""
     return f"{size / 1e9:.1f} GB" if size >= 1e8 else f"{size / 1e6:.0f} MB"
+
+
+def show_context(out: Output, report: ContextReport) -> None:
+    """Tokens used by part against the window, and what the window is."""
+    if report.window is None:
+        window = "model window: unknown (the server does not say)"
+    else:
+        window = f"model window: {report.window:,} tokens"
+    if report.num_ctx:
+        window += f" · llm.num_ctx = {report.num_ctx:,}"
+    else:
+        window += f" · llm.num_ctx not set: homeclaw plans with {report.budget:,}"
+    share = f" ({report.used / report.budget:.0%})" if report.budget else ""
+    out.text(f"context: {report.used:,} of {report.budget:,} tokens used{share}")
+    out.text(window)
+    if not report.system:
+        out.text("no prompt built yet: ask something first")
+    rows: list[list[Any]] = []
+    if report.system:
+        rows.append(["system", sum(t for _, t in report.system)])
+        rows += [[f"  {name}", tokens] for name, tokens in report.system]
+        rows.append([f"tools ({report.tool_count})", report.tools])
+    rows.append([f"history ({report.history_turns} turns)", report.history])
+    rows.append(["total", report.used])
+    out.table(["PART", "TOKENS"], rows)
+    if report.history > report.limit:
+        out.text(f"the oldest turns are left out past {report.limit:,} tokens")
+    if report.server_count is not None:
+        out.text(f"the server counted {report.server_count:,} prompt tokens last time")
+
+
+def show_status(out: Output, report: StatusReport) -> None:
+    """The model and server, the session, the index and each MCP plugin's session."""
+    server = (report.server, "green" if report.server_ok else "red")
+    out.line("model ", (report.model, "cyan"), f" · {report.provider} at {report.host} · ", server)
+    out.text(f"session: {report.session_id or '(not logged)'}")
+    style = {"synced": "green", "stale": "yellow", "not synced": "yellow"}[report.index]
+    rows = f" · {report.index_rows} descriptors" if report.index_rows is not None else ""
+    out.line("index: ", (report.index, style), f"{rows} · {report.index_detail}")
+    if not report.mcp:
+        out.text("MCP plugins: none")
+        return
+    out.table(
+        ["MCP PLUGIN", "CONNECTED", "TOOLS", "LAST ERROR"],
+        [
+            [
+                m.plugin_id,
+                "yes" if m.connected else "no",
+                "-" if m.tools is None else m.tools,
+                m.last_error or "",
+            ]
+            for m in report.mcp
+        ],
+    )
+    out.text("/status reconnect PLUGIN_ID restarts a session")

@@ -140,3 +140,23 @@ def test_streamed_text_tool_call_parts_and_usage_are_assembled() -> None:
     assert (reply.prompt_tokens, reply.eval_tokens) == (12, 5)
     assert sent[0]["response_format"]["json_schema"]["schema"] == {"type": "object"}
     assert sent[0]["stream"] is True and "tools" not in sent[0]
+
+
+def test_context_window_from_props_then_models_then_unknown() -> None:
+    from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
+
+    async def window(host: str) -> int | None:
+        llm = OpenAICompatLLM(host, "local-model")
+        try:
+            return await llm.context_window()
+        finally:
+            await llm.aclose()
+
+    props = {"default_generation_settings": {"n_ctx": 8192}}
+    with FakeOpenAI(props=props) as fake:
+        assert asyncio.run(window(fake.host)) == 8192
+    with FakeOpenAI() as fake:
+        fake.model_fields = {"max_model_len": 32768}
+        assert asyncio.run(window(fake.host)) == 32768
+    with FakeOpenAI() as fake:
+        assert asyncio.run(window(fake.host)) is None

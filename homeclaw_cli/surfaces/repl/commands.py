@@ -26,7 +26,8 @@ COMMANDS: dict[str, str] = {
     "/model": "/model [NAME]: the server's models (tools?), or switch for this session",
     "/reload": "rescan plugins and skills now",
     "/trace": "toggle the trace after each answer",
-    "/context": "what is in the prompt and its size",
+    "/context": "tokens used (system, tools, history) against the model's window",
+    "/status": "model, server, index and MCP sessions; /status reconnect ID",
     "/clear": "forget the conversation so far",
     "/sessions": "/sessions [ID]: recent conversations, or one whole (chat -c continues)",
     "/exit": "leave (Ctrl-D works too)",
@@ -62,6 +63,7 @@ class SlashCommands:
             "/reload": self._reload,
             "/trace": self._trace,
             "/context": self._context,
+            "/status": self._status,
             "/clear": self._clear,
             "/sessions": self._sessions,
             "/exit": self._exit,
@@ -180,18 +182,24 @@ class SlashCommands:
         self.out.text(f"trace {'on' if self.trace else 'off'}")
 
     async def _context(self, _: str) -> None:
-        session = self._session
-        last = session.agent.last
-        history = session.agent.history
-        self.out.text(f"history: {len(history)} messages")
-        if last is None or last.prompt is None:
-            self.out.text("no prompt built yet: ask something first")
+        from homeclaw_cli.app.chat_status import context_report
+        from homeclaw_cli.surfaces.views import show_context
+
+        show_context(self.out, await context_report(self._session))
+
+    async def _status(self, arg: str) -> None:
+        from homeclaw_cli.app.chat_status import reconnect, status_report
+        from homeclaw_cli.surfaces.views import show_status
+
+        action, _, plugin_id = arg.partition(" ")
+        if action == "reconnect" and plugin_id.strip():
+            state = await reconnect(self._session, plugin_id.strip())
+            self.out.text(f"reconnected {state.plugin_id}: {state.tools} tools")
             return
-        rows: list[list[Any]] = [[b.name, b.tokens] for b in last.prompt.blocks]
-        rows.append(["tool schemas", last.tool_tokens])
-        rows.append(["total", last.prompt_tokens])
-        self.out.table(["BLOCK", "TOKENS"], rows)
-        self.out.text(f"tools: {', '.join(last.tools_offered)}")
+        if action:
+            self.out.text("usage: /status, or /status reconnect PLUGIN_ID")
+            return
+        show_status(self.out, await status_report(self._session))
 
     async def _clear(self, _: str) -> None:
         self._session.agent.clear()

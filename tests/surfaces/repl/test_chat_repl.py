@@ -91,14 +91,14 @@ def test_slash_commands(settings: Settings, fake: FakeOllama) -> None:
     assert "HEALTH" in out
     assert "High tide in Brest at 06:12." in out
     assert "retrieval for: tide times for the harbour of Brest" in out  # /why
-    assert "routing" in out and "tool schemas" in out  # /context
+    assert "routing" in out and "tools (" in out  # /context
     assert "trace on" in out
     assert "model llama3.2 · native tool calls" in out
     # /model lists the server's models: the configured one marked, tool support
     assert re.search(r"^\*\W+llama3\.2:latest\W+yes\W", out, re.MULTILINE)
     assert re.search(r"^\W+tiny:latest\W+no\W", out, re.MULTILINE)
     assert "model is now tiny (JSON replies)" in out
-    assert "conversation cleared" in out and "history: 0 messages" in out
+    assert "conversation cleared" in out and "history (0 turns)" in out
     assert "unknown command /skils (did you mean `/skills`?)" in out
 
 
