@@ -15,8 +15,29 @@ from typing import Any
 
 import httpx
 
-from homeclaw_cli.core.ports import ChatMessage, JsonSchema, LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.ports import (
+    ChatMessage,
+    JsonSchema,
+    LLMReply,
+    LLMToolCall,
+    ModelInfo,
+    TextSink,
+)
 from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
+
+
+def _tools_from_show(info: dict[str, Any]) -> bool:
+    capabilities = info.get("capabilities")
+    if capabilities is not None:
+        return "tools" in capabilities
+    return ".Tools" in str(info.get("template", ""))
+
+
+def _context_from_show(info: dict[str, Any]) -> int | None:
+    for key, value in (info.get("modelinfo") or info.get("model_info") or {}).items():
+        if key.endswith(".context_length") and isinstance(value, int) and value > 0:
+            return value
+    return None
 
 
 class ContextTooLongError(HomeclawError):
@@ -65,6 +86,36 @@ class OllamaLLM:
             listed = await self._client.list()
         return [str(m.model) for m in listed.models]
 
+    async def models(self) -> list[ModelInfo]:
+        """/api/tags, then /api/show of each model (at once) for its capabilities and window."""
+        import asyncio
+
+        async with self._errors():
+            listed = await self._client.list()
+            names = [str(m.model) for m in listed.models]
+            shown = await asyncio.gather(
+                *(self._client.show(name) for name in names), return_exceptions=True
+            )
+        out = []
+        for entry, show in zip(listed.models, shown, strict=True):
+            info = {} if isinstance(show, BaseException) else show.model_dump(mode="json")
+            details = entry.details
+            words = (
+                [details.family, details.parameter_size, details.quantization_level]
+                if details
+                else []
+            )
+            out.append(
+                ModelInfo(
+                    str(entry.model),
+                    tools=_tools_from_show(info) if info else None,
+                    context_length=_context_from_show(info),
+                    size=entry.size,
+                    details=" ".join(str(w) for w in words if w),
+                )
+            )
+        return out
+
     async def show(self) -> dict[str, Any]:
         """/api/show for the model (capabilities, details, context length); cached."""
         if self._show is None:
@@ -75,18 +126,11 @@ class OllamaLLM:
 
     async def supports_tools(self) -> bool:
         """True when /api/show lists the `tools` capability (or the template uses .Tools)."""
-        info = await self.show()
-        capabilities = info.get("capabilities")
-        if capabilities is not None:
-            return "tools" in capabilities
-        return ".Tools" in str(info.get("template", ""))
+        return _tools_from_show(await self.show())
 
-    async def context_length(self) -> int | None:
-        info = (await self.show()).get("modelinfo") or {}
-        for key, value in info.items():
-            if key.endswith(".context_length") and isinstance(value, int):
-                return value
-        return None
+    async def context_window(self) -> int | None:
+        """The model's window from /api/show (model_info `<arch>.context_length`)."""
+        return _context_from_show(await self.show())
 
     async def chat(
         self,

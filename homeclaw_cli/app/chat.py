@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
+from homeclaw_cli.app.models import explain_missing
 from homeclaw_cli.app.plugin_availability import ServerProbe
 from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.catalog.registry import scan
@@ -33,7 +34,7 @@ from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state import audit
@@ -222,7 +223,10 @@ class ChatSession:
     async def start(self) -> None:
         """Check the model first (fail fast when the server is down or the model missing),
         then bring the index up to date when `refresh_on_startup` is set (seed 002 §8.5)."""
-        await self.llm.supports_tools()  # /api/show: server up, model pulled
+        try:
+            await self.llm.supports_tools()  # /api/show: server up, model pulled
+        except NotFoundError as exc:
+            raise await explain_missing(self.settings, self.llm, exc) from None
         await self.agent.native_tools()
         if self.settings.plugins.refresh_on_startup or self.settings.skills.refresh_on_startup:
             await self._sync(self.context)  # the folders are as this session scanned them

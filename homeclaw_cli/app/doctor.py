@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from homeclaw_cli.app.context import AppContext
-from homeclaw_cli.errors import HomeclawError, damaged_index
+from homeclaw_cli.app.models import explain_missing
+from homeclaw_cli.errors import HomeclawError, NotFoundError, damaged_index
 from homeclaw_cli.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]
@@ -62,6 +63,8 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapte
     try:
         tools = await llm.supports_tools()
     except HomeclawError as exc:
+        if isinstance(exc, NotFoundError):
+            exc = await explain_missing(settings, llm, exc)
         checks.append(Check("model", "fail", exc.message, exc.hint or ""))
         return checks
     if tools:

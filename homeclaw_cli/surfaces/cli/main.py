@@ -25,6 +25,7 @@ from homeclaw_cli.surfaces.cli import (
     doctor,
     logs,
     mcp,
+    models,
     own_eval,
     plugin,
     plugin_call,
@@ -108,7 +109,7 @@ app = typer.Typer(
 for command in (sync, audit, chat):
     app.add_typer(command.app)
 app.add_typer(logs.app, name="logs")  # a group: logs, logs sessions, logs show ID
-for command in (doctor, serve):
+for command in (models, doctor, serve):
     app.add_typer(command.app)
 app.add_typer(
     _group(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -90,11 +91,14 @@ def test_slash_commands(settings: Settings, fake: FakeOllama) -> None:
     assert "HEALTH" in out
     assert "High tide in Brest at 06:12." in out
     assert "retrieval for: tide times for the harbour of Brest" in out  # /why
-    assert "routing" in out and "tool schemas" in out  # /context
+    assert "routing" in out and "tools (" in out  # /context
     assert "trace on" in out
     assert "model llama3.2 · native tool calls" in out
+    # /model lists the server's models: the configured one marked, tool support
+    assert re.search(r"^\*\W+llama3\.2:latest\W+yes\W", out, re.MULTILINE)
+    assert re.search(r"^\W+tiny:latest\W+no\W", out, re.MULTILINE)
     assert "model is now tiny (JSON replies)" in out
-    assert "conversation cleared" in out and "history: 0 messages" in out
+    assert "conversation cleared" in out and "history (0 turns)" in out
     assert "unknown command /skils (did you mean `/skills`?)" in out
 
 
@@ -120,7 +124,8 @@ def test_errors_are_one_sentence_and_the_repl_continues(
 ) -> None:
     fake.script(text("fine"))
     out = drive(settings, "/model mistral\nhello\n/exit\n")
-    assert "model mistral is not pulled" in out and "ollama pull mistral" in out
+    assert "model mistral is not installed on Ollama" in out and "ollama pull mistral" in out
+    assert "installed: llama3.2:latest (tools), tiny:latest (no tools)" in out
     assert "fine" in out  # switched back to the working model
     assert "Traceback" not in out
 
