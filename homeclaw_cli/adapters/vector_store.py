@@ -371,6 +371,21 @@ class VectorStore:
         rows = handle.search().where(f"id IN ({quoted})").select(["id", "vector"]).limit(len(ids))
         return {r["id"]: r["vector"] for r in rows.to_list()}
 
+    def stored_texts(self, table: str, ids: Sequence[str]) -> dict[str, tuple[str, str, Any]]:
+        """id -> (embedded text, model, vector) of those `ids` that have a row."""
+        handle = self._open(table)
+        if handle is None or not ids:
+            return {}
+        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
+        rows = (
+            handle.search()
+            .where(f"id IN ({quoted})")
+            .select(["id", "text", "model", "vector"])
+            .limit(len(ids))
+            .to_list()
+        )
+        return {r["id"]: (r["text"], r["model"], r["vector"]) for r in rows}
+
     def index_model(self, table: str) -> str | None:
         """The model the rows of `table` were embedded with (None for an empty table)."""
         handle = self._require(table)

@@ -322,6 +322,49 @@ def _make_plan(
     return plan
 
 
+def _vectors(
+    settings: Settings,
+    store: VectorStore,
+    plan: _Plan,
+    report: SyncReport,
+    progress: SyncProgress | None,
+) -> Any:
+    """Vectors for `plan.embed`, in order. An updated row whose embedded text the index already
+    holds (same model) keeps its vector: a plugin that only moved (another --plugins-dir,
+    another source) is rewritten without loading the model. Everything else is embedded."""
+    from homeclaw_cli.adapters import embedder as emb
+
+    model = settings.embedding.model
+    kept: dict[str, Any] = {}
+    updated = set(plan.report.updated)
+    if not plan.rebuild and updated:
+        texts = {r.id: r.text for r in plan.embed}
+        stored = store.stored_texts(plan.table, sorted(updated))
+        kept = {
+            item: vector
+            for item, (text, stored_model, vector) in stored.items()
+            if stored_model == model and text == texts.get(item)
+        }
+    todo = [r for r in plan.embed if r.id not in kept]
+    fresh: dict[str, Any] = {}
+    if todo:
+        reference = emb.sentence_transformer(model, settings.embedding.batch_size)
+        report.model_loaded = True
+        if progress is not None:
+            progress.start(plan.kind, len(todo))
+        vectors = reference.embed(
+            [r.text for r in todo], progress=progress.advance if progress else None
+        )
+        fresh = dict(zip((r.id for r in todo), vectors, strict=True))
+        if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
+            reference, models_dir(settings)
+        ):
+            report.warnings.append(
+                f"could not export {model} to ONNX; queries will load sentence-transformers"
+            )
+    return emb.stack_vectors([fresh.get(r.id, kept.get(r.id)) for r in plan.embed])
+
+
 def _merge(report: SyncReport, kind_report: KindReport) -> None:
     report.kinds[kind_report.kind] = kind_report
     report.extend(kind_report, prefix=kind_report.kind.removesuffix("s") + ":")
@@ -335,27 +378,13 @@ def _apply(
     report: SyncReport,
     progress: SyncProgress | None,
 ) -> None:
-    from homeclaw_cli.adapters import embedder as emb
-
     model = settings.embedding.model
     if plan.embed:
-        reference = emb.sentence_transformer(model, settings.embedding.batch_size)
-        report.model_loaded = True
-        if progress is not None:
-            progress.start(plan.kind, len(plan.embed))
-        texts = [r.text for r in plan.embed]
-        vectors = reference.embed(texts, progress=progress.advance if progress else None)
-        dim = reference.dimension
+        vectors = _vectors(settings, store, plan, report, progress)
         if plan.rebuild:
-            store.replace_all(plan.table, plan.rows, vectors, model, dim)
+            store.replace_all(plan.table, plan.rows, vectors, model, int(vectors.shape[1]))
         else:
             store.upsert(plan.table, plan.embed, vectors, model)
-        if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
-            reference, models_dir(settings)
-        ):
-            report.warnings.append(
-                f"could not export {model} to ONNX; queries will load sentence-transformers"
-            )
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)
