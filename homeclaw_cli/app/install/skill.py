@@ -19,14 +19,13 @@ from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
 from homeclaw_cli.app.install.pipeline import install_item, remove_item, update_items
 from homeclaw_cli.app.install.results import InstallResult, RemoveResult
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
+from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
     TEST_PREFIX,
     Skill,
-    SkillParseError,
     apply_eligibility,
     load_skill,
-    parse_skill_md,
     skill_folders,
 )
 from homeclaw_cli.core.permissions import skill_permissions

@@ -181,3 +181,17 @@ def show_skill_installed(out: Output, result: SkillInstallResult) -> None:
         out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
     for warning in result.skill.warnings:
         out.warning(warning)
+
+
+def toggle(ctx: typer.Context, kind: Kind, item_id: str, *, enabled: bool, as_json: bool) -> None:
+    """The body of `plugin|skill enable|disable`."""
+    from homeclaw_cli.app.install.toggle import set_enabled
+    from homeclaw_cli.surfaces.cli.state import get_state
+
+    changed = set_enabled(get_state(ctx).context(), kind, item_id, enabled)
+    out = Output(json_mode=as_json)
+    state = "enabled" if enabled else "disabled"
+    out.result(
+        {"id": item_id, "status": state, "changed": changed},
+        lambda: out.text(f"{item_id} {state}" + ("" if changed else " (already)")),
+    )
