@@ -448,7 +448,9 @@ def test_remove_enable_disable_and_audit(cli: Any, hc_home: Path, tmp_path: Path
     shown = cli("plugin", "show", "greeter")  # shown, and marked disabled
     assert shown.exit_code == 0 and "status: disabled" in shown.stdout
     called = cli("plugin", "call", "greeter")
-    assert called.exit_code == 4 and "disabled" in called.stderr and "plugin enable" in called.stderr
+    assert (
+        called.exit_code == 4 and "disabled" in called.stderr and "plugin enable" in called.stderr
+    )
     assert "already" in cli("plugin", "disable", "greeter").stdout
     assert cli("plugin", "enable", "greeter").exit_code == 0
     rows = payload(cli("plugin", "list", "--json"))
