@@ -6,6 +6,7 @@ The steps all kinds share are in pipeline.py; this module says what makes a plug
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, Limits
 from homeclaw_cli.adapters.install_source import Fetched
@@ -132,6 +133,13 @@ def _warnings(
     return warnings
 
 
+def _descriptor(folder: Path) -> dict[str, Any]:
+    loaded = load_plugin(folder)
+    if loaded.manifest is None:
+        return {}
+    return loaded.manifest.model_dump(mode="json", exclude={"config": {"type"}})
+
+
 def _installed_version(folder: Path) -> str | None:
     loaded = load_plugin(folder)
     return loaded.manifest.version if loaded.manifest else None
@@ -161,4 +169,5 @@ PLUGIN = ItemKind(
     installed_version=_installed_version,
     explain_missing=_explain_not_installed,
     after_remove=_enable_on_reinstall,
+    describe=_descriptor,
 )

@@ -70,10 +70,12 @@ def _ask(out: Output, request: PermissionRequest, yes: bool) -> bool:
 
 def show_result(out: Output, result: InstallResult) -> None:
     """Print one install/update result: version, commit, digest, permission and file diff."""
-    label = f"{result.item_id} {result.version or ''}".strip()
     if result.old_version and result.old_version != result.version:
-        label += f" (was {result.old_version})"
-    out.text(f"{result.action} {label} -> {result.folder}")
+        versions = f"{result.old_version} -> {result.version or '?'}"
+        out.text(f"{result.action} {result.item_id} {versions} ({result.folder})")
+    else:
+        label = f"{result.item_id} {result.version or ''}".strip()
+        out.text(f"{result.action} {label} -> {result.folder}")
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"
@@ -95,8 +97,12 @@ def show_result(out: Output, result: InstallResult) -> None:
 
 
 def _show_changes(out: Output, result: InstallResult) -> None:
+    from homeclaw_cli.core.manifest_diff import describe_change
     from homeclaw_cli.core.permissions import describe
 
+    for change in result.manifest_changes:
+        if change.field != "version":  # the first line says old -> new
+            out.text(f"  {describe_change(change)}")
     diff = result.permission_diff
     if diff is not None:
         for line in describe(diff.added):
