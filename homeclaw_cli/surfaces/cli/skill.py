@@ -10,7 +10,7 @@ import typer
 from homeclaw_cli.errors import ExitCode, UsageError
 from homeclaw_cli.surfaces.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.render import Output, clip
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.context import AppContext
@@ -110,7 +110,7 @@ def _show_listing(out: Output, rows: list[dict[str, Any]]) -> None:
                 r["source"],
                 r["status"],
                 r["scripts"],
-                r["reason"] or _short(r["description"]),
+                r["reason"] or clip(r["description"], 80),
             ]
             for r in rows
         ],
@@ -141,10 +141,6 @@ def _row(skill: Skill, status: str, reason: str | None) -> dict[str, Any]:
         "folder": str(skill.folder),
         "description": skill.description,
     }
-
-
-def _short(text: str, width: int = 80) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 @app.command("show")

@@ -31,7 +31,7 @@ from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
 from homeclaw_cli.surfaces.approval_prompt import repl_asker
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.render import Output, clip
 
 T = TypeVar("T")
 
@@ -284,7 +284,7 @@ class Repl:
                 e.source,
                 len(e.manifest.callable_capabilities()),
                 status(e.id),
-                e.manifest.description[:70],
+                clip(e.manifest.description, 70),
             ]
             for e in sorted(registry.plugins.values(), key=lambda e: e.id)
         ]
@@ -302,7 +302,7 @@ class Repl:
                 s.id,
                 s.source,
                 "yes" if s.eligible else f"no: {s.ineligible_reason}",
-                s.description[:70],
+                clip(s.description, 70),
             ]
             for s in sorted(skills.values(), key=lambda s: s.id)
         ]
