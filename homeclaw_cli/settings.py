@@ -284,26 +284,14 @@ def load_settings(
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
     default_config, default_data = default_paths(env)
-
-    if config_file is not None:
-        config_path, config_source = config_file.expanduser(), "flag --config"
-        if not config_path.is_file():
-            hint = "create it, or drop --config to use " + str(default_config)
-            if not config_path.exists():
-                raise missing_path(f"config file {config_path}", hint=hint)
-            raise ConfigError(
-                f"config file {config_path} is a folder, not a file",
-                hint=hint,
-            )
-    elif env.get("HOMECLAW_CONFIG"):
-        config_path, config_source = Path(env["HOMECLAW_CONFIG"]).expanduser(), "env"
-    else:
-        config_path, config_source = default_config, "default"
+    config_path, config_source = _config_location(config_file, env, default_config)
 
     values: dict[str, Any] = {"data_dir": str(default_data)}
     sources: dict[str, str] = {}
+    problems: list[str] = []  # every bad key and value, reported together
     if config_path.is_file():
-        for key, value in _flatten(_read_config_file(config_path)).items():
+        data, problems = _read_config_file(config_path)
+        for key, value in _flatten(data).items():
             values[key] = value
             sources[key] = f"config {config_path}"
 
@@ -325,9 +313,28 @@ def load_settings(
     try:
         settings = Settings.model_validate(nested)
     except ValidationError as exc:
-        raise _config_error(exc, sources) from None
+        raise _config_error(problems + _value_problems(exc, sources)) from None
+    if problems:
+        raise _config_error(problems)
     settings.sources.setdefault("config_path", config_source)
     return settings
+
+
+def _config_location(
+    config_file: Path | None, env: Mapping[str, str], default_config: Path
+) -> tuple[Path, str]:
+    """The config file to read and where that choice came from (flag, env or default)."""
+    if config_file is None:
+        if env.get("HOMECLAW_CONFIG"):
+            return Path(env["HOMECLAW_CONFIG"]).expanduser(), "env"
+        return default_config, "default"
+    config_path = config_file.expanduser()
+    if not config_path.is_file():
+        hint = "create it, or drop --config to use " + str(default_config)
+        if not config_path.exists():
+            raise missing_path(f"config file {config_path}", hint=hint)
+        raise ConfigError(f"config file {config_path} is a folder, not a file", hint=hint)
+    return config_path, "flag --config"
 
 
 def effective_values(settings: Settings) -> list[tuple[str, Any, str]]:
@@ -342,7 +349,8 @@ def effective_values(settings: Settings) -> list[tuple[str, Any, str]]:
     return rows
 
 
-def _read_config_file(path: Path) -> dict[str, Any]:
+def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The file's known keys, and one problem line per unknown key."""
     try:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
@@ -359,28 +367,34 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read config file ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config file must be a mapping of keys to values")
-    _check_known_keys(data, path)
-    return data
+    return _known_keys(data, path)
 
 
-def _check_known_keys(data: dict[str, Any], path: Path) -> None:
+def _known_keys(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
     known_top = [*TOP_LEVEL_KEYS, *CONFIGURABLE_SECTIONS]
+    kept: dict[str, Any] = {}
+    problems: list[str] = []
     for key, value in data.items():
         if key in CONFIGURABLE_SECTIONS:
             if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `{key}` must be a mapping, e.g. `{key}: {{...}}`")
+                problems.append(f"{path}: `{key}` must be a mapping, e.g. `{key}: {{...}}`")
+                continue
             fields = CONFIGURABLE_SECTIONS[key].model_fields
-            for sub in value:
-                if sub not in fields:
-                    raise ConfigError(
-                        f"{path}: unknown key `{key}.{sub}`{did_you_mean(sub, fields)}",
-                        hint=f"valid keys under `{key}`: {', '.join(fields)}",
-                    )
-        elif key not in TOP_LEVEL_KEYS:
-            raise ConfigError(
-                f"{path}: unknown key `{key}`{did_you_mean(key, known_top)}",
-                hint=f"valid top-level keys: {', '.join(known_top)}",
+            kept[key] = {sub: v for sub, v in value.items() if sub in fields}
+            problems += [
+                f"{path}: unknown key `{key}.{sub}`"
+                + (did_you_mean(sub, fields) or f" (valid under `{key}`: {', '.join(fields)})")
+                for sub in value
+                if sub not in fields
+            ]
+        elif key in TOP_LEVEL_KEYS:
+            kept[key] = value
+        else:
+            problems.append(
+                f"{path}: unknown key `{key}`"
+                + (did_you_mean(key, known_top) or f" (top-level keys: {', '.join(known_top)})")
             )
+    return kept, problems
 
 
 def _env_values(env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
@@ -447,10 +461,20 @@ def _unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def _config_error(exc: ValidationError, sources: Mapping[str, str]) -> ConfigError:
+def _value_problems(exc: ValidationError, sources: Mapping[str, str]) -> list[str]:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         origin = sources.get(key, "default")
         lines.append(f"{key} = {err.get('input')!r} (from {origin}): {err['msg']}")
-    return ConfigError("invalid configuration: " + "; ".join(lines), hint="fix the value shown")
+    return lines
+
+
+def _config_error(problems: list[str]) -> ConfigError:
+    """One error naming every problem, so one edit fixes them all."""
+    if len(problems) == 1:
+        return ConfigError(f"invalid configuration: {problems[0]}", hint="fix the key or value")
+    return ConfigError(
+        f"invalid configuration ({len(problems)} problems):\n  - " + "\n  - ".join(problems),
+        hint="fix each key or value listed",
+    )

@@ -16,7 +16,7 @@ from homeclaw_cli import sdk
 from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.registry import PluginEntry, Registry
 from homeclaw_cli.core.manifest import Capability, Permissions, PluginManifest
-from homeclaw_cli.core.params import ParameterError, validate_parameters
+from homeclaw_cli.core.params import ParameterError, example_call, validate_parameters
 from homeclaw_cli.core.permissions import requested_permissions
 from homeclaw_cli.errors import NotFoundError, UnavailableError, UsageError
 from homeclaw_cli.runtime.runners.base import (
@@ -104,7 +104,7 @@ class PluginCaller:
                 return entry, caps[0], bool(manifest.capabilities)
             raise UsageError(
                 f"plugin {plugin_id} has {len(caps)} capabilities; name one: {', '.join(valid)}",
-                hint=f"homeclaw plugin call {plugin_id} {valid[0]} -p name=value",
+                hint=f"e.g. {example_call(plugin_id, caps[0])}",
             )
         wanted = method_name(capability_id)
         for cap in caps:

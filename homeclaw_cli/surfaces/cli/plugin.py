@@ -110,21 +110,26 @@ def show(
     from homeclaw_cli.catalog.registry import describe_entry
     from homeclaw_cli.core.capability_tools import descriptor_token_cost, plugin_tools
 
-    entry = get_state(ctx).context().registry.get(plugin_id)
+    registry = get_state(ctx).context().registry
+    disabled = plugin_id in registry.disabled and plugin_id not in registry.plugins
+    entry = registry.disabled[plugin_id] if disabled else registry.get(plugin_id)
     data = describe_entry(entry)
+    data["disabled"] = disabled
     data["tools"] = plugin_tools(entry.manifest)
     data["tokens"] = descriptor_token_cost(entry.manifest)
     out = Output(json_mode=as_json)
-    out.result(data, lambda: _show_plugin(out, entry))
+    out.result(data, lambda: _show_plugin(out, entry, disabled=disabled))
 
 
-def _show_plugin(out: Output, entry: PluginEntry) -> None:
+def _show_plugin(out: Output, entry: PluginEntry, *, disabled: bool = False) -> None:
     from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
 
     manifest = entry.manifest
     out.line((manifest.id, "bold cyan"), f"  {manifest.name} {manifest.version or ''}")
     out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
+    if disabled:
+        out.text(f"status: disabled (`homeclaw plugin enable {manifest.id}` turns it back on)")
     out.text(f"description: {manifest.description}")
     if manifest.description_long:
         out.text(f"description_long: {manifest.description_long}")

@@ -13,6 +13,7 @@ from homeclaw_cli.surfaces.cli.install_view import (
     approver,
     show_removed,
     show_result,
+    toggle,
 )
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
@@ -91,18 +92,6 @@ def remove(
     show_removed(out, remove_plugin(context, plugin_id))
 
 
-def _toggle(ctx: typer.Context, plugin_id: str, enabled: bool, as_json: bool) -> None:
-    from homeclaw_cli.app.install.plugin import set_plugin_enabled
-
-    changed = set_plugin_enabled(get_state(ctx).context(), plugin_id, enabled)
-    out = Output(json_mode=as_json)
-    state = "enabled" if enabled else "disabled"
-    if as_json:
-        out.json({"id": plugin_id, "status": state, "changed": changed})
-    else:
-        out.text(f"{plugin_id} {state}" + ("" if changed else " (already)"))
-
-
 @app.command("enable")
 def enable(
     ctx: typer.Context,
@@ -110,7 +99,7 @@ def enable(
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a disabled plugin back on."""
-    _toggle(ctx, plugin_id, True, as_json)
+    toggle(ctx, "plugin", plugin_id, enabled=True, as_json=as_json)
 
 
 @app.command("disable")
@@ -120,7 +109,7 @@ def disable(
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a plugin off without removing it (retrieval and calls skip it)."""
-    _toggle(ctx, plugin_id, False, as_json)
+    toggle(ctx, "plugin", plugin_id, enabled=False, as_json=as_json)
 
 
 @app.command("new")
