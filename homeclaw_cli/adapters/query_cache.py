@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,8 @@ POINTER = "current"
 
 
 def cache_root(index_uri: str) -> Path | None:
-    """Where snapshots of a local index live; None for object-store URIs (no local cache)."""
+    """Where snapshots of a local index live; None for object-store URIs (their snapshots
+    live under the data dir, see object_store.cache_dir, and record the table version)."""
     if "://" in index_uri and not index_uri.startswith("file://"):
         return None
     return Path(index_uri.removeprefix("file://")) / ".homeclaw-snapshots"
@@ -45,9 +47,16 @@ def invalidate(root: Path, table: str) -> None:
 
 
 def write_snapshot(
-    root: Path, table: str, rows: list[dict[str, Any]], vectors: Vectors, model: str
+    root: Path,
+    table: str,
+    rows: list[dict[str, Any]],
+    vectors: Vectors,
+    model: str,
+    *,
+    version: int | None = None,
 ) -> None:
-    """Write a new snapshot of `rows` (+ their vectors) and point readers at it."""
+    """Write a new snapshot of `rows` (+ their vectors), taken at LanceDB table `version`,
+    and point readers at it."""
     import io
 
     import numpy as np
@@ -68,6 +77,7 @@ def write_snapshot(
         "detail": [r.get("status_detail") or "" for r in rows],
         "hash": [r.get("content_hash", "") for r in rows],
         "dim": int(np.asarray(vectors).shape[1]) if len(rows) else 0,
+        "table_version": version,
     }
     atomic_write_text(target / "rows.json", json.dumps(meta))
     # Descriptors are big and a query needs a handful: one per line, found by byte offset.
@@ -123,6 +133,7 @@ class Snapshot:
         self._blob = blob
         self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
         self.dim: int = int(meta.get("dim") or 0)
+        self.table_version: int | None = meta.get("table_version")
         self.vectors = vectors
         self._text = text
 
@@ -196,3 +207,27 @@ class Snapshot:
     def vector(self, index: int) -> list[float]:
         values: list[float] = self.vectors[index].tolist()
         return values
+
+
+class SnapshotReader:
+    """The read side of VectorStore answered from a snapshot: same Match results, no lancedb."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.model = snapshot.model
+        self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
+
+    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
+        return self.snapshot.dense(vector, limit)
+
+    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
+        return self.snapshot.keyword(query, limit)
+
+    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}
+
+    def all_rows(self, table: str) -> list[dict[str, Any]]:
+        return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
+
+    def ids(self, table: str) -> list[str]:
+        return list(self.snapshot.ids)

@@ -8,10 +8,16 @@ model is never loaded. Skills in the test dir (`test__` ids) are re-embedded eve
 Writers hold `state_dir/index.lock`, so cron and a REPL never write at once. Each write is
 one atomic LanceDB commit (see adapters/vector_store.py); a sync killed at any point leaves
 whole rows only, and the next sync finishes the job (hash diff + text-index check).
+
+On a shared object-store index several machines write: the local lock cannot see them, so
+LanceDB's commit protocol orders the commits (a merge that meets another commit is retried)
+and a sync deletes only the ids it wrote itself (`state_dir/index-owned-<table>.json`),
+never another machine's rows. See docs/team.md.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,7 +29,7 @@ from homeclaw_cli.app import scan_fingerprint as fp
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
-from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.fsutil import atomic_write_text, file_lock
 from homeclaw_cli.settings import Settings
 
 SyncKind = Literal["plugins", "skills"]
@@ -103,6 +109,20 @@ def models_dir(settings: Settings) -> Path:
 def index_lock_path(settings: Settings) -> Path:
     """Held by every writer of the index (sync, stale-row cleanup)."""
     return settings.state_dir / "index.lock"
+
+
+def read_owned(settings: Settings, table: str) -> set[str]:
+    """The ids this home wrote to a shared (object-store) index at its last sync."""
+    try:
+        data = json.loads((settings.state_dir / f"index-owned-{table}.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {str(i) for i in data} if isinstance(data, list) else set()
+
+
+def write_owned(settings: Settings, table: str, ids: list[str]) -> None:
+    """Remember the ids this home indexed: only these may it delete from a shared index."""
+    atomic_write_text(settings.state_dir / f"index-owned-{table}.json", json.dumps(sorted(ids)))
 
 
 def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
@@ -254,6 +274,8 @@ def sync(
                 continue
             plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
+            if store.remote:
+                write_owned(settings, plan.table, [r.id for r in plan.rows])
             _merge(report, plan.report)
             if kind == "plugins":
                 generation = store.snapshot_generation(plan.table)
@@ -302,6 +324,7 @@ def _make_plan(
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
     incremental = section.incremental_sync
+    store.ensure_fresh(table, max_age=0)  # a shared index: diff against its newest version
     fast = store.meta_from_snapshot(table)
     if fast is None and not rows and not store.may_exist(table):
         fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
@@ -314,6 +337,10 @@ def _make_plan(
         full=full or (not incremental and refresh_test),  # --check compares hashes only
         refresh_test=refresh_test,
     )
+    if store.remote:  # other machines' rows are theirs to delete (docs/team.md)
+        owned = read_owned(settings, table)
+        plan.remove = [i for i in plan.remove if i in owned]
+        plan.report.removed = plan.remove
     if (
         fast is None
     ):  # otherwise the snapshot proves the last sync finished (see meta_from_snapshot)
@@ -343,6 +370,8 @@ def _apply(
         report.model_loaded = True
         if progress is not None:
             progress.start(plan.kind, len(plan.embed))
+        if store.remote and not plan.rebuild:
+            store.create_empty(plan.table, reference.dimension)
         texts = [r.text for r in plan.embed]
         vectors = reference.embed(texts, progress=progress.advance if progress else None)
         dim = reference.dimension
@@ -350,6 +379,11 @@ def _apply(
             store.replace_all(plan.table, plan.rows, vectors, model, dim)
         else:
             store.upsert(plan.table, plan.embed, vectors, model)
+            if store.remote:  # a concurrent first create may have overwritten ours
+                present = set(store.ids(plan.table))
+                lost = [i for i, row in enumerate(plan.embed) if row.id not in present]
+                if lost:
+                    store.upsert(plan.table, [plan.embed[i] for i in lost], vectors[lost], model)
         if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
             reference, models_dir(settings)
         ):

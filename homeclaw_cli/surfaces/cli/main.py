@@ -11,7 +11,13 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
+from homeclaw_cli.errors import (
+    ExitCode,
+    HomeclawError,
+    UsageError,
+    damaged_index,
+    object_store_error,
+)
 from homeclaw_cli.surfaces.cli import (
     audit,
     chat,
@@ -62,7 +68,7 @@ class _ErrorBoundary(TyperGroup):
                 uri = state.settings().index_uri
             except HomeclawError:
                 uri = "the index folder"
-            error = damaged_index(uri, exc)
+            error = object_store_error(uri, exc) or damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
             _fail(ctx, error)
