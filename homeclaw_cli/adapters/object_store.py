@@ -82,7 +82,8 @@ def profile_credentials(profile: str) -> dict[str, str]:
 
 
 def latest_version(uri: str, table: str, options: dict[str, str]) -> int | None:
-    """The newest version of `table` by listing its manifests (s3 only); None: unknown."""
+    """The newest version of `table` by listing its manifests (s3 only): 0 when the table
+    has none (it does not exist); None when unknown (another store, or the listing failed)."""
     if not uri.startswith("s3://"):
         return None
     try:
@@ -94,8 +95,7 @@ def latest_version(uri: str, table: str, options: dict[str, str]) -> int | None:
     except Exception:  # any failure: the caller asks LanceDB, which reports it properly
         return None
     versions = [_manifest_version(n) for n in names if n.endswith(".manifest")]
-    found = [v for v in versions if v is not None]
-    return max(found) if found else None
+    return max((v for v in versions if v is not None), default=0)
 
 
 def _manifest_version(name: str) -> int | None:

@@ -129,7 +129,7 @@ class VectorStore:
         """
         root = query_cache.cache_root(self.uri)
         if root is None:
-            return True
+            return object_store.latest_version(self.uri, table, self.storage_options) != 0
         return (root.parent / f"{table}.lance").exists()
 
     def snapshot_generation(self, table: str) -> str | None:
@@ -161,7 +161,9 @@ class VectorStore:
             except OSError:
                 pass
         version = object_store.latest_version(self.uri, table, self.storage_options)
-        if snapshot is None or version is None or snapshot.table_version != version:
+        if version == 0:  # no such table yet: nothing to copy, no lancedb import
+            query_cache.invalidate(self.snapshot_root, table)
+        elif snapshot is None or version is None or snapshot.table_version != version:
             self.refresh_snapshot(table)
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
@@ -184,6 +186,7 @@ class VectorStore:
         vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
         model = models.pop() if len(models) == 1 else ""
         query_cache.write_snapshot(self.snapshot_root, table, rows, vectors, model, version=version)
+        (self.snapshot_root / table / "checked").touch()  # as fresh as a version check
 
     @property
     def db(self) -> Any:
