@@ -164,7 +164,13 @@ class VectorStore:
         if version == 0:  # no such table yet: nothing to copy, no lancedb import
             query_cache.invalidate(self.snapshot_root, table)
         elif snapshot is None or version is None or snapshot.table_version != version:
-            self.refresh_snapshot(table)
+            try:
+                self.refresh_snapshot(table)
+            except HomeclawError:
+                if snapshot is None:
+                    raise
+                stamp.touch()  # the store is unreachable now: answer from the last copy
+                return
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
 

@@ -106,6 +106,9 @@ def test_sync_and_search_on_s3_then_a_second_home_sees_the_change(
     write_plugin(index_env["plugins"], "news", "News", "Today's headlines from the newspapers.")
     assert payload(cli("plugin", "sync", "--json"))["kinds"]["plugins"]["added"] == ["news"]
     assert _hits(cli("plugin", "search", "newspaper headlines", "--json", env=other))[0] == "news"
+    # the store goes away: home B answers from its last copy instead of failing
+    dead = {**other, "HOMECLAW_INDEX__ENDPOINT": "http://127.0.0.1:9"}
+    assert _hits(cli("plugin", "search", "newspaper headlines", "--json", env=dead))[0] == "news"
     # home B has the same plugins (the shared folder): its check agrees with home A's
     check = cli("plugin", "sync", "--check", env=other)
     assert check.exit_code == 0, check.output
