@@ -13,24 +13,34 @@ from another model (or dimension) is rebuilt by overwriting it in one commit, so
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters import query_cache
+from homeclaw_cli.adapters import object_store, query_cache
 from homeclaw_cli.adapters.facets import FacetMatrix, Fusion, owner_layout
 from homeclaw_cli.adapters.index_row import RECIPE, IndexRow, row_examples
 from homeclaw_cli.adapters.query_cache import SnapshotReader
 from homeclaw_cli.core.retrieval import Match
-from homeclaw_cli.errors import ConfigError, HomeclawError
+from homeclaw_cli.errors import ConfigError, HomeclawError, object_store_error
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
 FTS_COLUMN = "search_text"
 _META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
-__all__ = ["RECIPE", "IndexRow", "SnapshotReader", "VectorStore", "open_store", "row_examples"]
+__all__ = [
+    "RECIPE",
+    "IndexRow",
+    "SnapshotReader",
+    "StoredMeta",
+    "VectorStore",
+    "open_store",
+    "row_examples",
+]
 
 
 @dataclass(frozen=True)
@@ -80,16 +90,35 @@ def _schema(dim: int) -> Any:
 
 def open_store(settings: Any) -> VectorStore:
     """The index of `settings` (index.uri, with snapshots unless index.snapshots is off)."""
-    return VectorStore(settings.index_uri, snapshots=settings.index.snapshots)
+    uri = settings.index_uri
+    return VectorStore(
+        uri,
+        snapshots=settings.index.snapshots,
+        storage_options=object_store.storage_options(settings.index, uri),
+        cache_dir=object_store.cache_dir(settings.data_dir, uri),
+        refresh_interval=settings.index.refresh_interval_sec,
+    )
 
 
 class VectorStore:
     """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
 
-    def __init__(self, uri: str, *, snapshots: bool = True) -> None:
+    def __init__(
+        self,
+        uri: str,
+        *,
+        snapshots: bool = True,
+        storage_options: dict[str, str] | None = None,
+        cache_dir: Path | None = None,
+        refresh_interval: float = 30.0,
+    ) -> None:
         self.uri = uri
         self._db: Any = None
-        self.snapshot_root = query_cache.cache_root(uri) if snapshots else None
+        self.remote = object_store.is_remote(uri)
+        self.storage_options = storage_options or {}
+        self.refresh_interval = refresh_interval
+        root = cache_dir if self.remote else query_cache.cache_root(uri)
+        self.snapshot_root = root if snapshots else None
 
     def _invalidate(self, table: str) -> None:
         if self.snapshot_root is not None:
@@ -108,7 +137,7 @@ class VectorStore:
         """
         root = query_cache.cache_root(self.uri)
         if root is None:
-            return True
+            return object_store.latest_version(self.uri, table, self.storage_options) != 0
         return (root.parent / f"{table}.lance").exists()
 
     def snapshot_generation(self, table: str) -> str | None:
@@ -124,6 +153,35 @@ class VectorStore:
     def snapshot_missing(self, table: str) -> bool:
         return self.snapshot_root is not None and self.snapshot(table) is None
 
+    def ensure_fresh(self, table: str, *, max_age: float | None = None) -> None:
+        """Object-store index: rebuild the local snapshot when the table has a newer version
+        (no re-embedding: rows and vectors are copied). Checked at most every `max_age`
+        seconds (index.refresh_interval_sec); a local index is always current."""
+        if not self.remote or self.snapshot_root is None:
+            return
+        stamp = self.snapshot_root / table / "checked"
+        max_age = self.refresh_interval if max_age is None else max_age
+        snapshot = self.snapshot(table)
+        if snapshot is not None and max_age > 0:
+            try:
+                if time.time() - stamp.stat().st_mtime < max_age:
+                    return
+            except OSError:
+                pass
+        version = object_store.latest_version(self.uri, table, self.storage_options)
+        if version == 0:  # no such table yet: nothing to copy, no lancedb import
+            query_cache.invalidate(self.snapshot_root, table)
+        elif snapshot is None or version is None or snapshot.table_version != version:
+            try:
+                self.refresh_snapshot(table)
+            except HomeclawError:
+                if snapshot is None:
+                    raise
+                stamp.touch()  # the store is unreachable now: answer from the last copy
+                return
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+
     def refresh_snapshot(self, table: str) -> None:
         """Rewrite the snapshot of `table` from what LanceDB holds now."""
         if self.snapshot_root is None:
@@ -132,17 +190,22 @@ class VectorStore:
         if handle is None:
             query_cache.invalidate(self.snapshot_root, table)
             return
+        # The handle stays at the version it opened, so rows and version agree.
+        version = int(handle.version)
         rows = handle.search().limit(max(1, handle.count_rows())).to_list()
         models = {r["model"] for r in rows}
         vectors, facets, owners = _matrices(rows)
+        model = models.pop() if len(models) == 1 else ""
         query_cache.write_snapshot(
             self.snapshot_root,
             table,
             rows,
             vectors,
-            models.pop() if len(models) == 1 else "",
+            model,
             facets=(facets, owners),
+            version=version,
         )
+        (self.snapshot_root / table / "checked").touch()  # as fresh as a version check
 
     @property
     def db(self) -> Any:
@@ -150,8 +213,11 @@ class VectorStore:
             import lancedb
 
             try:
-                self._db = lancedb.connect(self.uri)
+                self._db = lancedb.connect(self.uri, storage_options=self.storage_options or None)
             except Exception as exc:  # bad scheme, missing credentials, permissions...
+                known = object_store_error(self.uri, exc)
+                if known is not None:
+                    raise known from None
                 raise ConfigError(
                     f"cannot open the index at {self.uri}: {exc}",
                     hint="check index.uri in the config (a folder or an object-store URI)",
@@ -161,8 +227,16 @@ class VectorStore:
     def _open(self, table: str) -> Any | None:
         try:
             return self.db.open_table(table)
-        except (ValueError, FileNotFoundError):
+        except (ValueError, FileNotFoundError) as exc:
+            known = object_store_error(self.uri, exc)
+            if known is not None:
+                raise known from None
             return None
+
+    def probe_write(self) -> None:
+        """Create and drop a one-row table: the store takes this machine's writes (doctor)."""
+        self.db.create_table("homeclaw_doctor_probe", data=[{"x": 1}], mode="overwrite")
+        self.db.drop_table("homeclaw_doctor_probe")
 
     def exists(self, table: str) -> bool:
         return self._open(table) is not None
@@ -262,15 +336,23 @@ class VectorStore:
         schema = _schema(dim)
         data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
-        if handle is None:
+        if handle is None and not self.remote:
             self.db.create_table(table, data=data, schema=schema)
             return
-        (
-            handle.merge_insert("id")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(data)
-        )
+        if handle is None:
+            self.create_empty(table, dim)
+        self._commit(table, lambda h: _merge(h).execute(data))
+
+    def create_empty(self, table: str, dim: int) -> None:
+        """Create `table` without rows unless it exists. Two machines creating a table at
+        once: Lance lets the later create land as an Overwrite, so a shared index is created
+        empty (before embedding) and rows are merged into whichever create won."""
+        self.db.create_table(table, schema=_schema(dim), exist_ok=True)
+
+    def _commit(self, table: str, action: Any) -> None:
+        """Run one commit on the newest version of `table`, retried when another writer's
+        commit won (Lance itself retries a merge; this covers what it gives up on)."""
+        object_store.retry_commit(lambda: action(self._require(table)))
 
     def delete(self, table: str, ids: Iterable[str]) -> int:
         """Delete rows by id in one commit; returns how many ids were asked for."""
@@ -280,7 +362,7 @@ class VectorStore:
             return 0
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in wanted)
         self._invalidate(table)
-        handle.delete(f"id IN ({quoted})")
+        self._commit(table, lambda h: h.delete(f"id IN ({quoted})"))
         return len(wanted)
 
     def rebuild_text_index(self, table: str) -> None:
@@ -290,7 +372,8 @@ class VectorStore:
         handle = self._open(table)
         if handle is None or handle.count_rows() == 0:
             return
-        handle.create_index(FTS_COLUMN, config=FTS(), replace=True)
+        config = FTS()
+        self._commit(table, lambda h: h.create_index(FTS_COLUMN, config=config, replace=True))
 
     def text_index_stale(self, table: str) -> bool:
         handle = self._open(table)
@@ -307,8 +390,13 @@ class VectorStore:
         from datetime import timedelta
 
         handle = self._open(table)
-        if handle is not None:
+        if handle is None:
+            return
+        try:
             handle.optimize(cleanup_older_than=timedelta(minutes=5))
+        except (RuntimeError, OSError, ValueError):
+            if not self.remote:
+                raise  # shared index: another writer's commit won; its next sync compacts
 
     def all_rows(self, table: str, *, limit: int | None = None) -> list[dict[str, Any]]:
         handle = self._open(table)
@@ -456,3 +544,7 @@ def _matrices(rows: list[dict[str, Any]]) -> tuple[Any, Any, list[int]]:
     flat = [v for group in groups for v in group]
     facets = np.array(flat, dtype=np.float32).reshape(len(flat), dim)
     return vectors, facets, owner_layout([len(g) for g in groups])
+
+
+def _merge(handle: Any) -> Any:
+    return handle.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()

@@ -8,10 +8,16 @@ model is never loaded. Skills in the test dir (`test__` ids) are re-embedded eve
 Writers hold `state_dir/index.lock`, so cron and a REPL never write at once. Each write is
 one atomic LanceDB commit (see adapters/vector_store.py); a sync killed at any point leaves
 whole rows only, and the next sync finishes the job (hash diff + text-index check).
+
+On a shared object-store index several machines write: the local lock cannot see them, so
+LanceDB's commit protocol orders the commits (a merge that meets another commit is retried)
+and a sync deletes only the ids it wrote itself (`state_dir/index-owned-<table>.json`),
+never another machine's rows. See docs/team.md.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,11 +27,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from homeclaw_cli.adapters.vector_store import RECIPE, IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
 from homeclaw_cli.app.context import AppContext
-from homeclaw_cli.app.sync_embed import embed_rows
+from homeclaw_cli.app.sync_embed import Embedded, embed_rows
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.core.examples import Example, merge_examples
-from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.fsutil import atomic_write_text, file_lock
 from homeclaw_cli.settings import Settings
 
 if TYPE_CHECKING:
@@ -153,6 +159,20 @@ def models_dir(settings: Settings) -> Path:
 def index_lock_path(settings: Settings) -> Path:
     """Held by every writer of the index (sync, stale-row cleanup)."""
     return settings.state_dir / "index.lock"
+
+
+def read_owned(settings: Settings, table: str) -> set[str]:
+    """The ids this home wrote to a shared (object-store) index at its last sync."""
+    try:
+        data = json.loads((settings.state_dir / f"index-owned-{table}.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {str(i) for i in data} if isinstance(data, list) else set()
+
+
+def write_owned(settings: Settings, table: str, ids: list[str]) -> None:
+    """Remember the ids this home indexed: only these may it delete from a shared index."""
+    atomic_write_text(settings.state_dir / f"index-owned-{table}.json", json.dumps(sorted(ids)))
 
 
 def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
@@ -314,6 +334,8 @@ def sync(
                 continue
             plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
+            if store.remote:
+                write_owned(settings, plan.table, [r.id for r in plan.rows])
             _merge(report, plan.report)
             if kind == "plugins":
                 generation = store.snapshot_generation(plan.table)
@@ -371,6 +393,7 @@ def _make_plan(
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
     incremental = section.incremental_sync
+    store.ensure_fresh(table, max_age=0)  # a shared index: diff against its newest version
     fast = store.meta_from_snapshot(table)
     if fast is None and not rows and not store.may_exist(table):
         fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
@@ -383,6 +406,10 @@ def _make_plan(
         full=full or (not incremental and refresh_test),  # --check compares hashes only
         refresh_test=refresh_test,
     )
+    if store.remote:  # other machines' rows are theirs to delete (docs/team.md)
+        owned = read_owned(settings, table)
+        plan.remove = [i for i in plan.remove if i in owned]
+        plan.report.removed = plan.remove
     if (
         fast is None
     ):  # otherwise the snapshot proves the last sync finished (see meta_from_snapshot)
@@ -403,6 +430,25 @@ def _progress_pair(
     if progress is None:
         return None
     return (lambda total: progress.start(kind, total)), progress.advance
+
+
+def _upsert(store: VectorStore, plan: _Plan, done: Embedded, model: str) -> None:
+    """Merge the embedded rows in. On object storage the table is created empty first, and
+    rows a concurrent first create overwrote are merged again."""
+    if store.remote:
+        store.create_empty(plan.table, done.dim)
+    store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
+    if store.remote:
+        present = set(store.ids(plan.table))
+        lost = [i for i, row in enumerate(plan.embed) if row.id not in present]
+        if lost:
+            store.upsert(
+                plan.table,
+                [plan.embed[i] for i in lost],
+                done.vectors[lost],
+                model,
+                facets=[done.facets[i] for i in lost],
+            )
 
 
 def _apply(
@@ -435,7 +481,7 @@ def _apply(
                 plan.table, plan.rows, done.vectors, model, done.dim, facets=done.facets
             )
         else:
-            store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
+            _upsert(store, plan, done, model)
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)

@@ -17,6 +17,7 @@ from homeclaw_cli.errors import (
     UsageError,
     damaged_index,
     missing_path,
+    object_store_error,
 )
 from homeclaw_cli.surfaces.cli import (
     audit,
@@ -78,7 +79,7 @@ class _ErrorBoundary(TyperGroup):
                 uri = state.settings().index_uri
             except HomeclawError:
                 uri = "the index folder"
-            error = damaged_index(uri, exc)
+            error = object_store_error(uri, exc) or damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
             _fail(ctx, error)
