@@ -12,17 +12,24 @@ from another model (or dimension) is rebuilt by overwriting it in one commit, so
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters import object_store, query_cache
-from homeclaw_cli.adapters.facets import FacetMatrix, Fusion, owner_layout
+from homeclaw_cli.adapters import object_store, query_cache, table_search
+from homeclaw_cli.adapters.facets import Fusion
 from homeclaw_cli.adapters.index_row import RECIPE, IndexRow, row_examples
+from homeclaw_cli.adapters.index_table import (
+    FTS_COLUMN,
+    META_COLUMNS,
+    StoredEmbedding,
+    StoredMeta,
+    matrices,
+    merge_by_id,
+    records,
+    table_schema,
+)
 from homeclaw_cli.adapters.query_cache import SnapshotReader
 from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.errors import ConfigError, HomeclawError, object_store_error
@@ -30,8 +37,6 @@ from homeclaw_cli.errors import ConfigError, HomeclawError, object_store_error
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FTS_COLUMN = "search_text"
-_META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
 __all__ = [
     "RECIPE",
     "IndexRow",
@@ -41,51 +46,6 @@ __all__ = [
     "open_store",
     "row_examples",
 ]
-
-
-@dataclass(frozen=True)
-class StoredEmbedding:
-    """What a row was embedded from and with (a sync reuses it when nothing changed)."""
-
-    text: str
-    facets: str  # the facets' JSON as stored
-    model: str
-    vector: list[float]
-    facet_vectors: list[list[float]]
-
-
-@dataclass
-class StoredMeta:
-    id: str
-    content_hash: str
-    model: str
-    dim: int
-    status: str
-
-
-def _schema(dim: int) -> Any:
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("id", pa.string()),
-            ("kind", pa.string()),
-            ("source", pa.string()),
-            ("text", pa.string()),
-            (FTS_COLUMN, pa.string()),
-            ("content_hash", pa.string()),
-            ("model", pa.string()),
-            ("dim", pa.int32()),
-            ("descriptor", pa.string()),
-            ("status", pa.string()),
-            ("status_detail", pa.string()),
-            ("examples", pa.string()),
-            ("facets", pa.string()),
-            ("updated_at", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
-            ("facet_vectors", pa.list_(pa.list_(pa.float32(), dim))),
-        ]
-    )
 
 
 def open_store(settings: Any) -> VectorStore:
@@ -194,7 +154,7 @@ class VectorStore:
         version = int(handle.version)
         rows = handle.search().limit(max(1, handle.count_rows())).to_list()
         models = {r["model"] for r in rows}
-        vectors, facets, owners = _matrices(rows)
+        vectors, facets, owners = matrices(rows)
         model = models.pop() if len(models) == 1 else ""
         query_cache.write_snapshot(
             self.snapshot_root,
@@ -260,7 +220,7 @@ class VectorStore:
         handle = self._open(table)
         if handle is None:
             return {}
-        data = handle.search().select(_META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
+        data = handle.search().select(META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
         return {
             r["id"]: StoredMeta(r["id"], r["content_hash"], r["model"], r["dim"], r["status"])
             for r in data
@@ -269,33 +229,6 @@ class VectorStore:
     def count(self, table: str) -> int:
         handle = self._open(table)
         return 0 if handle is None else int(handle.count_rows())
-
-    def _records(
-        self, rows: Sequence[IndexRow], vectors: Vectors, model: str, facets: Sequence[Vectors]
-    ) -> list[dict[str, Any]]:
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        dim = int(vectors.shape[1]) if len(vectors) else 0
-        return [
-            {
-                "id": row.id,
-                "kind": row.kind,
-                "source": row.source,
-                "text": row.text,
-                FTS_COLUMN: row.keyword_text,
-                "content_hash": row.content_hash,
-                "model": model,
-                "dim": dim,
-                "descriptor": json.dumps(row.descriptor, sort_keys=True, default=str),
-                "status": row.status,
-                "status_detail": row.status_detail,
-                "examples": json.dumps([e.to_json() for e in row.examples]),
-                "facets": json.dumps([f.to_json() for f in row.facets]),
-                "updated_at": now,
-                "vector": vector.tolist(),
-                "facet_vectors": facet.tolist(),
-            }
-            for row, vector, facet in zip(rows, vectors, facets, strict=True)
-        ]
 
     def replace_all(
         self,
@@ -311,8 +244,8 @@ class VectorStore:
         `facets` holds each row's facet vectors (one matrix per row, maybe empty)."""
         import pyarrow as pa
 
-        schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
+        schema = table_schema(dim)
+        data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
         self.db.create_table(table, data=data, schema=schema, mode="overwrite")
         self.rebuild_text_index(table)
@@ -333,21 +266,21 @@ class VectorStore:
             return
         handle = self._open(table)
         dim = int(vectors.shape[1])
-        schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
+        schema = table_schema(dim)
+        data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
         if handle is None and not self.remote:
             self.db.create_table(table, data=data, schema=schema)
             return
         if handle is None:
             self.create_empty(table, dim)
-        self._commit(table, lambda h: _merge(h).execute(data))
+        self._commit(table, lambda h: merge_by_id(h).execute(data))
 
     def create_empty(self, table: str, dim: int) -> None:
         """Create `table` without rows unless it exists. Two machines creating a table at
         once: Lance lets the later create land as an Overwrite, so a shared index is created
         empty (before embedding) and rows are merged into whichever create won."""
-        self.db.create_table(table, schema=_schema(dim), exist_ok=True)
+        self.db.create_table(table, schema=table_schema(dim), exist_ok=True)
 
     def _commit(self, table: str, action: Any) -> None:
         """Run one commit on the newest version of `table`, retried when another writer's
@@ -420,89 +353,23 @@ class VectorStore:
 
     def dense(self, table: str, vector: Sequence[float], limit: int, fusion: Fusion) -> list[Match]:
         """Exact fused cosine over every row (the path without snapshots, e.g. object stores)."""
-        ids, scores, best = self._fused(table, vector, fusion)
-        order = sorted(range(len(ids)), key=lambda i: -scores[i])[:limit]
-        return self._matches(table, [(ids[i], float(scores[i]), float(best[i])) for i in order])
+        return table_search.dense(self._require(table), vector, limit, fusion)
 
     def dense_for(
         self, table: str, ids: Sequence[str], vector: Sequence[float], fusion: Fusion
     ) -> list[Match]:
         """The fused dense score of `ids` (keyword-only candidates)."""
-        every, scores, best = self._fused(table, vector, fusion)
-        wanted = set(ids)
-        picked = [(i, float(scores[n]), float(best[n])) for n, i in enumerate(every) if i in wanted]
-        return self._matches(table, picked)
+        return table_search.dense_for(self._require(table), ids, vector, fusion)
 
     def facet_scores(
         self, table: str, item: str, vector: Sequence[float]
     ) -> list[tuple[dict[str, Any], float]]:
         """The facets of `item` with their cosine to `vector`, best first."""
-        import numpy as np
-
-        handle = self._require(table)
-        quoted = "'" + item.replace("'", "''") + "'"
-        rows = handle.search().where(f"id = {quoted}").select(["facets", "facet_vectors"])
-        found = rows.limit(1).to_list()
-        if not found or not found[0]["facet_vectors"]:
-            return []
-        matrix = np.asarray(found[0]["facet_vectors"], dtype=np.float32)
-        scores = matrix @ np.asarray(vector, dtype=np.float32)
-        facets = json.loads(found[0]["facets"] or "[]")
-        return sorted(zip(facets, map(float, scores), strict=False), key=lambda p: -p[1])
-
-    def _fused(self, table: str, vector: Sequence[float], fusion: Fusion) -> tuple[Any, Any, Any]:
-        import numpy as np
-
-        handle = self._require(table)
-        columns = ["id", "dim", "vector", "facet_vectors"]
-        rows = handle.search().select(columns).limit(max(1, handle.count_rows())).to_list()
-        vectors, facets, owners = _matrices(rows)
-        query = np.asarray(vector, dtype=np.float32)
-        matrix = FacetMatrix(facets, owners, len(rows))
-        scores, best = matrix.fuse(vectors @ query, query, fusion)
-        return [r["id"] for r in rows], scores, best
-
-    def _matches(self, table: str, picked: list[tuple[str, float, float]]) -> list[Match]:
-        if not picked:
-            return []
-        handle = self._require(table)
-        columns = [c for c in handle.schema.names if c not in ("vector", "facet_vectors")]
-        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i, _, _ in picked)
-        rows = handle.search().where(f"id IN ({quoted})").select(columns).limit(len(picked))
-        by_id = {r["id"]: r for r in rows.to_list()}
-        return [
-            Match(i, score, by_id[i], best if best > -1.5 else None)
-            for i, score, best in picked
-            if i in by_id
-        ]
+        return table_search.facet_scores(self._require(table), item, vector)
 
     def keyword(self, table: str, query: str, limit: int) -> list[Match]:
-        handle = self._require(table)
-        try:
-            rows = (
-                handle.search(query, query_type="fts", fts_columns=FTS_COLUMN)
-                .limit(limit)
-                .to_list()
-            )
-        except Exception as exc:  # no text index yet or a query the parser rejects
-            if "index" in str(exc).lower() and "not found" in str(exc).lower():
-                return []
-            rows = self._keyword_plain(handle, query, limit)
-        return [Match(r["id"], float(r["_score"]), r) for r in rows]
-
-    @staticmethod
-    def _keyword_plain(handle: Any, query: str, limit: int) -> list[dict[str, Any]]:
-        from lancedb.query import MatchQuery
-
-        query_class: Any = MatchQuery
-
-        words = " ".join("".join(c if c.isalnum() else " " for c in query).split())
-        if not words:
-            return []
-        rows: list[dict[str, Any]] = (
-            handle.search(query_class(words, FTS_COLUMN), query_type="fts").limit(limit).to_list()
-        )
-        return rows
+        """Full-text (BM25) matches of `query`."""
+        return table_search.keyword(self._require(table), query, limit)
 
     def stored_embeddings(self, table: str, ids: Sequence[str]) -> dict[str, StoredEmbedding]:
         """The embedded texts and vectors of those `ids` that have a row."""
@@ -532,19 +399,3 @@ class VectorStore:
                 f"the index has no table {table!r} yet", hint="run `homeclaw sync` to build it"
             )
         return handle
-
-
-def _matrices(rows: list[dict[str, Any]]) -> tuple[Any, Any, list[int]]:
-    """(descriptor vectors, facet vectors owner by owner, the row of each facet) of `rows`."""
-    import numpy as np
-
-    dim = int(rows[0].get("dim") or len(rows[0]["vector"])) if rows else 0
-    vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
-    groups = [r.get("facet_vectors") or [] for r in rows]
-    flat = [v for group in groups for v in group]
-    facets = np.array(flat, dtype=np.float32).reshape(len(flat), dim)
-    return vectors, facets, owner_layout([len(g) for g in groups])
-
-
-def _merge(handle: Any) -> Any:
-    return handle.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
