@@ -39,6 +39,12 @@ class RetrievalSettings(Section):
         description="how example and capability vectors join the descriptor's score",
     )
     fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
+    name_bonus: float = Field(
+        default=0.05, ge=0.0, le=1.0, description="added when the query uses a word of the id/name"
+    )
+    split_clauses: bool = Field(
+        default=True, description="also search each part of a two-need request on its own"
+    )
     refresh_on_startup: bool = True
     incremental_sync: bool = True
     dirs: list[Path] = Field(default_factory=list, description="extra folders to scan")
