@@ -235,6 +235,8 @@ def test_plugin_show_marks_generated_examples_and_sync_indexes_them(
     assert "  example (generated): ask units thing number 1" in shown
     data = payload(cli("plugin", "show", "weather", "--json", env=llm_env(fake_ollama)))
     assert data["generated_examples"]["run"][0] == "ask weather thing number 1"
+    skill = cli("skill", "show", "haiku", env=llm_env(fake_ollama)).stdout
+    assert "example (generated): ask haiku thing number 3" in skill
 
     from homeclaw_cli.adapters.vector_store import open_store, row_examples
     from tests.fakes.index import settings_for
