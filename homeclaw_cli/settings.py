@@ -52,6 +52,14 @@ class RetrievalSettings(_Section):
         default=0.2, ge=-1.0, le=1.0, description="tuned on benchmarks/retrieval (RESULTS.md)"
     )
     max_in_prompt: int = Field(default=5, ge=0, description="0 = no limit")
+    relative_margin: float = Field(
+        default=0.15, ge=0.0, le=2.0, description="drop hits this far below the best one"
+    )
+    fusion: Literal["none", "max", "centroid", "weighted"] = Field(
+        default="weighted",
+        description="how example and capability vectors join the descriptor's score",
+    )
+    fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
     refresh_on_startup: bool = True
     incremental_sync: bool = True
     dirs: list[Path] = Field(default_factory=list, description="extra folders to scan")
@@ -60,6 +68,11 @@ class RetrievalSettings(_Section):
 
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
+    embed_text: Literal["full", "description"] = Field(
+        default="full",
+        description="what a plugin's vector embeds: full (name, descriptions, keywords, "
+        "capabilities) or description (description + description_long)",
+    )
     trust_workspace: bool = Field(
         default=False, description="load ./plugins of the cwd (a cloned repository's, too)"
     )

@@ -159,11 +159,12 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
     """Index rows for every loadable plugin, and one error line per broken one."""
     from homeclaw_cli.catalog.registry import describe_entry
 
-    registry = context.registry
+    registry, settings = context.registry, context.settings
     rows = []
     for entry in registry.plugins.values():
         manifest = entry.manifest
-        text = manifest.embedding_text()
+        text = manifest.embedding_text(settings.plugins.embed_text)
+        capabilities = manifest.capabilities if len(manifest.capabilities) > 1 else []
         rows.append(
             IndexRow(
                 id=entry.id,
@@ -174,6 +175,7 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 descriptor_hash=entry.content_hash,
                 descriptor=describe_entry(entry),
                 examples=manifest.author_examples(),
+                capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
             )
         )
     errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]
@@ -408,15 +410,12 @@ def _apply(
     if plan.embed:
         reference = emb.sentence_transformer(model, settings.embedding.batch_size)
         report.model_loaded = True
-        if progress is not None:
-            progress.start(plan.kind, len(plan.embed))
-        texts = [r.text for r in plan.embed]
-        vectors = reference.embed(texts, progress=progress.advance if progress else None)
+        vectors, facets = _embed(reference, plan, progress)
         dim = reference.dimension
         if plan.rebuild:
-            store.replace_all(plan.table, plan.rows, vectors, model, dim)
+            store.replace_all(plan.table, plan.rows, vectors, model, dim, facets=facets)
         else:
-            store.upsert(plan.table, plan.embed, vectors, model)
+            store.upsert(plan.table, plan.embed, vectors, model, facets=facets)
         if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
             reference, models_dir(settings)
         ):
@@ -432,3 +431,22 @@ def _apply(
         store.optimize(plan.table)
     if changed_rows or plan.rebuild or plan.snapshot_missing:
         store.refresh_snapshot(plan.table)
+
+
+def _embed(reference: Any, plan: _Plan, progress: SyncProgress | None) -> tuple[Any, list[Any]]:
+    """(one vector per row to embed, each row's facet vectors), in one embedding pass."""
+    texts = [r.text for r in plan.embed]
+    counts = []
+    for row in plan.embed:
+        facets = [f.text for f in row.facets]
+        texts.extend(facets)
+        counts.append(len(facets))
+    if progress is not None:
+        progress.start(plan.kind, len(texts))
+    vectors = reference.embed(texts, progress=progress.advance if progress else None)
+    at = len(plan.embed)
+    facet_vectors = []
+    for count in counts:
+        facet_vectors.append(vectors[at : at + count])
+        at += count
+    return vectors[: len(plan.embed)], facet_vectors

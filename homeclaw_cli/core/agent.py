@@ -37,6 +37,7 @@ from homeclaw_cli.core.agent_prompt import (
     read_workspace,
 )
 from homeclaw_cli.core.approval import ApprovalGate
+from homeclaw_cli.core.capability_tools import ranked_capabilities
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
@@ -369,7 +370,7 @@ class Agent:
         for hit in hits:
             manifest = self.manifests(hit.id)
             if manifest is not None:
-                out.append(manifest)
+                out.append(ranked_capabilities(manifest, hit.capabilities))
         return out
 
 

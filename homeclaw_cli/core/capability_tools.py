@@ -77,6 +77,16 @@ def add_plugin_tools(
         registry.add(capability_tool(manifest, capability, handlers(manifest.id, capability.id)))
 
 
+def ranked_capabilities(manifest: PluginManifest, order: list[str]) -> PluginManifest:
+    """`manifest` with its capabilities in retrieval's order (best match first), so the
+    model meets the one the user needs first."""
+    if len(order) < 2 or len(manifest.capabilities) < 2:
+        return manifest
+    rank = {cap: n for n, cap in enumerate(order)}
+    caps = sorted(manifest.capabilities, key=lambda c: rank.get(c.id, len(rank)))
+    return manifest.model_copy(update={"capabilities": caps})
+
+
 def plugin_tools(manifest: PluginManifest) -> list[dict[str, Any]]:
     """The function-calling definitions of a plugin's capabilities (what a model is shown)."""
     return [

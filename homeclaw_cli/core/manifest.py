@@ -402,8 +402,11 @@ class PluginManifest(_Model):
             return list(self.capabilities)
         return [default_capability(self)]
 
-    def embedding_text(self) -> str:
-        """The text embedded for retrieval (seed 000 §4: description + description_long)."""
+    def embedding_text(self, style: str = "full") -> str:
+        """The text embedded for retrieval: `description` is description + description_long
+        (seed 000 §4); `full` adds the name, keywords and capabilities."""
+        if style == "description":
+            return "\n".join(p for p in (self.description, self.description_long) if p)
         parts = [self.name, self.description]
         if self.description_long:
             parts.append(self.description_long)
