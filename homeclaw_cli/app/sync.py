@@ -65,8 +65,11 @@ class ExampleSource(Protocol):
 
 
 def example_source(context: AppContext) -> ExampleSource | None:
-    """The generated examples every sync attaches; None while nothing generates them."""
-    return None
+    """The generated examples every sync attaches (app/expand.py's cache); None while
+    `sync --expand` never ran here."""
+    from homeclaw_cli.app.expand import CachedExampleSource
+
+    return CachedExampleSource.for_context(context)
 
 
 def attach_generated_examples(

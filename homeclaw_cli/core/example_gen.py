@@ -148,7 +148,7 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.):]|\(?[a-zA-Z][.)]|#\d+)
 _LABEL = re.compile(r"^(?:user|request|example|query|message|q)\s*\d*\s*[:\-]\s*", re.IGNORECASE)
 _PREAMBLE = re.compile(
     r"^(?:here (?:are|is)|sure|certainly|of course|okay|ok[,!.]|these are|below are|"
-    r"i (?:can(?:no|')t|am (?:not|unable)|'m (?:sorry|not|unable))|sorry|as an ai|note:)",
+    r"i(?: can(?:no|')t| am (?:not|unable)|'m (?:sorry|not|unable))|sorry|as an ai|note:)",
     re.IGNORECASE,
 )
 _QUOTES = "\"'“”‘’`"

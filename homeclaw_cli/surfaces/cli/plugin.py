@@ -117,11 +117,26 @@ def show(
     data["disabled"] = disabled
     data["tools"] = plugin_tools(entry.manifest)
     data["tokens"] = descriptor_token_cost(entry.manifest)
+    generated = _generated(get_state(ctx).settings(), entry)
+    data["generated_examples"] = generated
     out = Output(json_mode=as_json)
-    out.result(data, lambda: _show_plugin(out, entry, disabled=disabled))
+    out.result(data, lambda: _show_plugin(out, entry, generated, disabled=disabled))
 
 
-def _show_plugin(out: Output, entry: PluginEntry, *, disabled: bool = False) -> None:
+def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
+    """The examples `sync --expand` wrote for this plugin's current descriptor, by capability
+    id (`run` for a plugin without capabilities)."""
+    from homeclaw_cli.app.expand import generated_examples, plugin_targets
+    from homeclaw_cli.state.example_cache import WHOLE_ITEM
+
+    found = generated_examples(settings, plugin_targets(entry))
+    default = entry.manifest.callable_capabilities()[0].id
+    return {default if cap == WHOLE_ITEM else cap: texts for cap, texts in found.items()}
+
+
+def _show_plugin(
+    out: Output, entry: PluginEntry, generated: dict[str, list[str]], *, disabled: bool = False
+) -> None:
     from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
 
@@ -151,6 +166,8 @@ def _show_plugin(out: Output, entry: PluginEntry, *, disabled: bool = False) -> 
             out.text(f"  returns: {cap.output_description}")
         for example in cap.examples:
             out.text(f"  example: {example}")
+        for example in generated.get(cap.id, []):
+            out.text(f"  example (generated): {example}")
     for warning in entry.warnings:
         out.warning(str(warning))
 

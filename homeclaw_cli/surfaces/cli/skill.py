@@ -161,14 +161,32 @@ def show(
     data["warnings"] = skill.warnings
     data["shadows"] = [{"source": s.source, "folder": str(s.folder)} for s in shadows]
     data["body"] = skill.body
+    from homeclaw_cli.app.expand import generated_examples, skill_targets
+
+    generated = generated_examples(get_state(ctx).settings(), skill_targets(skill))
+    data["generated_examples"] = [text for texts in generated.values() for text in texts]
     out = Output(json_mode=as_json)
     out.result(
-        data, lambda: _show_skill(out, skill, shadows, body=body, disabled=disabled is not None)
+        data,
+        lambda: _show_skill(
+            out,
+            skill,
+            shadows,
+            body=body,
+            disabled=disabled is not None,
+            generated=data["generated_examples"],
+        ),
     )
 
 
 def _show_skill(
-    out: Output, skill: Skill, shadows: list[Skill], *, body: bool, disabled: bool
+    out: Output,
+    skill: Skill,
+    shadows: list[Skill],
+    *,
+    body: bool,
+    disabled: bool,
+    generated: list[str],
 ) -> None:
     from homeclaw_cli.core.tokens import estimate_tokens
 
@@ -188,6 +206,8 @@ def _show_skill(
             out.text(f"{key}: {value}")
     for example in skill.examples:
         out.text(f"example: {example}")
+    for example in generated:
+        out.text(f"example (generated): {example}")
     out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
     out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
     for shadow in shadows:
