@@ -98,6 +98,10 @@ def run_protocol(
             **llm_env,
             "HOMECLAW_HOME": str(home),
             "HF_HUB_OFFLINE": "1",
+            # On a shared CPU a new prompt can take minutes; llama.cpp keeps an OpenAI stream
+            # alive meanwhile (SSE comments), but an Ollama stream stays silent until the first
+            # token, so homeclaw's default 120 s would end the turn.
+            "HOMECLAW_LLM__TIMEOUT_SEC": "900",
             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         }
         env.pop("HOMECLAW_NO_BUNDLED", None)
