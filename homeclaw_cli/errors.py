@@ -78,6 +78,11 @@ class PluginCallError(HomeclawError):
     exit_code = ExitCode.FAILURE
 
 
+def missing_path(path: object, *, hint: str | None = None) -> NotFoundError:
+    """The one error for a path the user gave that does not exist (exit 4 in every command)."""
+    return NotFoundError(f"{path}: no such file or folder", hint=hint or "check the path")
+
+
 def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
     """The user-facing error for a LanceDB failure on damaged index files, else None.
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.errors import ConfigError, missing_path
 from homeclaw_cli.suggest import did_you_mean
 
 APP_NAME = "homeclaw"
@@ -52,6 +52,14 @@ class RetrievalSettings(_Section):
         default=0.2, ge=-1.0, le=1.0, description="tuned on benchmarks/retrieval (RESULTS.md)"
     )
     max_in_prompt: int = Field(default=5, ge=0, description="0 = no limit")
+    relative_margin: float = Field(
+        default=0.15, ge=0.0, le=2.0, description="drop hits this far below the best one"
+    )
+    fusion: Literal["none", "max", "centroid", "weighted"] = Field(
+        default="weighted",
+        description="how example and capability vectors join the descriptor's score",
+    )
+    fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
     refresh_on_startup: bool = True
     incremental_sync: bool = True
     dirs: list[Path] = Field(default_factory=list, description="extra folders to scan")
@@ -60,6 +68,11 @@ class RetrievalSettings(_Section):
 
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
+    embed_text: Literal["full", "description"] = Field(
+        default="full",
+        description="what a plugin's vector embeds: full (name, descriptions, keywords, "
+        "capabilities) or description (description + description_long)",
+    )
     trust_workspace: bool = Field(
         default=False, description="load ./plugins of the cwd (a cloned repository's, too)"
     )
@@ -113,6 +126,16 @@ class LLMSettings(_Section):
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
     )
+    decide: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="a constrained tool-or-answer decision when the model answered without "
+        "calling an offered plugin: auto (retrieval confident), always (small models), never",
+    )
+    search_tools: bool = Field(
+        default=False,
+        description="offer search_plugins/search_skills in chat (small models call them for "
+        "small talk)",
+    )
 
 
 class ToolSettings(_Section):
@@ -148,6 +171,17 @@ class IndexSettings(_Section):
     uri: str | None = Field(default=None, description="default: <data_dir>/index")
     snapshots: bool = Field(
         default=True, description="fast read-only snapshots for queries (local index only)"
+    )
+    expand: Literal["off", "auto"] = Field(
+        default="off",
+        description="auto: sync writes example requests with the chat model when it is "
+        "reachable (as `sync --expand`); off: only `sync --expand` does",
+    )
+    expand_count: int = Field(
+        default=5, ge=1, le=20, description="example requests generated per capability or skill"
+    )
+    expand_temperature: float = Field(
+        default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
     )
 
 
@@ -254,10 +288,12 @@ def load_settings(
     if config_file is not None:
         config_path, config_source = config_file.expanduser(), "flag --config"
         if not config_path.is_file():
-            what = "is a folder, not a file" if config_path.is_dir() else "does not exist"
+            hint = "create it, or drop --config to use " + str(default_config)
+            if not config_path.exists():
+                raise missing_path(f"config file {config_path}", hint=hint)
             raise ConfigError(
-                f"config file {config_path} {what}",
-                hint="create it, or drop --config to use " + str(default_config),
+                f"config file {config_path} is a folder, not a file",
+                hint=hint,
             )
     elif env.get("HOMECLAW_CONFIG"):
         config_path, config_source = Path(env["HOMECLAW_CONFIG"]).expanduser(), "env"

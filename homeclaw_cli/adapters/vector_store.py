@@ -19,6 +19,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.adapters import query_cache
+from homeclaw_cli.adapters.facets import FacetMatrix, Fusion, owner_layout
+from homeclaw_cli.adapters.index_row import RECIPE, IndexRow, row_examples
+from homeclaw_cli.adapters.query_cache import SnapshotReader
 from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.errors import ConfigError, HomeclawError
 
@@ -27,21 +30,7 @@ if TYPE_CHECKING:
 
 FTS_COLUMN = "search_text"
 _META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
-
-
-@dataclass
-class IndexRow:
-    """What sync writes for one plugin or skill."""
-
-    id: str
-    kind: str
-    source: str
-    text: str
-    search_text: str
-    content_hash: str
-    descriptor: dict[str, Any]
-    status: str = "ok"  # ok | ineligible
-    status_detail: str = ""
+__all__ = ["RECIPE", "IndexRow", "SnapshotReader", "VectorStore", "open_store", "row_examples"]
 
 
 @dataclass
@@ -69,8 +58,11 @@ def _schema(dim: int) -> Any:
             ("descriptor", pa.string()),
             ("status", pa.string()),
             ("status_detail", pa.string()),
+            ("examples", pa.string()),
+            ("facets", pa.string()),
             ("updated_at", pa.string()),
             ("vector", pa.list_(pa.float32(), dim)),
+            ("facet_vectors", pa.list_(pa.list_(pa.float32(), dim))),
         ]
     )
 
@@ -78,30 +70,6 @@ def _schema(dim: int) -> Any:
 def open_store(settings: Any) -> VectorStore:
     """The index of `settings` (index.uri, with snapshots unless index.snapshots is off)."""
     return VectorStore(settings.index_uri, snapshots=settings.index.snapshots)
-
-
-class SnapshotReader:
-    """The read side of VectorStore answered from a snapshot: same Match results, no lancedb."""
-
-    def __init__(self, snapshot: query_cache.Snapshot) -> None:
-        self.snapshot = snapshot
-        self.model = snapshot.model
-        self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
-
-    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
-        return self.snapshot.dense(vector, limit)
-
-    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
-        return self.snapshot.keyword(query, limit)
-
-    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}
-
-    def all_rows(self, table: str) -> list[dict[str, Any]]:
-        return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
-
-    def ids(self, table: str) -> list[str]:
-        return list(self.snapshot.ids)
 
 
 class VectorStore:
@@ -147,8 +115,6 @@ class VectorStore:
 
     def refresh_snapshot(self, table: str) -> None:
         """Rewrite the snapshot of `table` from what LanceDB holds now."""
-        import numpy as np
-
         if self.snapshot_root is None:
             return
         handle = self._open(table)
@@ -157,10 +123,14 @@ class VectorStore:
             return
         rows = handle.search().limit(max(1, handle.count_rows())).to_list()
         models = {r["model"] for r in rows}
-        dim = rows[0]["dim"] if rows else 0
-        vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
+        vectors, facets, owners = _matrices(rows)
         query_cache.write_snapshot(
-            self.snapshot_root, table, rows, vectors, models.pop() if len(models) == 1 else ""
+            self.snapshot_root,
+            table,
+            rows,
+            vectors,
+            models.pop() if len(models) == 1 else "",
+            facets=(facets, owners),
         )
 
     @property
@@ -216,7 +186,7 @@ class VectorStore:
         return 0 if handle is None else int(handle.count_rows())
 
     def _records(
-        self, rows: Sequence[IndexRow], vectors: Vectors, model: str
+        self, rows: Sequence[IndexRow], vectors: Vectors, model: str, facets: Sequence[Vectors]
     ) -> list[dict[str, Any]]:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         dim = int(vectors.shape[1]) if len(vectors) else 0
@@ -226,33 +196,52 @@ class VectorStore:
                 "kind": row.kind,
                 "source": row.source,
                 "text": row.text,
-                FTS_COLUMN: row.search_text,
+                FTS_COLUMN: row.keyword_text,
                 "content_hash": row.content_hash,
                 "model": model,
                 "dim": dim,
                 "descriptor": json.dumps(row.descriptor, sort_keys=True, default=str),
                 "status": row.status,
                 "status_detail": row.status_detail,
+                "examples": json.dumps([e.to_json() for e in row.examples]),
+                "facets": json.dumps([f.to_json() for f in row.facets]),
                 "updated_at": now,
                 "vector": vector.tolist(),
+                "facet_vectors": facet.tolist(),
             }
-            for row, vector in zip(rows, vectors, strict=True)
+            for row, vector, facet in zip(rows, vectors, facets, strict=True)
         ]
 
     def replace_all(
-        self, table: str, rows: Sequence[IndexRow], vectors: Vectors, model: str, dim: int
+        self,
+        table: str,
+        rows: Sequence[IndexRow],
+        vectors: Vectors,
+        model: str,
+        dim: int,
+        *,
+        facets: Sequence[Vectors],
     ) -> None:
-        """Overwrite `table` with exactly `rows` in one commit (full sync, model change)."""
+        """Overwrite `table` with exactly `rows` in one commit (full sync, model change);
+        `facets` holds each row's facet vectors (one matrix per row, maybe empty)."""
         import pyarrow as pa
 
         schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
         self.db.create_table(table, data=data, schema=schema, mode="overwrite")
         self.rebuild_text_index(table)
 
-    def upsert(self, table: str, rows: Sequence[IndexRow], vectors: Vectors, model: str) -> None:
-        """Insert or update `rows` by id in one commit."""
+    def upsert(
+        self,
+        table: str,
+        rows: Sequence[IndexRow],
+        vectors: Vectors,
+        model: str,
+        *,
+        facets: Sequence[Vectors],
+    ) -> None:
+        """Insert or update `rows` (and their facet vectors) by id in one commit."""
         import pyarrow as pa
 
         if not rows:
@@ -260,7 +249,7 @@ class VectorStore:
         handle = self._open(table)
         dim = int(vectors.shape[1])
         schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
         if handle is None:
             self.db.create_table(table, data=data, schema=schema)
@@ -314,7 +303,7 @@ class VectorStore:
         handle = self._open(table)
         if handle is None:
             return []
-        columns = [c for c in handle.schema.names if c != "vector"]
+        columns = [c for c in handle.schema.names if c not in ("vector", "facet_vectors")]
         query = handle.search().select(columns)
         if limit is not None:
             query = query.limit(limit)
@@ -330,10 +319,63 @@ class VectorStore:
         rows = handle.search().select(["id"]).limit(max(1, handle.count_rows())).to_list()
         return [str(r["id"]) for r in rows]
 
-    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
+    def dense(self, table: str, vector: Sequence[float], limit: int, fusion: Fusion) -> list[Match]:
+        """Exact fused cosine over every row (the path without snapshots, e.g. object stores)."""
+        ids, scores, best = self._fused(table, vector, fusion)
+        order = sorted(range(len(ids)), key=lambda i: -scores[i])[:limit]
+        return self._matches(table, [(ids[i], float(scores[i]), float(best[i])) for i in order])
+
+    def dense_for(
+        self, table: str, ids: Sequence[str], vector: Sequence[float], fusion: Fusion
+    ) -> list[Match]:
+        """The fused dense score of `ids` (keyword-only candidates)."""
+        every, scores, best = self._fused(table, vector, fusion)
+        wanted = set(ids)
+        picked = [(i, float(scores[n]), float(best[n])) for n, i in enumerate(every) if i in wanted]
+        return self._matches(table, picked)
+
+    def facet_scores(
+        self, table: str, item: str, vector: Sequence[float]
+    ) -> list[tuple[dict[str, Any], float]]:
+        """The facets of `item` with their cosine to `vector`, best first."""
+        import numpy as np
+
         handle = self._require(table)
-        rows = handle.search(list(vector)).distance_type("cosine").limit(limit).to_list()
-        return [Match(r["id"], 1.0 - float(r["_distance"]), r) for r in rows]
+        quoted = "'" + item.replace("'", "''") + "'"
+        rows = handle.search().where(f"id = {quoted}").select(["facets", "facet_vectors"])
+        found = rows.limit(1).to_list()
+        if not found or not found[0]["facet_vectors"]:
+            return []
+        matrix = np.asarray(found[0]["facet_vectors"], dtype=np.float32)
+        scores = matrix @ np.asarray(vector, dtype=np.float32)
+        facets = json.loads(found[0]["facets"] or "[]")
+        return sorted(zip(facets, map(float, scores), strict=False), key=lambda p: -p[1])
+
+    def _fused(self, table: str, vector: Sequence[float], fusion: Fusion) -> tuple[Any, Any, Any]:
+        import numpy as np
+
+        handle = self._require(table)
+        columns = ["id", "dim", "vector", "facet_vectors"]
+        rows = handle.search().select(columns).limit(max(1, handle.count_rows())).to_list()
+        vectors, facets, owners = _matrices(rows)
+        query = np.asarray(vector, dtype=np.float32)
+        matrix = FacetMatrix(facets, owners, len(rows))
+        scores, best = matrix.fuse(vectors @ query, query, fusion)
+        return [r["id"] for r in rows], scores, best
+
+    def _matches(self, table: str, picked: list[tuple[str, float, float]]) -> list[Match]:
+        if not picked:
+            return []
+        handle = self._require(table)
+        columns = [c for c in handle.schema.names if c not in ("vector", "facet_vectors")]
+        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i, _, _ in picked)
+        rows = handle.search().where(f"id IN ({quoted})").select(columns).limit(len(picked))
+        by_id = {r["id"]: r for r in rows.to_list()}
+        return [
+            Match(i, score, by_id[i], best if best > -1.5 else None)
+            for i, score, best in picked
+            if i in by_id
+        ]
 
     def keyword(self, table: str, query: str, limit: int) -> list[Match]:
         handle = self._require(table)
@@ -363,14 +405,6 @@ class VectorStore:
         )
         return rows
 
-    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        handle = self._require(table)
-        if not ids:
-            return {}
-        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
-        rows = handle.search().where(f"id IN ({quoted})").select(["id", "vector"]).limit(len(ids))
-        return {r["id"]: r["vector"] for r in rows.to_list()}
-
     def index_model(self, table: str) -> str | None:
         """The model the rows of `table` were embedded with (None for an empty table)."""
         handle = self._require(table)
@@ -384,3 +418,15 @@ class VectorStore:
                 f"the index has no table {table!r} yet", hint="run `homeclaw sync` to build it"
             )
         return handle
+
+
+def _matrices(rows: list[dict[str, Any]]) -> tuple[Any, Any, list[int]]:
+    """(descriptor vectors, facet vectors owner by owner, the row of each facet) of `rows`."""
+    import numpy as np
+
+    dim = int(rows[0].get("dim") or len(rows[0]["vector"])) if rows else 0
+    vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
+    groups = [r.get("facet_vectors") or [] for r in rows]
+    flat = [v for group in groups for v in group]
+    facets = np.array(flat, dtype=np.float32).reshape(len(flat), dim)
+    return vectors, facets, owner_layout([len(g) for g in groups])

@@ -18,6 +18,7 @@ from typing import Any, cast
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
 from homeclaw_cli.app.models import explain_missing
+from homeclaw_cli.app.plugin_availability import ServerProbe
 from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
@@ -147,8 +148,11 @@ class ChatSession:
                 tool_mode=settings.llm.tool_mode,
                 workspace_dirs=workspace_dirs(settings),
                 context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
+                search_tools=settings.llm.search_tools,
+                decide=settings.llm.decide,
             ),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
+            offerable=ServerProbe(self.caller.health),
         )
         path = log_path(settings.state_dir)
         self.log = ConversationLog(path, session=resume) if log else None

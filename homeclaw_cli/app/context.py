@@ -11,6 +11,7 @@ call `rescan` / `rescan_skills` when the folders may have changed.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from homeclaw_cli.catalog.registry import Registry, scan
@@ -23,6 +24,14 @@ from homeclaw_cli.state.health import HealthStore
 if TYPE_CHECKING:
     from homeclaw_cli.app.retrieval import RetrievalService
     from homeclaw_cli.runtime.caller import PluginCaller
+
+
+StepReporter = Callable[[str, str], None]
+"""Told (step, detail) as a long use case (install, update, register) starts each step."""
+
+
+def no_steps(step: str, detail: str) -> None:
+    """The default StepReporter: nobody is watching."""
 
 
 def build_llm(settings: Settings) -> LLM:
@@ -61,6 +70,7 @@ class AppContext:
         self._approvals: ApprovalStore | None = None
         self._retrieval: RetrievalService | None = None
         self._caller: PluginCaller | None = None
+        self.steps: StepReporter = no_steps  # a surface that shows progress replaces it
 
     @property
     def registry(self) -> Registry:

@@ -319,13 +319,16 @@ def register_plugin(
     """Validate, health-check (unless turned off) and persist one registration (the CLI path;
     the API runs the same steps with an async health check)."""
     settings = context.settings
+    context.steps("validate", where)
     manifest = prepare_registration(settings, payload, where=where, document=document)
     url = check_url(settings, manifest, check)
     checked: str | None = None
     if url:
+        context.steps("check", f"GET {url}")
         ok, checked = probe_url_now(url, timeout=settings.serve.health_timeout_sec)
         if not ok:
             raise unreachable(manifest, checked)
+    context.steps("save", str(settings.external_plugins_file))
     return commit_registration(context, manifest, replace=replace, checked=checked)
 
 

@@ -16,15 +16,19 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from homeclaw_cli.adapters.vector_store import IndexRow, StoredMeta, VectorStore, open_store
+from homeclaw_cli.adapters.vector_store import RECIPE, IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
+from homeclaw_cli.core.examples import Example, merge_examples
 from homeclaw_cli.fsutil import file_lock
 from homeclaw_cli.settings import Settings
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.expand import ExpandReport
 
 SyncKind = Literal["plugins", "skills"]
 KINDS: tuple[SyncKind, ...] = ("plugins", "skills")
@@ -33,6 +37,47 @@ KINDS: tuple[SyncKind, ...] = ("plugins", "skills")
 class SyncProgress(Protocol):
     def start(self, kind: str, total: int) -> None: ...
     def advance(self, count: int) -> None: ...
+
+
+class ExampleSource(Protocol):
+    """Generated example requests for index rows (what `sync --expand` caches)."""
+
+    def examples_for(self, kind: SyncKind, row: IndexRow) -> list[Example]:
+        """The generated examples of `row`, looked up by row.id and row.descriptor_hash.
+
+        Called on every sync, so it must be cheap: read a cache, never load a model.
+        Returned examples carry source="generated" and, when they were written for one
+        capability, its id.
+        """
+        ...
+
+    def fingerprint(self) -> str:
+        """Changes whenever examples_for would answer differently (e.g. the cache's mtime),
+        so a sync after new examples were generated does not take the no-change shortcut."""
+        ...
+
+
+def example_source(context: AppContext) -> ExampleSource | None:
+    """The generated examples every sync attaches; None while nothing generates them."""
+    return None
+
+
+def attach_generated_examples(
+    kind: SyncKind, rows: list[IndexRow], source: ExampleSource | None
+) -> None:
+    """Add each row's generated examples to its author examples, before rows are compared and
+    embedded: the hook `sync --expand` fills through `example_source`.
+
+    A row whose examples changed gets a new content_hash and is re-embedded (its examples
+    too); rows without new examples are left as they are and never re-embedded.
+    """
+    if source is None:
+        return
+    for row in rows:
+        generated = [
+            Example(e.text, "generated", e.capability) for e in source.examples_for(kind, row)
+        ]
+        row.examples = merge_examples(row.examples, generated)
 
 
 @dataclass(kw_only=True)
@@ -58,8 +103,10 @@ class SyncReport(ChangeSet):
     kinds: dict[str, KindReport] = field(default_factory=dict)
     model: str = ""
     model_loaded: bool = False
+    embedder: str = ""  # "onnx" (the exported twin) or "reference" (sentence-transformers)
     check: bool = False
     warnings: list[str] = field(default_factory=list)
+    expansion: ExpandReport | None = None  # `sync --expand` / index.expand: auto
 
     @property
     def stale(self) -> bool:
@@ -75,9 +122,11 @@ class SyncReport(ChangeSet):
             "seconds": round(self.seconds, 3),
             "model": self.model,
             "model_loaded": self.model_loaded,
+            "embedder": self.embedder,
             "check": self.check,
             "stale": self.stale,
             "warnings": self.warnings,
+            "expand": self.expansion.to_json() if self.expansion else None,
             "kinds": {
                 name: {
                     "added": k.added,
@@ -109,11 +158,12 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
     """Index rows for every loadable plugin, and one error line per broken one."""
     from homeclaw_cli.catalog.registry import describe_entry
 
-    registry = context.registry
+    registry, settings = context.registry, context.settings
     rows = []
     for entry in registry.plugins.values():
         manifest = entry.manifest
-        text = manifest.embedding_text()
+        text = manifest.embedding_text(settings.plugins.embed_text)
+        capabilities = manifest.capabilities if len(manifest.capabilities) > 1 else []
         rows.append(
             IndexRow(
                 id=entry.id,
@@ -121,8 +171,10 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 source=entry.source,
                 text=text,
                 search_text=search_text(entry.id, text),
-                content_hash=entry.content_hash,
+                descriptor_hash=entry.content_hash,
                 descriptor=describe_entry(entry),
+                examples=manifest.author_examples(),
+                capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
             )
         )
     errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]
@@ -142,10 +194,11 @@ def skill_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 source=skill.source,
                 text=text,
                 search_text=search_text(skill.id.removeprefix(TEST_PREFIX), text),
-                content_hash=skill.content_hash,
+                descriptor_hash=skill.content_hash,
                 descriptor=skill.to_descriptor(),
                 status="ok" if skill.eligible else "ineligible",
                 status_detail=skill.ineligible_reason or "",
+                examples=[Example(text) for text in skill.examples],
             )
         )
     errors = [f"skill {b.folder}: {b.error}" for b in registry.broken]
@@ -185,7 +238,10 @@ def _plan(
     dims = {m.dim for m in stored.values()}
     stored_models = {m.model for m in stored.values()}
     rebuild = full
-    if stored and stored_models != {model}:
+    if stored and any(f":{RECIPE}:" not in m.content_hash for m in stored.values()):
+        report.rebuilt = "index format changed (example vectors)"
+        rebuild = True
+    elif stored and stored_models != {model}:
         report.rebuilt = f"embedding model changed ({', '.join(sorted(stored_models))} -> {model})"
         rebuild = True
     elif len(dims) > 1:
@@ -237,7 +293,8 @@ def sync(
     store = open_store(settings)
     if check:
         for kind in wanted:
-            if _unchanged_plugins(settings, store, kind, report, full=full) is None:
+            source = example_source(context)
+            if _unchanged_plugins(settings, store, kind, report, full=full, source=source) is None:
                 continue
             plan = _make_plan(context, store, kind, full=full, refresh_test=False, report=report)
             if plan.text_index_stale and not plan.report.stale:
@@ -249,7 +306,9 @@ def sync(
         return report
     with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
         for kind in wanted:
-            fingerprint = _unchanged_plugins(settings, store, kind, report, full=full)
+            fingerprint = _unchanged_plugins(
+                settings, store, kind, report, full=full, source=example_source(context)
+            )
             if fingerprint is None:
                 continue
             plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
@@ -265,13 +324,21 @@ def sync(
 
 
 def _unchanged_plugins(
-    settings: Settings, store: VectorStore, kind: SyncKind, report: SyncReport, *, full: bool
+    settings: Settings,
+    store: VectorStore,
+    kind: SyncKind,
+    report: SyncReport,
+    *,
+    full: bool,
+    source: ExampleSource | None = None,
 ) -> str | None:
     """None when the plugin folders and the index are exactly as the last sync left them
     (then `report` gets the unchanged count); otherwise the fingerprint to save afterwards."""
     if kind != "plugins":
         return ""
     fingerprint = fp.plugin_fingerprint(settings)
+    if source is not None:
+        fingerprint += ":" + source.fingerprint()
     if full or not settings.plugins.incremental_sync:
         return fingerprint
     state = fp.load_state(settings)
@@ -298,6 +365,7 @@ def _make_plan(
 ) -> _Plan:
     settings = context.settings
     rows, errors = plugin_rows(context) if kind == "plugins" else skill_rows(context)
+    attach_generated_examples(kind, rows, example_source(context))
     report.errors.extend(errors)
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
@@ -328,6 +396,47 @@ def _merge(report: SyncReport, kind_report: KindReport) -> None:
     report.unchanged += kind_report.unchanged
 
 
+def _embed(
+    settings: Settings, plan: _Plan, report: SyncReport, progress: SyncProgress | None
+) -> tuple[Any, list[Any], int]:
+    """One vector per row, each row's facet vectors (examples, capabilities), and the dimension.
+
+    An incremental sync (an install, a register, one edited plugin) embeds with the ONNX twin
+    when there is one: export_onnx kept it only because it matches the reference model on the
+    probes, and it loads in ~0.3 s where torch and sentence-transformers take 5-10 s. A
+    rebuild uses the reference model and (re-)exports the twin.
+    """
+    from homeclaw_cli.adapters import embedder as emb
+
+    model = settings.embedding.model
+    twin = None if plan.rebuild else emb.load_onnx(models_dir(settings), model)
+    embedder: emb.Embedder = twin or emb.sentence_transformer(model, settings.embedding.batch_size)
+    report.model_loaded = True
+    report.embedder = "onnx" if twin is not None else "reference"
+    texts = [r.text for r in plan.embed]
+    counts = []
+    for row in plan.embed:
+        texts.extend(f.text for f in row.facets)
+        counts.append(len(row.facets))
+    if progress is not None:
+        progress.start(plan.kind, len(texts))
+    vectors = embedder.embed(texts, progress=progress.advance if progress else None)
+    at = len(plan.embed)
+    facet_vectors = []
+    for count in counts:
+        facet_vectors.append(vectors[at : at + count])
+        at += count
+    if (
+        twin is None
+        and emb.load_onnx(models_dir(settings), model) is None
+        and not emb.export_onnx(emb.sentence_transformer(model), models_dir(settings))
+    ):
+        report.warnings.append(
+            f"could not export {model} to ONNX; queries will load sentence-transformers"
+        )
+    return vectors[: len(plan.embed)], facet_vectors, embedder.dimension
+
+
 def _apply(
     settings: Settings,
     store: VectorStore,
@@ -335,27 +444,13 @@ def _apply(
     report: SyncReport,
     progress: SyncProgress | None,
 ) -> None:
-    from homeclaw_cli.adapters import embedder as emb
-
     model = settings.embedding.model
     if plan.embed:
-        reference = emb.sentence_transformer(model, settings.embedding.batch_size)
-        report.model_loaded = True
-        if progress is not None:
-            progress.start(plan.kind, len(plan.embed))
-        texts = [r.text for r in plan.embed]
-        vectors = reference.embed(texts, progress=progress.advance if progress else None)
-        dim = reference.dimension
+        vectors, facets, dim = _embed(settings, plan, report, progress)
         if plan.rebuild:
-            store.replace_all(plan.table, plan.rows, vectors, model, dim)
+            store.replace_all(plan.table, plan.rows, vectors, model, dim, facets=facets)
         else:
-            store.upsert(plan.table, plan.embed, vectors, model)
-        if emb.load_onnx(models_dir(settings), model) is None and not emb.export_onnx(
-            reference, models_dir(settings)
-        ):
-            report.warnings.append(
-                f"could not export {model} to ONNX; queries will load sentence-transformers"
-            )
+            store.upsert(plan.table, plan.embed, vectors, model, facets=facets)
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)

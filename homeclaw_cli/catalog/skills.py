@@ -29,12 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.catalog.lenient_frontmatter import TOP_KEY, lenient_frontmatter
 from homeclaw_cli.catalog.skill_eligibility import (
     EligibilityContext,
     Requirements,
     ineligible_reason,
     requirements_of,
 )
+from homeclaw_cli.core.examples import Example, ExampleError, check_examples
 from homeclaw_cli.document import DocumentError, parse_yaml_text, read_text_file
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
@@ -45,7 +47,6 @@ TEST_PREFIX = "test__"
 MAX_SKILL_BYTES = 512 * 1024
 MAX_DESCRIPTION_CHARS = 1024
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
-_TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
 _SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -65,6 +66,7 @@ class ParsedSkillMd:
     metadata: dict[str, Any]
     body: str
     warnings: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -83,9 +85,14 @@ class Skill:
     metadata: dict[str, Any] = field(default_factory=dict)
     requirements: Requirements = field(default_factory=Requirements)
     warnings: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
 
     def embedding_text(self) -> str:
         return f"{self.name}\n{self.description}"
+
+    def author_examples(self) -> list[Example]:
+        """The `examples` of the SKILL.md frontmatter."""
+        return [Example(text) for text in self.examples]
 
     @property
     def display_name(self) -> str:
@@ -111,6 +118,7 @@ class Skill:
             "frontmatter": self.frontmatter,
             "metadata": self.metadata,
             "requires": self.requirements.to_json(),
+            "examples": self.examples,
         }
 
 
@@ -157,7 +165,7 @@ def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
     match = _FRONTMATTER.match(text)
     if (
         not match
-        and _TOP_KEY.match(text.split("\n", 1)[0])
+        and TOP_KEY.match(text.split("\n", 1)[0])
         and re.search(r"^---[ \t]*$", text, re.M)
     ):
         raise SkillParseError(
@@ -196,7 +204,7 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
         if not exc.message.startswith("invalid YAML:"):
             # Alias bombs, runaway nesting: refused, never re-read leniently.
             raise SkillParseError(path, f"frontmatter refused: {exc.message}", line) from None
-        lenient = _lenient_frontmatter(block)
+        lenient = lenient_frontmatter(block)
         if not (
             isinstance(lenient.get("name"), str) and isinstance(lenient.get("description"), str)
         ):
@@ -227,7 +235,13 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
                 positions.get(required, 2),
             )
     metadata = _parse_metadata(path, data.get("metadata"), positions.get("metadata"))
-    return ParsedSkillMd(frontmatter=data, metadata=metadata, body=body, warnings=warnings)
+    try:
+        examples = check_examples(data.get("examples"))
+    except ExampleError as exc:
+        raise SkillParseError(
+            path, f"frontmatter `examples`: {exc.reason}", positions.get("examples")
+        ) from None
+    return ParsedSkillMd(data, metadata, body, warnings, examples)
 
 
 def parse_skill_md(path: Path) -> tuple[dict[str, Any], str]:
@@ -265,53 +279,6 @@ def _parse_metadata(path: Path, raw: Any, line: int | None) -> dict[str, Any]:
     )
 
 
-def _lenient_frontmatter(block: str) -> dict[str, Any]:
-    """OpenClaw-style reading: `key: rest of line`, indented lines continue the value."""
-    import yaml
-
-    data: dict[str, Any] = {}
-    key: str | None = None
-    lines: list[str] = []
-
-    def flush() -> None:
-        if key is None:
-            return
-        first, rest = (lines[0] if lines else ""), lines[1:]
-        if not rest:
-            data[key] = _unquote(first.strip())
-            return
-        joined = "\n".join([first, *rest]).strip()
-        try:
-            data[key] = yaml.safe_load(f"{key}:\n" + "\n".join(f"  {ln}" for ln in [first, *rest]))[
-                key
-            ]
-        except yaml.YAMLError:
-            data[key] = joined
-
-    for raw_line in block.splitlines():
-        match = _TOP_KEY.match(raw_line)
-        if match and not raw_line[:1].isspace():
-            flush()
-            key, lines = match.group(1), [match.group(2) or ""]
-        elif key is not None:
-            lines.append(raw_line)
-    flush()
-    return data
-
-
-def _unquote(value: str) -> Any:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        if value[0] == '"':
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError:
-                pass
-        return value[1:-1]
-    if value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    return value
-
-
 def load_skill(folder: Path, source: str, skill_id: str | None = None) -> Skill:
     """Load the skill in `folder` (eligibility not yet computed), or SkillParseError."""
     skill_md = folder / SKILL_FILE
@@ -344,6 +311,7 @@ def load_skill(folder: Path, source: str, skill_id: str | None = None) -> Skill:
         metadata=parsed.metadata,
         requirements=requirements,
         warnings=warnings,
+        examples=parsed.examples,
     )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.errors import ExitCode, UsageError, missing_path
 from homeclaw_cli.surfaces.cli.options import HostOpt, ModelOpt, json_requested
 from homeclaw_cli.surfaces.cli.state import get_state, llm_settings
 from homeclaw_cli.surfaces.render import Output
@@ -208,6 +208,8 @@ def approval_flags(
     if parsed:
         flags["tools.approve_rules"] = parsed
     for folder in allow_dirs:
+        if not folder.expanduser().exists():
+            raise missing_path(f"--allow-dir {folder}", hint="give an existing folder")
         if not folder.expanduser().is_dir():
             raise UsageError(
                 f"--allow-dir {folder} is not a folder", hint="give an existing folder"

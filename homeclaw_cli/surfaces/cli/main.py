@@ -11,7 +11,13 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
+from homeclaw_cli.errors import (
+    ExitCode,
+    HomeclawError,
+    UsageError,
+    damaged_index,
+    missing_path,
+)
 from homeclaw_cli.surfaces.cli import (
     audit,
     chat,
@@ -20,6 +26,7 @@ from homeclaw_cli.surfaces.cli import (
     logs,
     mcp,
     models,
+    own_eval,
     plugin,
     plugin_call,
     plugin_install,
@@ -110,6 +117,7 @@ app.add_typer(
         plugin.app,
         plugin_install.app,
         plugin_call.app,
+        own_eval.plugin_app,
         index_app("plugin"),
     ),
     name="plugin",
@@ -121,10 +129,11 @@ app.add_typer(
         skill.app,
         index_app("skill"),
         skill_lifecycle.app,
+        own_eval.skill_app,
     ),
     name="skill",
 )
-app.add_typer(_group("Measure homeclaw (retrieval quality).", eval_.app), name="eval")
+app.add_typer(_group("Measure homeclaw (retrieval, whole chat turns).", eval_.app), name="eval")
 app.add_typer(_group("Use homeclaw's plugins and skills from any MCP client.", mcp.app), name="mcp")
 
 
@@ -165,11 +174,11 @@ def root(  # noqa: PLR0917 - typer options
     ] = None,
 ) -> None:
     for folder in plugins_dir or []:
+        hint = "give a folder that holds plugin folders"
+        if not folder.expanduser().exists():
+            raise missing_path(f"--plugins-dir {folder}", hint=hint)
         if not folder.expanduser().is_dir():
-            what = "is not a folder" if folder.exists() else "does not exist"
-            raise UsageError(
-                f"--plugins-dir {folder} {what}", hint="give a folder that holds plugin folders"
-            )
+            raise UsageError(f"--plugins-dir {folder} is not a folder", hint=hint)
     state = get_state(ctx)
     state.config_file = config
     state.plugin_dirs = list(plugins_dir or [])

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from homeclaw_cli.app.validate import ValidationReport
     from homeclaw_cli.catalog.registry import PluginEntry
     from homeclaw_cli.settings import Settings
+    from homeclaw_cli.surfaces.cli.steps import StepLog
 
 app = typer.Typer()
 
@@ -129,6 +130,8 @@ def _show_plugin(out: Output, entry: PluginEntry) -> None:
         out.text(f"description_long: {manifest.description_long}")
     if manifest.keywords:
         out.text("keywords: " + ", ".join(manifest.keywords))
+    for example in manifest.examples:
+        out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
     if not manifest.permissions.empty:
         out.text("permissions: " + "; ".join(describe(manifest.permissions)))
@@ -141,6 +144,8 @@ def _show_plugin(out: Output, entry: PluginEntry) -> None:
             out.text(f"  - {p.name} ({p.type}, {need}) {p.description}")
         if cap.output_description:
             out.text(f"  returns: {cap.output_description}")
+        for example in cap.examples:
+            out.text(f"  example: {example}")
     for warning in entry.warnings:
         out.warning(str(warning))
 
@@ -170,20 +175,20 @@ def register(
     import sys
 
     from homeclaw_cli.app.registration import read_registration, register_plugin
+    from homeclaw_cli.surfaces.cli.steps import show_steps
 
     stdin_text = sys.stdin.read() if str(file) == "-" else None
     where, document = read_registration(file, stdin_text)
-    payload = document.data
     context = get_state(ctx).context()
-    settings = context.settings
-    result = register_plugin(
-        context, payload, replace=replace, check=check, where=where, document=document
-    )
     out = Output(json_mode=as_json)
-    for warning in result.warnings:
-        out.warning(warning)
-    if result.change != "unchanged":
-        _sync_index(settings, out, sync)
+    with show_steps(out, context) as steps:
+        result = register_plugin(
+            context, document.data, replace=replace, check=check, where=where, document=document
+        )
+        for warning in result.warnings:
+            out.warning(warning)
+        if result.change != "unchanged":
+            _sync_index(context.settings, out, sync, steps)
     verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
     out.result(result, lambda: out.text(f"{verb[result.change]} {result.plugin_id}"))
 
@@ -209,16 +214,22 @@ def unregister(
     )
 
 
-def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
+def _sync_index(
+    settings: Settings, out: Output, wanted: bool | None, steps: StepLog | None = None
+) -> None:
     """Sync the plugin index after a registration change; the change itself is already saved."""
+    from contextlib import nullcontext
+
     from homeclaw_cli.app.registration import index_sync_function
     from homeclaw_cli.errors import HomeclawError
 
     if not (settings.serve.sync_on_register if wanted is None else wanted):
         return
     sync = index_sync_function()
+    if steps is not None:
+        steps("sync", "plugin index")
     try:
-        with out.status("updating the plugin index"):
+        with out.status("updating the plugin index") if steps is None else nullcontext():
             sync(settings)
     except HomeclawError as exc:
         out.warning(f"saved, but the index was not updated ({exc.message}); run `homeclaw sync`")

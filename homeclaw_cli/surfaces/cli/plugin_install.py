@@ -16,6 +16,7 @@ from homeclaw_cli.surfaces.cli.install_view import (
 )
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.cli.steps import show_steps
 from homeclaw_cli.surfaces.cli.update_command import add_update_command
 from homeclaw_cli.surfaces.render import Output
 
@@ -50,15 +51,15 @@ def install(
 
     out = Output(json_mode=as_json)
     context = get_state(ctx).context()
-    # No spinner: the approval prompt may need the terminal half-way through.
-    result = install_plugin(
-        context,
-        source,
-        approve=approver(out, yes),
-        upgrade=upgrade,
-        dry_run=dry_run,
-        with_deps=with_deps,
-    )
+    with show_steps(out, context) as steps:
+        result = install_plugin(
+            context,
+            source,
+            approve=approver(out, yes, steps.paused),
+            upgrade=upgrade,
+            dry_run=dry_run,
+            with_deps=with_deps,
+        )
     if as_json:
         out.json(result.to_json())
     else:

@@ -179,8 +179,10 @@ def _show_skill(out: Output, skill: Skill, shadows: list[Skill], *, body: bool) 
     if needs:
         out.text(f"requires (metadata.{skill.requirements.namespace}): " + "; ".join(needs))
     for key, value in skill.frontmatter.items():
-        if key not in ("name", "description", "metadata"):
+        if key not in ("name", "description", "metadata", "examples"):
             out.text(f"{key}: {value}")
+    for example in skill.examples:
+        out.text(f"example: {example}")
     out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
     out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
     for shadow in shadows:
@@ -321,14 +323,17 @@ def install(  # noqa: PLR0917 - Typer maps parameters to options
     """Validate a skill, then copy it atomically into the user skills folder."""
     from homeclaw_cli.app.install.skill import install_skill
     from homeclaw_cli.surfaces.cli.install_view import approver, show_skill_installed
+    from homeclaw_cli.surfaces.cli.steps import show_steps
 
     out = Output(json_mode=as_json)
-    result = install_skill(
-        get_state(ctx).context(),
-        source,
-        force=force,
-        skill_id=skill_id,
-        subdir=subdir,
-        approve=approver(out, yes),
-    )
+    context = get_state(ctx).context()
+    with show_steps(out, context) as steps:
+        result = install_skill(
+            context,
+            source,
+            force=force,
+            skill_id=skill_id,
+            subdir=subdir,
+            approve=approver(out, yes, steps.paused),
+        )
     show_skill_installed(out, result)

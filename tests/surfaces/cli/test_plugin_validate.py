@@ -318,3 +318,19 @@ def test_bundled_plugins_are_valid(cli: Any) -> None:
 
     code, report = validate_json(cli, REPO_ROOT / "plugins", strict=False)
     assert code == 0, report
+
+
+def test_examples_errors_name_the_item_line_and_fix(cli: Any, tmp_path: Path) -> None:
+    text = VALID.replace(
+        "    description: Say hello.\n",
+        "    description: Say hello.\n    examples: [hi Bob, hi  bob, ok]\n",
+    )
+    folder = write_plugin(
+        tmp_path, text.replace("type: subprocess", "examples: x\ntype: subprocess")
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    errors = {e["field"]: e for e in only_plugin(report)["errors"]}
+    assert "must be a list" in errors["examples"]["message"]
+    assert errors["capabilities[0].examples[1]"]["line"] == 13
+    assert "repeats example 1; remove one" in errors["capabilities[0].examples[1]"]["message"]
