@@ -33,6 +33,17 @@ _META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
 __all__ = ["RECIPE", "IndexRow", "SnapshotReader", "VectorStore", "open_store", "row_examples"]
 
 
+@dataclass(frozen=True)
+class StoredEmbedding:
+    """What a row was embedded from and with (a sync reuses it when nothing changed)."""
+
+    text: str
+    facets: str  # the facets' JSON as stored
+    model: str
+    vector: list[float]
+    facet_vectors: list[list[float]]
+
+
 @dataclass
 class StoredMeta:
     id: str
@@ -404,6 +415,21 @@ class VectorStore:
             handle.search(query_class(words, FTS_COLUMN), query_type="fts").limit(limit).to_list()
         )
         return rows
+
+    def stored_embeddings(self, table: str, ids: Sequence[str]) -> dict[str, StoredEmbedding]:
+        """The embedded texts and vectors of those `ids` that have a row."""
+        handle = self._open(table)
+        if handle is None or not ids:
+            return {}
+        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
+        columns = ["id", "text", "facets", "model", "vector", "facet_vectors"]
+        rows = handle.search().where(f"id IN ({quoted})").select(columns).limit(len(ids))
+        return {
+            r["id"]: StoredEmbedding(
+                r["text"], r["facets"], r["model"], r["vector"], r["facet_vectors"]
+            )
+            for r in rows.to_list()
+        }
 
     def index_model(self, table: str) -> str | None:
         """The model the rows of `table` were embedded with (None for an empty table)."""

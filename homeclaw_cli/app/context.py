@@ -97,6 +97,10 @@ class AppContext:
             self._skill_registry = scan_skills(self.settings)
         return self._skill_registry
 
+    def set_skill_registry(self, registry: SkillRegistry) -> None:
+        """Use `registry` from now on (hot reload keeps the last good version of a skill)."""
+        self._skill_registry = registry
+
     def rescan_skills(self) -> SkillRegistry:
         """Scan the skill folders again (after an install, or when they changed on disk)."""
         self._skill_registry = scan_skills(self.settings)

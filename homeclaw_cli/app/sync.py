@@ -13,7 +13,7 @@ whole rows only, and the next sync finishes the job (hash diff + text-index chec
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from homeclaw_cli.adapters.vector_store import RECIPE, IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
 from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.app.sync_embed import embed_rows
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.core.examples import Example, merge_examples
@@ -396,45 +397,12 @@ def _merge(report: SyncReport, kind_report: KindReport) -> None:
     report.unchanged += kind_report.unchanged
 
 
-def _embed(
-    settings: Settings, plan: _Plan, report: SyncReport, progress: SyncProgress | None
-) -> tuple[Any, list[Any], int]:
-    """One vector per row, each row's facet vectors (examples, capabilities), and the dimension.
-
-    An incremental sync (an install, a register, one edited plugin) embeds with the ONNX twin
-    when there is one: export_onnx kept it only because it matches the reference model on the
-    probes, and it loads in ~0.3 s where torch and sentence-transformers take 5-10 s. A
-    rebuild uses the reference model and (re-)exports the twin.
-    """
-    from homeclaw_cli.adapters import embedder as emb
-
-    model = settings.embedding.model
-    twin = None if plan.rebuild else emb.load_onnx(models_dir(settings), model)
-    embedder: emb.Embedder = twin or emb.sentence_transformer(model, settings.embedding.batch_size)
-    report.model_loaded = True
-    report.embedder = "onnx" if twin is not None else "reference"
-    texts = [r.text for r in plan.embed]
-    counts = []
-    for row in plan.embed:
-        texts.extend(f.text for f in row.facets)
-        counts.append(len(row.facets))
-    if progress is not None:
-        progress.start(plan.kind, len(texts))
-    vectors = embedder.embed(texts, progress=progress.advance if progress else None)
-    at = len(plan.embed)
-    facet_vectors = []
-    for count in counts:
-        facet_vectors.append(vectors[at : at + count])
-        at += count
-    if (
-        twin is None
-        and emb.load_onnx(models_dir(settings), model) is None
-        and not emb.export_onnx(emb.sentence_transformer(model), models_dir(settings))
-    ):
-        report.warnings.append(
-            f"could not export {model} to ONNX; queries will load sentence-transformers"
-        )
-    return vectors[: len(plan.embed)], facet_vectors, embedder.dimension
+def _progress_pair(
+    kind: str, progress: SyncProgress | None
+) -> tuple[Callable[[int], None], Callable[[int], None]] | None:
+    if progress is None:
+        return None
+    return (lambda total: progress.start(kind, total)), progress.advance
 
 
 def _apply(
@@ -446,11 +414,28 @@ def _apply(
 ) -> None:
     model = settings.embedding.model
     if plan.embed:
-        vectors, facets, dim = _embed(settings, plan, report, progress)
+        done = embed_rows(
+            plan.embed,
+            store=store,
+            table=plan.table,
+            model=model,
+            models_dir=models_dir(settings),
+            batch_size=settings.embedding.batch_size,
+            rebuild=plan.rebuild,
+            reuse=plan.report.updated,
+            progress=_progress_pair(plan.kind, progress),
+        )
+        if done.embedder:
+            report.model_loaded = True
+            report.embedder = done.embedder
+        if done.warning:
+            report.warnings.append(done.warning)
         if plan.rebuild:
-            store.replace_all(plan.table, plan.rows, vectors, model, dim, facets=facets)
+            store.replace_all(
+                plan.table, plan.rows, done.vectors, model, done.dim, facets=done.facets
+            )
         else:
-            store.upsert(plan.table, plan.embed, vectors, model, facets=facets)
+            store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)
