@@ -32,7 +32,7 @@ from homeclaw_cli.core.approval import (
     ToolAction,
 )
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.errors import HomeclawError, NotFoundError
@@ -174,13 +174,19 @@ class ChatSession:
         entry = self.registry.plugins.get(plugin_id)
         return entry.manifest if entry else None
 
-    async def ask(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
+    async def ask(
+        self,
+        message: str,
+        *,
+        on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
+    ) -> TurnResult:
         """One turn, logged. A turn cancelled midway (Ctrl-C) is logged as cancelled, with
         what it did until then, and the cancellation goes on up to the surface."""
         before = self.agent.last
         started = time.perf_counter()
         try:
-            result = await self.agent.turn(message, on_text=on_text)
+            result = await self.agent.turn(message, on_text=on_text, on_status=on_status)
         except asyncio.CancelledError:
             if self.log is not None:
                 partial = self.agent.last

@@ -39,7 +39,7 @@ from homeclaw_cli.core.agent_prompt import (
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import ranked_capabilities
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
@@ -253,13 +253,27 @@ class Agent:
         previous = self.exchanges[-1][0]["content"] if self.exchanges else ""
         return f"{previous}\n{message}".strip() if previous else message
 
-    async def turn(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
-        """Run one user message to an answer. Raises only for an unusable model (LLM errors)."""
+    async def turn(
+        self,
+        message: str,
+        *,
+        on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
+    ) -> TurnResult:
+        """Run one user message to an answer. Raises only for an unusable model (LLM errors).
+        `on_status` hears what the turn waits for (the model, a tool), for a spinner."""
         started = time.perf_counter()
         result = TurnResult(message=message)
         self.last = result
-        retrieve_seconds = await self._retrieve(result)
-        state = await self._prepare(result, on_text)
+        if on_status is not None:
+            on_status("finding tools")
+        try:
+            retrieve_seconds = await self._retrieve(result)
+            state = await self._prepare(result, on_text)
+        finally:
+            if on_status is not None:
+                on_status(None)
+        state.on_status = on_status
         for round_no in range(1, self.config.max_rounds + 1):
             result.rounds = round_no
             if await run_round(self.llm, state, round_no):

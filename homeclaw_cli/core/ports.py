@@ -14,6 +14,9 @@ from typing import Any, Protocol, Required, TypedDict, runtime_checkable
 from homeclaw_cli.core.retrieval import RetrievalResult
 
 TextSink = Callable[[str], None]
+# What a turn is doing, for a spinner: "thinking" (waiting for the model), "running NAME" (a
+# tool), None (neither: text is streaming, the user is being asked, or the turn is over).
+StatusSink = Callable[[str | None], None]
 JsonSchema = dict[str, Any]  # a JSON schema or an OpenAI-style tool definition: untyped JSON
 
 
