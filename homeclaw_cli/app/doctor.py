@@ -179,6 +179,10 @@ def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
     store = context.health
     checks = []
     for plugin_id in plugin_ids:
+        start = context.registry.plugins[plugin_id].manifest.managed_start()
+        if start is not None:
+            checks.append(_managed_check(context, plugin_id))
+            continue
         status = store.get(plugin_id)
         if status is not None and not status.ok:
             checks.append(
@@ -190,3 +194,20 @@ def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
                 )
             )
     return checks
+
+
+def _managed_check(context: AppContext, plugin_id: str) -> Check:
+    """A managed server: not started yet is fine (it starts on first use); a failed start
+    is a failure with its log."""
+    from homeclaw_cli.runtime.managed_server import log_path, server_state
+
+    state = server_state(context.settings, plugin_id)
+    if state.state == "failed":
+        return Check(
+            f"plugin {plugin_id}",
+            "fail",
+            state.describe(),
+            f"see {log_path(context.settings.data_dir, plugin_id)}, then "
+            f"`homeclaw plugin call {plugin_id} ...` starts it again",
+        )
+    return Check(f"plugin {plugin_id}", "ok", state.describe())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import InlineConfig, McpConfig, PluginManifest, SubprocessConfig
+from homeclaw_cli.core.server_start import LOOPBACK_HOSTS, same_server
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.document import Document, FieldPath
 from homeclaw_cli.suggest import did_you_mean
@@ -55,6 +56,7 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
     elif isinstance(config, SubprocessConfig | McpConfig):
         _check_command(config.command, folder, add)
         _check_script_args(config.args, folder, add)
+    _check_start(manifest, folder, add)
     _check_capabilities(manifest, add)
     _check_description_sizes(manifest, add)
     return out
@@ -90,6 +92,40 @@ def _check_script_args(args: list[str], folder: Path, add: Add) -> None:
                 f"script {arg!r} does not exist in {folder}",
                 "fix the path, or build the plugin first (e.g. `npm run build`)",
             )
+
+
+def _check_start(manifest: PluginManifest, folder: Path, add: Add) -> None:
+    """A managed server (`config.start`): its command exists and `ready` is a URL of the
+    server homeclaw starts, on this machine."""
+    start = manifest.managed_start()
+    if start is None:
+        return
+    if not command_exists(start.command, folder):
+        add(
+            "warning",
+            "command-not-found",
+            ("config", "start", "command"),
+            f"start command {start.command!r} is not on PATH (or in the plugin folder)",
+            "install it, or use an absolute path",
+        )
+    if start.ready_host() not in LOOPBACK_HOSTS:
+        add(
+            "error",
+            "start-ready-remote",
+            ("config", "start", "ready"),
+            f"ready {start.ready!r} is not on this machine, but homeclaw starts the server here",
+            "use http://127.0.0.1:<port>/<health path> of the server the command starts",
+        )
+    server = getattr(manifest.config, "base_url", None) or getattr(manifest.config, "url", None)
+    if server and not same_server(start.ready, server):
+        add(
+            "warning",
+            "start-ready-elsewhere",
+            ("config", "start", "ready"),
+            f"ready {start.ready!r} and {server!r} are different servers: homeclaw waits "
+            "for one and calls the other",
+            "point ready at a health path of the same host and port",
+        )
 
 
 def _check_capabilities(manifest: PluginManifest, add: Add) -> None:

@@ -153,6 +153,13 @@ def _show_plugin(
     for example in manifest.examples:
         out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
+    start = manifest.managed_start()
+    if start is not None:
+        command = " ".join([start.command, *start.args])
+        out.text(
+            f"managed server: homeclaw runs `{command}` (cwd {start.cwd or 'the plugin folder'}) "
+            f"on first use, waits for {start.ready}, and stops it on exit"
+        )
     if not manifest.permissions.empty:
         out.text("permissions: " + "; ".join(describe(manifest.permissions)))
     for cap in manifest.callable_capabilities():
