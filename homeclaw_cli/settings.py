@@ -52,6 +52,14 @@ class RetrievalSettings(_Section):
         default=0.2, ge=-1.0, le=1.0, description="tuned on benchmarks/retrieval (RESULTS.md)"
     )
     max_in_prompt: int = Field(default=5, ge=0, description="0 = no limit")
+    relative_margin: float = Field(
+        default=0.15, ge=0.0, le=2.0, description="drop hits this far below the best one"
+    )
+    fusion: Literal["none", "max", "centroid", "weighted"] = Field(
+        default="weighted",
+        description="how example and capability vectors join the descriptor's score",
+    )
+    fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
     refresh_on_startup: bool = True
     incremental_sync: bool = True
     dirs: list[Path] = Field(default_factory=list, description="extra folders to scan")
@@ -60,6 +68,11 @@ class RetrievalSettings(_Section):
 
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
+    embed_text: Literal["full", "description"] = Field(
+        default="full",
+        description="what a plugin's vector embeds: full (name, descriptions, keywords, "
+        "capabilities) or description (description + description_long)",
+    )
     trust_workspace: bool = Field(
         default=False, description="load ./plugins of the cwd (a cloned repository's, too)"
     )
@@ -100,6 +113,10 @@ class LLMSettings(_Section):
     max_rounds: int = Field(default=6, ge=1, le=50)
     timeout_sec: float = Field(default=120.0, gt=0)
     api_key: str | None = Field(default=None, description="provider openai: bearer token")
+    api_key_env: str | None = Field(default=None, description="env var holding the API key")
+    headers: dict[str, str] = Field(default_factory=dict, description="e.g. a proxy's auth")
+    retries: int = Field(default=2, ge=0, le=10, description="retries of a failed connection")
+    connect_timeout_sec: float = Field(default=5.0, gt=0, le=300)
     num_ctx: int | None = Field(
         default=None, ge=512, description="context window to request (Ollama num_ctx)"
     )
@@ -112,6 +129,16 @@ class LLMSettings(_Section):
     )
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
+    )
+    decide: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="a constrained tool-or-answer decision when the model answered without "
+        "calling an offered plugin: auto (retrieval confident), always (small models), never",
+    )
+    search_tools: bool = Field(
+        default=False,
+        description="offer search_plugins/search_skills in chat (small models call them for "
+        "small talk)",
     )
 
 
@@ -145,9 +172,33 @@ class EmbeddingSettings(_Section):
 
 
 class IndexSettings(_Section):
+    """A folder, or s3:// gs:// az:// object storage (docs/team.md)."""
+
     uri: str | None = Field(default=None, description="default: <data_dir>/index")
-    snapshots: bool = Field(
-        default=True, description="fast read-only snapshots for queries (local index only)"
+    snapshots: bool = Field(default=True, description="fast local read-only snapshots for queries")
+    endpoint: str | None = Field(default=None, description="S3-compatible server URL; none: AWS")
+    region: str | None = Field(default=None, description="object-store region")
+    allow_http: bool = Field(default=False, description="allow a plain-http endpoint")
+    profile: str | None = Field(default=None, description="AWS named profile for the keys")
+    storage_options: dict[str, str] = Field(
+        default_factory=dict, description="more LanceDB storage options (secrets masked)"
+    )
+    connect_timeout_sec: float = Field(default=3.0, gt=0, le=300)
+    timeout_sec: float = Field(default=30.0, gt=0, le=3600, description="one object-store request")
+    max_retries: int = Field(default=2, ge=0, le=20, description="object-store request retries")
+    refresh_interval_sec: float = Field(
+        default=30.0, ge=0, description="object store: snapshot age before a version check"
+    )
+    expand: Literal["off", "auto"] = Field(
+        default="off",
+        description="auto: sync writes example requests with the chat model when it is "
+        "reachable (as `sync --expand`); off: only `sync --expand` does",
+    )
+    expand_count: int = Field(
+        default=5, ge=1, le=20, description="example requests generated per capability or skill"
+    )
+    expand_temperature: float = Field(
+        default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
     )
 
 
@@ -309,10 +360,22 @@ def effective_values(settings: Settings) -> list[tuple[str, Any, str]]:
     dumped = settings.model_dump(mode="json")
     for key, value in _flatten(dumped).items():
         rows.append((key, value, settings.sources.get(key, "default")))
+    rows = [(key, mask_secret(key, value), source) for key, value, source in rows]
     rows.append(("index.uri (effective)", settings.index_uri, "derived from data_dir"))
     rows.append(("plugins.user_dir (effective)", str(settings.user_plugins_dir), "derived"))
     rows.append(("skills.user_dir (effective)", str(settings.user_skills_dir), "derived"))
     return rows
+
+
+def mask_secret(key: str, value: Any) -> Any:
+    """`value` with secrets replaced by `***`: llm.api_key, header values, storage keys."""
+    if key == "llm.api_key" and value:
+        return "***"
+    if key in ("llm.headers", "index.storage_options") and isinstance(value, dict):
+        words = ("secret", "key", "token", "password", "authorization", "sas", "credential")
+        hide = [k for k in value if key == "llm.headers" or any(w in k.lower() for w in words)]
+        return {k: "***" if k in hide else v for k, v in value.items()}
+    return value
 
 
 def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.adapters.facets import Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
 from homeclaw_cli.core.retrieval import (
     Candidate,
@@ -28,6 +29,8 @@ from homeclaw_cli.state.health import HealthStore
 
 # How many candidates each search returns before the policy ranks them.
 MIN_POOL = 20
+# The best candidates get their matching example and capability ranking worked out.
+EXPLAINED = 8
 
 
 class RetrievalService:
@@ -46,6 +49,7 @@ class RetrievalService:
         root = self.store.snapshot_root
         if root is None:
             return self.store
+        self.store.ensure_fresh(table)
         try:
             generation = (root / table / "current").read_text(encoding="utf-8").strip()
         except OSError:
@@ -113,21 +117,10 @@ class RetrievalService:
         reader = self.reader(table)
         if method != "fts":
             self._check_model(reader, table)
-        dense: list[Match] = []
-        keyword: list[Match] = []
-        if method in ("dense", "hybrid"):
-            t0 = time.perf_counter()
-            vector = self.embed_query(query)
-            timings["embed"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            dense = reader.dense(table, vector, pool)
-            timings["dense"] = time.perf_counter() - t0
-        if method in ("fts", "hybrid"):
-            t0 = time.perf_counter()
-            keyword = reader.keyword(table, query, pool)
-            timings["keyword"] = time.perf_counter() - t0
-        if method == "hybrid":
-            self._fill_dense(reader, table, vector, dense, keyword)
+        fusion = Fusion(section.fusion, section.fusion_weight)
+        dense, keyword, vector = self._matches(
+            reader, table, query, method=method, pool=pool, fusion=fusion, timings=timings
+        )
 
         candidates = self._candidates(kind, dense, keyword)
         self._drop_stale(kind, table, candidates)
@@ -138,8 +131,12 @@ class RetrievalService:
             method=method,
             threshold=section.similarity_threshold,
             max_in_prompt=cap,
+            margin=section.relative_margin,
         )
         everything = everything[: max(pool, len(kept))]
+        if vector:
+            for hit in everything[:EXPLAINED]:
+                _explain_facets(hit, reader.facet_scores(table, hit.id, vector))
         timings["rank"] = time.perf_counter() - t0
         fallback = not kept
         names: list[str] = []
@@ -153,27 +150,38 @@ class RetrievalService:
         timings["search"] = timings.get("dense", 0.0) + timings.get("keyword", 0.0)
         return RetrievalResult(query, kept, everything, fallback, names, timings, method)
 
-    def _fill_dense(
+    def _matches(
         self,
         reader: SnapshotReader | VectorStore,
         table: str,
-        vector: list[float],
-        dense: list[Match],
-        keyword: list[Match],
-    ) -> None:
-        """Give keyword-only candidates their cosine score too, so they rank on one scale."""
-        have = {m.id for m in dense}
-        missing = [m.id for m in keyword if m.id not in have]
-        if not missing:
-            return
-        vectors = reader.vectors_for(table, missing)
-        for match in keyword:
-            stored = vectors.get(match.id)
-            if match.id in have or stored is None:
-                continue
-            score = sum(a * b for a, b in zip(vector, stored, strict=False))
-            dense.append(Match(match.id, float(score), match.row))
-            have.add(match.id)
+        query: str,
+        *,
+        method: str,
+        pool: int,
+        fusion: Fusion,
+        timings: dict[str, float],
+    ) -> tuple[list[Match], list[Match], list[float]]:
+        """(dense matches, keyword matches, the query vector) under `method`."""
+        dense: list[Match] = []
+        keyword: list[Match] = []
+        vector: list[float] = []
+        if method in ("dense", "hybrid"):
+            t0 = time.perf_counter()
+            vector = self.embed_query(query)
+            timings["embed"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            dense = reader.dense(table, vector, pool, fusion)
+            timings["dense"] = time.perf_counter() - t0
+        if method in ("fts", "hybrid"):
+            t0 = time.perf_counter()
+            keyword = reader.keyword(table, query, pool)
+            timings["keyword"] = time.perf_counter() - t0
+        if method == "hybrid":
+            have = {m.id for m in dense}
+            missing = list(dict.fromkeys(m.id for m in keyword if m.id not in have))
+            if missing:  # keyword-only candidates get their dense score too: one scale
+                dense += reader.dense_for(table, missing, vector, fusion)
+        return dense, keyword, vector
 
     def _candidates(
         self, kind: Kind, dense: list[Match], keyword: list[Match]
@@ -191,6 +199,7 @@ class RetrievalService:
                 )
         for match in dense:
             out[match.id].dense = match.score
+            out[match.id].facet = match.facet
         for match in keyword:
             out[match.id].keyword = match.score
         if kind == "plugin":
@@ -208,6 +217,8 @@ class RetrievalService:
 
     def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
+        if self.store.remote:
+            return  # a shared index holds other machines' paths; their syncs delete their rows
         gone = [c for c in candidates.values() if c.status == "ok" and _is_gone(self.settings, c)]
         if not gone:
             return
@@ -271,3 +282,20 @@ def _is_gone(settings: Settings, cand: Candidate) -> bool:
         return all(m.id != cand.id for m in manifests)
     manifest_path = descriptor.get("manifest_path")
     return bool(manifest_path) and not Path(str(manifest_path)).is_file()
+
+
+def _explain_facets(hit: RetrievalHit, facets: list[tuple[dict[str, Any], float]]) -> None:
+    """Name the example that matched `hit` best and rank its capabilities (best first)."""
+    examples = [(f, score) for f, score in facets if f.get("kind") == "example"]
+    if examples:
+        hit.matched = str(examples[0][0]["text"])
+    best: dict[str, float] = {}
+    for facet, score in facets:
+        capability = facet.get("capability")
+        if capability and score > best.get(capability, -2.0):
+            best[capability] = score
+    manifest = hit.descriptor.get("manifest") or {}
+    declared = [str(c["id"]) for c in manifest.get("capabilities", [])]
+    if len(declared) > 1:
+        order = {cap: n for n, cap in enumerate(declared)}
+        hit.capabilities = sorted(declared, key=lambda c: (-best.get(c, -2.0), order[c]))

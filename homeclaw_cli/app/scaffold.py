@@ -52,6 +52,9 @@ def _manifest(plugin_id: str, name: str, ptype: str, config: str) -> str:
         f"name: {name}\n"
         f"description: Greets people by name (replace with what {name} does).\n"
         'version: "0.1.0"\n'
+        "# Requests people would type to reach this plugin: they are embedded and searched, so\n"
+        "# write them the way users do (terse ones too). 3-200 characters, at most 10.\n"
+        'examples: ["say hi to Ada", "greet the new intern Sam"]\n'
         f"type: {ptype}\n" + config + template("capability.yaml") + template("permissions.yaml")
     )
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.core.examples import ExampleError, check_examples
 from homeclaw_cli.document import DocumentError, parse_yaml_text, read_text_file
 from homeclaw_cli.suggest import closest
 
@@ -23,6 +24,7 @@ KNOWN_KEYS = (
     "description",
     "version",
     "effects",
+    "examples",
     "permissions",
     "metadata",
     "homepage",
@@ -53,6 +55,7 @@ class ParsedSkillMd:
     metadata: dict[str, Any]
     body: str
     warnings: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
 
 
 def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
@@ -126,7 +129,13 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
             "it is kept, but homeclaw does not read it"
         )
     metadata = _parse_metadata(path, data.get("metadata"), positions.get("metadata"))
-    return ParsedSkillMd(frontmatter=data, metadata=metadata, body=body, warnings=warnings)
+    try:
+        examples = check_examples(data.get("examples"))
+    except ExampleError as exc:
+        raise SkillParseError(
+            path, f"frontmatter `examples`: {exc.reason}", positions.get("examples")
+        ) from None
+    return ParsedSkillMd(data, metadata, body, warnings, examples)
 
 
 def _require_name_and_description(

@@ -36,6 +36,7 @@ from homeclaw_cli.catalog.skill_eligibility import (
     requirements_of,
 )
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md_full
+from homeclaw_cli.core.examples import Example
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
 from homeclaw_cli.state.disabled_plugins import read_disabled
@@ -63,9 +64,14 @@ class Skill:
     metadata: dict[str, Any] = field(default_factory=dict)
     requirements: Requirements = field(default_factory=Requirements)
     warnings: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
 
     def embedding_text(self) -> str:
         return f"{self.name}\n{self.description}"
+
+    def author_examples(self) -> list[Example]:
+        """The `examples` of the SKILL.md frontmatter."""
+        return [Example(text) for text in self.examples]
 
     @property
     def display_name(self) -> str:
@@ -91,6 +97,7 @@ class Skill:
             "frontmatter": self.frontmatter,
             "metadata": self.metadata,
             "requires": self.requirements.to_json(),
+            "examples": self.examples,
         }
 
 
@@ -170,6 +177,7 @@ def load_skill(folder: Path, source: str, skill_id: str | None = None) -> Skill:
         metadata=parsed.metadata,
         requirements=requirements,
         warnings=warnings,
+        examples=parsed.examples,
     )
 
 

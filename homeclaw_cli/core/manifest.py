@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
+from homeclaw_cli.core.examples import Example, ExampleError, check_examples
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -27,6 +28,13 @@ MANIFEST_NAMES: tuple[str, ...] = ("plugin.yaml", "plugin.yml", "plugin.json")
 def _as_list(value: Any) -> Any:
     """`effects: read` is shorthand for `effects: [read]`."""
     return [value] if isinstance(value, str) else value
+
+
+def _examples(value: Any) -> list[str]:
+    try:
+        return check_examples(value)
+    except ExampleError as exc:
+        raise rule_error(exc.reason, *([] if exc.index is None else [exc.index])) from None
 
 
 _PY_TYPES: dict[str, tuple[type, ...]] = {
@@ -131,8 +139,11 @@ class Capability(_Model):
     # What a call does to the world (read | write | network | destructive); decides whether
     # the model may run it without asking. Absent: the plugin's `effects`, else inferred.
     effects: list[Effect] | None = None
+    # Requests a user would type to reach this capability (see core/examples.py).
+    examples: list[str] = Field(default_factory=list)
 
     _one_effect = field_validator("effects", mode="before")(_as_list)
+    _valid_examples = field_validator("examples", mode="before")(_examples)
 
     @field_validator("id")
     @classmethod
@@ -321,8 +332,10 @@ class PluginManifest(_Model):
     health_check_url: str | None = None
     permissions: Permissions = Field(default_factory=Permissions)
     effects: list[Effect] | None = None  # the default for capabilities that declare none
+    examples: list[str] = Field(default_factory=list)
 
     _one_effect = field_validator("effects", mode="before")(_as_list)
+    _valid_examples = field_validator("examples", mode="before")(_examples)
 
     @model_validator(mode="before")
     @classmethod
@@ -389,8 +402,11 @@ class PluginManifest(_Model):
             return list(self.capabilities)
         return [default_capability(self)]
 
-    def embedding_text(self) -> str:
-        """The text embedded for retrieval (seed 000 §4: description + description_long)."""
+    def embedding_text(self, style: str = "full") -> str:
+        """The text embedded for retrieval: `description` is description + description_long
+        (seed 000 §4); `full` adds the name, keywords and capabilities."""
+        if style == "description":
+            return "\n".join(p for p in (self.description, self.description_long) if p)
         parts = [self.name, self.description]
         if self.description_long:
             parts.append(self.description_long)
@@ -398,6 +414,13 @@ class PluginManifest(_Model):
             parts.append("Keywords: " + ", ".join(self.keywords))
         parts.extend(f"{c.name}: {c.description}" for c in self.capabilities)
         return "\n".join(parts)
+
+    def author_examples(self) -> list[Example]:
+        """The plugin's and its capabilities' examples, as written in the manifest."""
+        out = [Example(text) for text in self.examples]
+        for cap in self.capabilities:
+            out.extend(Example(text, capability=cap.id) for text in cap.examples)
+        return out
 
 
 DEFAULT_CAPABILITY_ID = "run"

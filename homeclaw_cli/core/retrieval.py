@@ -48,8 +48,9 @@ class Match:
     """One row found by one search of the index (dense or full-text), before the policy."""
 
     id: str
-    score: float  # cosine similarity for dense search, BM25 for full-text search
+    score: float  # cosine similarity (fused with facets) for dense search, BM25 for full-text
     row: dict[str, Any]
+    facet: float | None = None  # the best facet's cosine, when the row has facets
 
     @property
     def descriptor(self) -> dict[str, Any]:
@@ -70,6 +71,9 @@ class RetrievalHit:
     kept: bool
     reason: str
     descriptor: dict[str, Any] = field(default_factory=dict)
+    facet_score: float | None = None  # the closest example or capability text's cosine
+    matched: str | None = None  # that text, e.g. the example request that matched best
+    capabilities: list[str] = field(default_factory=list)  # best first, when several
 
     def to_json(self, *, with_descriptor: bool = False) -> dict[str, Any]:
         data = asdict(self)
@@ -120,6 +124,7 @@ class Candidate:
     keyword: float | None = None
     status: str = "ok"  # ok | ineligible | unhealthy | stale
     detail: str = ""
+    facet: float | None = None
 
 
 def keyword_bonus(bm25: float | None) -> float:
@@ -145,6 +150,7 @@ def rank_candidates(
     method: str,
     threshold: float,
     max_in_prompt: int,
+    margin: float = RELATIVE_MARGIN,
 ) -> tuple[list[RetrievalHit], list[RetrievalHit]]:
     """(kept hits best first, every candidate with its reason), ranked by the final score."""
     scored = sorted(
@@ -154,7 +160,7 @@ def rank_candidates(
     everything: list[RetrievalHit] = []
     kept: list[RetrievalHit] = []
     usable = [final_score(method, c.dense, c.keyword) for c in scored if c.status == "ok"]
-    floor = max(threshold, (usable[0] - RELATIVE_MARGIN) if usable else threshold)
+    floor = max(threshold, (usable[0] - margin) if usable else threshold)
     for position, cand in enumerate(scored, start=1):
         score = final_score(method, cand.dense, cand.keyword)
         if cand.status != "ok":
@@ -166,7 +172,7 @@ def rank_candidates(
         elif score < threshold or (method == "fts" and not cand.keyword):
             reason = BELOW_THRESHOLD
         elif score < floor:
-            reason = f"{BELOW_THRESHOLD}: more than {RELATIVE_MARGIN} under the best match"
+            reason = f"{BELOW_THRESHOLD}: more than {margin} under the best match"
         elif max_in_prompt and len(kept) >= max_in_prompt:
             reason = TOP_K_CUT
         else:
@@ -181,6 +187,7 @@ def rank_candidates(
             kept=reason == KEPT,
             reason=reason,
             descriptor=cand.descriptor,
+            facet_score=None if cand.facet is None else round(cand.facet, 6),
         )
         everything.append(hit)
         if hit.kept:

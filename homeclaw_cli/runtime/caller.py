@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli import sdk
 from homeclaw_cli.catalog.plugin_checks import method_name
@@ -18,7 +18,7 @@ from homeclaw_cli.catalog.registry import PluginEntry, Registry
 from homeclaw_cli.core.manifest import Capability, Permissions, PluginManifest
 from homeclaw_cli.core.params import ParameterError, example_call, validate_parameters
 from homeclaw_cli.core.permissions import requested_permissions
-from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.errors import NotFoundError, UnavailableError, UsageError
 from homeclaw_cli.runtime.runners.base import (
     FailureKind,
     PluginRequest,
@@ -32,6 +32,9 @@ from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.approvals import ApprovalStore
 from homeclaw_cli.state.health import HealthStore
 from homeclaw_cli.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from homeclaw_cli.runtime.runners.mcp import McpRunner
 
 __all__ = ["CallOutcome", "ParameterError", "PluginCaller", "PluginRequest", "PluginResult"]
 
@@ -139,14 +142,7 @@ class PluginCaller:
             chat_context=chat_context,
             metadata=dict(metadata or {}),
         )
-        target = RunTarget(
-            manifest=entry.manifest,
-            capability=capability,
-            folder=entry.folder,
-            data_dir=self.settings.data_dir,
-            declared=declared,
-            permissions=self.granted(entry.manifest),
-        )
+        target = self._target(entry, capability, declared)
         try:
             with sdk.tool_executor(self.tool_executor):
                 run = await self._runner(entry.manifest.type).run(target, request)
@@ -170,6 +166,44 @@ class PluginCaller:
             failure=run.failure,
             capability_id=capability.id,
         )
+
+    def _target(self, entry: PluginEntry, capability: Capability, declared: bool) -> RunTarget:
+        return RunTarget(
+            manifest=entry.manifest,
+            capability=capability,
+            folder=entry.folder,
+            data_dir=self.settings.data_dir,
+            declared=declared,
+            permissions=self.granted(entry.manifest),
+        )
+
+    def mcp_runner(self) -> McpRunner | None:
+        """The MCP runner when an MCP plugin was called (or reconnected) in this session."""
+        from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+        runner = self._runners.get("mcp")
+        return runner if isinstance(runner, McpRunner) else None
+
+    async def reconnect(self, plugin_id: str) -> int:
+        """Restart an MCP plugin's session; returns how many tools its server lists."""
+        from homeclaw_cli.adapters.mcp_client import McpUnavailable
+        from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+        entry = self.registry.get(plugin_id)
+        if entry.manifest.type != "mcp":
+            raise UsageError(
+                f"plugin {plugin_id} is not an MCP plugin (type: {entry.manifest.type})",
+                hint="only MCP plugins keep a session to reconnect",
+            )
+        caps = entry.manifest.callable_capabilities()
+        target = self._target(entry, caps[0], bool(entry.manifest.capabilities))
+        runner = self._runner("mcp")
+        assert isinstance(runner, McpRunner)
+        try:
+            session = await runner.reconnect(target)
+        except McpUnavailable as exc:
+            raise UnavailableError(str(exc)) from None
+        return len(session.tools)
 
     def granted(self, manifest: PluginManifest) -> Permissions:
         """What a plugin runs with: what it requests, limited by its approval (if installed)."""

@@ -241,6 +241,47 @@ def test_removing_every_plugin_leaves_an_empty_searchable_index(
     assert not sync(settings, check=True).stale
 
 
+class _Generated:
+    """An ExampleSource as `sync --expand` provides one: a cache, here a dict."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, list[Any]] = {}
+
+    def examples_for(self, kind: str, row: Any) -> list[Any]:
+        return list(self.by_id.get(row.id, []))
+
+    def fingerprint(self) -> str:
+        return str(sorted(self.by_id))
+
+
+def test_generated_examples_are_attached_and_only_their_row_is_re_embedded(
+    index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.adapters.vector_store import row_examples
+    from homeclaw_cli.app import sync as sync_module
+    from homeclaw_cli.core.examples import Example
+
+    write_plugin(
+        index_env["plugins"], "units", "Units", "Convert units.", examples=["5 km in miles"]
+    )
+    (index_env["home"] / "config.yaml").write_text("bundled: false\n", encoding="utf-8")
+    generated = _Generated()
+    monkeypatch.setattr(sync_module, "example_source", lambda context: generated)
+    settings = settings_for(index_env["home"])
+    sync(settings)
+    generated.by_id["units"] = [Example("what is 3 feet in cm"), Example("5 KM in miles")]
+    report = sync(settings)
+    assert report.updated == ["plugin:units"] and report.unchanged == 6
+    rows = {r["id"]: r for r in VectorStore(settings.index_uri).all_rows("homeclaw_plugins")}
+    assert [(e.text, e.source) for e in row_examples(rows["units"])] == [
+        ("5 km in miles", "author"),
+        ("what is 3 feet in cm", "generated"),
+    ]
+    assert "3 feet in cm" in rows["units"]["search_text"]
+    again = sync(settings)
+    assert again.updated == [] and not again.model_loaded
+
+
 def test_an_incremental_sync_embeds_with_the_onnx_twin_and_a_rebuild_with_the_reference(
     index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

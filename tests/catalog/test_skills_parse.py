@@ -112,6 +112,7 @@ def test_unquoted_colon_in_description_is_read_like_openclaw(tmp_path: Path) -> 
         ("---\n- a\n- b\n---\n", "must be a mapping", 2),
         ("---\nname: off\ndescription: d\n---\n", "put it in quotes", 2),
         ("---\nname: s\n description: [unclosed\n---\n", "not valid YAML", 3),
+        ("---\nname: s\ndescription: d\nexamples: [ab]\n---\n", "`examples`: example 'ab'", 4),
     ],
 )
 def test_errors_are_precise(tmp_path: Path, text: str, message: str, line: int | None) -> None:
@@ -158,3 +159,12 @@ def test_name_and_description_warnings(tmp_path: Path) -> None:
     warnings = load_skill(folder, "user").warnings
     assert any("AgentSkills form" in w for w in warnings)
     assert any("1100 characters" in w for w in warnings)
+
+
+def test_frontmatter_examples_are_loaded(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path, "---\nname: s\ndescription: d\nexamples:\n  - du -sh but nicer\n---\nBody\n"
+    )
+    skill = load_skill(folder, "user")
+    assert skill.examples == ["du -sh but nicer"]
+    assert skill.to_descriptor()["examples"] == ["du -sh but nicer"]

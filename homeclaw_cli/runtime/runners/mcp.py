@@ -40,6 +40,27 @@ MIN_CONNECT_TIMEOUT_SEC = 15.0
 class McpRunner:
     def __init__(self) -> None:
         self._sessions: dict[str, McpSession] = {}
+        self.errors: dict[str, str] = {}  # plugin id -> its last failure (a success clears it)
+
+    def connection(self, plugin_id: str) -> McpSession | None:
+        """The plugin's live session; None when it is not connected (yet, or any more)."""
+        session = self._sessions.get(plugin_id)
+        return session if session is not None and session.alive else None
+
+    async def reconnect(self, target: RunTarget) -> McpSession:
+        """Drop the plugin's session and connect anew (its tools are listed again)."""
+        from homeclaw_cli.adapters.mcp_client import McpUnavailable
+
+        current = self._sessions.pop(target.plugin_id, None)
+        if current is not None:
+            await current.aclose()
+        try:
+            session = await self.session(target)
+        except McpUnavailable as exc:
+            self.errors[target.plugin_id] = str(exc)
+            raise
+        self.errors.pop(target.plugin_id, None)
+        return session
 
     async def session(self, target: RunTarget) -> McpSession:
         """The live session for this plugin, started (or restarted) when needed."""
@@ -85,6 +106,15 @@ class McpRunner:
         return f"plugin {target.plugin_id}: command {config.command!r} was not found{hint}"
 
     async def run(self, target: RunTarget, request: PluginRequest) -> RunResult:
+        """Call the tool for the capability; the outcome is kept for `/status`."""
+        run = await self._run(target, request)
+        if run.result.success:
+            self.errors.pop(target.plugin_id, None)
+        else:
+            self.errors[target.plugin_id] = run.result.error or "failed"
+        return run
+
+    async def _run(self, target: RunTarget, request: PluginRequest) -> RunResult:
         from homeclaw_cli.adapters.mcp_client import McpToolError, McpUnavailable
 
         config = target.manifest.config

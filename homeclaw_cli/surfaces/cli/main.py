@@ -17,6 +17,7 @@ from homeclaw_cli.errors import (
     UsageError,
     damaged_index,
     missing_path,
+    object_store_error,
 )
 from homeclaw_cli.surfaces.cli import (
     audit,
@@ -25,6 +26,8 @@ from homeclaw_cli.surfaces.cli import (
     doctor,
     logs,
     mcp,
+    models,
+    own_eval,
     plugin,
     plugin_call,
     plugin_install,
@@ -76,7 +79,7 @@ class _ErrorBoundary(TyperGroup):
                 uri = state.settings().index_uri
             except HomeclawError:
                 uri = "the index folder"
-            error = damaged_index(uri, exc)
+            error = object_store_error(uri, exc) or damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
             _fail(ctx, error)
@@ -124,7 +127,10 @@ app = typer.Typer(
 )
 # Every module holds its commands on its own Typer app; this is the one place that joins them.
 # A part added without a name contributes its commands directly (Typer's one-file-per-command).
-for command in (sync, audit, chat, logs, doctor, serve):
+for command in (sync, audit, chat):
+    app.add_typer(command.app)
+app.add_typer(logs.app, name="logs")  # a group: logs, logs sessions, logs show ID
+for command in (models, doctor, serve):
     app.add_typer(command.app)
 app.add_typer(
     _group(
@@ -132,6 +138,7 @@ app.add_typer(
         plugin.app,
         plugin_install.app,
         plugin_call.app,
+        own_eval.plugin_app,
         index_app("plugin"),
     ),
     name="plugin",
@@ -143,10 +150,11 @@ app.add_typer(
         skill.app,
         index_app("skill"),
         skill_lifecycle.app,
+        own_eval.skill_app,
     ),
     name="skill",
 )
-app.add_typer(_group("Measure homeclaw (retrieval quality).", eval_.app), name="eval")
+app.add_typer(_group("Measure homeclaw (retrieval, whole chat turns).", eval_.app), name="eval")
 app.add_typer(_group("Use homeclaw's plugins and skills from any MCP client.", mcp.app), name="mcp")
 
 

@@ -136,6 +136,8 @@ def _show_plugin(out: Output, entry: PluginEntry, *, disabled: bool = False) -> 
         out.text(f"description_long: {manifest.description_long}")
     if manifest.keywords:
         out.text("keywords: " + ", ".join(manifest.keywords))
+    for example in manifest.examples:
+        out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
     if not manifest.permissions.empty:
         out.text("permissions: " + "; ".join(describe(manifest.permissions)))
@@ -148,6 +150,8 @@ def _show_plugin(out: Output, entry: PluginEntry, *, disabled: bool = False) -> 
             out.text(f"  - {p.name} ({p.type}, {need}) {p.description}")
         if cap.output_description:
             out.text(f"  returns: {cap.output_description}")
+        for example in cap.examples:
+            out.text(f"  example: {example}")
     for warning in entry.warnings:
         out.warning(str(warning))
 

@@ -185,8 +185,10 @@ def _show_skill(
     if needs:
         out.text(f"requires (metadata.{skill.requirements.namespace}): " + "; ".join(needs))
     for key, value in skill.frontmatter.items():
-        if key not in ("name", "description", "metadata"):
+        if key not in ("name", "description", "metadata", "examples"):
             out.text(f"{key}: {value}")
+    for example in skill.examples:
+        out.text(f"example: {example}")
     out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
     out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
     for shadow in shadows:

@@ -48,6 +48,8 @@ def test_scaffold_validates_at_once(cli: Any, tmp_path: Path, ptype: str, lang: 
     check = cli("plugin", "validate", str(folder), "--strict", "--json")
     assert check.exit_code == 0, check.output
     assert payload(check)["valid"] is True
+    shown = payload(cli("--plugins-dir", str(tmp_path), "plugin", "show", data["id"], "--json"))
+    assert shown["manifest"]["examples"] and shown["manifest"]["capabilities"][0]["examples"]
     commands = [line for line in (folder / "README.md").read_text().splitlines() if "  # " in line]
     assert len(commands) == 3 and len({line.index("#") for line in commands}) == 1
 

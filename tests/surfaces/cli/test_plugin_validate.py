@@ -322,6 +322,22 @@ def test_bundled_plugins_are_valid(cli: Any) -> None:
     assert code == 0, report
 
 
+def test_examples_errors_name_the_item_line_and_fix(cli: Any, tmp_path: Path) -> None:
+    text = VALID.replace(
+        "    description: Say hello.\n",
+        "    description: Say hello.\n    examples: [hi Bob, hi  bob, ok]\n",
+    )
+    folder = write_plugin(
+        tmp_path, text.replace("type: subprocess", "examples: x\ntype: subprocess")
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    errors = {e["field"]: e for e in only_plugin(report)["errors"]}
+    assert "must be a list" in errors["examples"]["message"]
+    assert errors["capabilities[0].examples[1]"]["line"] == 13
+    assert "repeats example 1; remove one" in errors["capabilities[0].examples[1]"]["message"]
+
+
 def test_strict_fails_a_subprocess_plugin_whose_script_is_missing(cli: Any, tmp_path: Path) -> None:
     folder = write_plugin(tmp_path, VALID.replace("args: [main.py]", "args: [-u, mian.py]"))
     (folder / "main.py").write_text("print('{}')\n")

@@ -1,0 +1,110 @@
+"""Example requests: what a user would type to reach a plugin, a capability or a skill.
+
+Authors write them in plugin.yaml (`examples:` on the plugin and on each capability) and in
+SKILL.md frontmatter; `sync --expand` may add generated ones where an author gave none. Each
+example is embedded as its own vector and added to the keyword text, so a request phrased
+the way people type ("7 factorial pls") finds the plugin even when the description does not
+use those words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+MAX_EXAMPLES = 10
+MIN_CHARS = 3
+MAX_CHARS = 200
+
+ExampleSource = Literal["author", "generated"]
+
+
+class ExampleError(ValueError):
+    """One rule an `examples` list breaks; `index` is the offending item, when there is one."""
+
+    def __init__(self, reason: str, index: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.index = index
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example request of an indexed descriptor.
+
+    `capability` is the capability id it belongs to (None: the plugin or skill as a whole);
+    `source` tells an author's example from one `sync --expand` generated.
+    """
+
+    text: str
+    source: ExampleSource = "author"
+    capability: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Example:
+        source: ExampleSource = "generated" if data.get("source") == "generated" else "author"
+        return cls(str(data["text"]), source, data.get("capability"))
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def check_examples(value: Any) -> list[str]:
+    """The examples with surrounding space trimmed, or ExampleError naming the rule broken."""
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, list):
+        raise ExampleError(
+            'examples must be a list of requests, e.g. examples: ["7 factorial pls"]'
+        )
+    if len(value) > MAX_EXAMPLES:
+        raise ExampleError(
+            f"{len(value)} examples; keep at most {MAX_EXAMPLES} (the most typical requests)"
+        )
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ExampleError(
+                f"example {item!r} is a {type(item).__name__}; write it as text in quotes", index
+            )
+        text = " ".join(item.split())
+        if not MIN_CHARS <= len(text) <= MAX_CHARS:
+            raise ExampleError(
+                f"example {text[:40]!r} is {len(text)} characters; write {MIN_CHARS} to "
+                f"{MAX_CHARS}",
+                index,
+            )
+        key = _key(text)
+        if key in seen:
+            raise ExampleError(
+                f"example {text!r} repeats example {seen[key] + 1}; remove one", index
+            )
+        seen[key] = index
+        out.append(text)
+    return out
+
+
+def merge_examples(*groups: list[Example]) -> list[Example]:
+    """All examples in order, without repeats (an author's wins over a generated twin)."""
+    seen: set[tuple[str | None, str]] = set()
+    out: list[Example] = []
+    for group in groups:
+        for example in group:
+            key = (example.capability, _key(example.text))
+            if key not in seen:
+                seen.add(key)
+                out.append(example)
+    return out
+
+
+def examples_hash(examples: list[Example]) -> str:
+    """A short stable hash of `examples`, part of an index row's hash."""
+    payload = json.dumps([e.to_json() for e in examples], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
