@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -103,7 +104,7 @@ def _show_plugins(out: Output, rows: list[dict[str, Any]]) -> None:
 @app.command("show")
 def show(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
@@ -225,7 +226,7 @@ def register(
 @app.command("unregister")
 def unregister(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Id of an external registration.")],
     sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:

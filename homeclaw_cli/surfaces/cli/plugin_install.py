@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
 from homeclaw_cli.surfaces.cli.install_view import (
     Updater,
@@ -79,7 +80,7 @@ add_update_command(app, "plugin", _plugin_updater)
 @app.command("remove")
 def remove(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Installed plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Installed plugin id.")],
     yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -95,7 +96,7 @@ def remove(
 @app.command("enable")
 def enable(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a disabled plugin back on."""
@@ -105,7 +106,7 @@ def enable(
 @app.command("disable")
 def disable(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a plugin off without removing it (retrieval and calls skip it)."""
@@ -116,9 +117,22 @@ def disable(
 def new(
     name: Annotated[str, typer.Argument(help="Plugin name; its id is derived from it.")],
     plugin_type: Annotated[
-        str, typer.Option("--type", "-t", help="inline | subprocess | http | mcp")
+        str,
+        typer.Option(
+            "--type",
+            "-t",
+            help="inline | subprocess | http | mcp",
+            autocompletion=complete.choices("inline", "subprocess", "http", "mcp"),
+        ),
     ] = "inline",
-    lang: Annotated[str, typer.Option("--lang", help="python | node (not for inline)")] = "python",
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang",
+            help="python | node (not for inline)",
+            autocompletion=complete.choices("python", "node"),
+        ),
+    ] = "python",
     directory: Annotated[
         Path, typer.Option("--dir", help="Where to create the plugin folder.")
     ] = Path(),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output, clip
@@ -146,7 +147,7 @@ def _row(skill: Skill, status: str, reason: str | None) -> dict[str, Any]:
 @app.command("show")
 def show(
     ctx: typer.Context,
-    skill_id: Annotated[str, typer.Argument(help="Skill id (its folder name) or name.")],
+    skill_id: Annotated[str, complete.skill_argument("Skill id (its folder name) or name.")],
     body: Annotated[bool, typer.Option("--body", help="Also print the SKILL.md body.")] = False,
     trust_workspace: TrustFlag = False,
     as_json: JsonFlag = False,
@@ -274,7 +275,7 @@ def _show_validation(out: Output, report: ValidationReport, *, strict: bool) -> 
 @app.command("test")
 def test(  # noqa: PLR0917 - Typer maps parameters to options
     ctx: typer.Context,
-    skill_id: Annotated[str, typer.Argument(help="Skill id.")],
+    skill_id: Annotated[str, complete.skill_argument("Skill id.")],
     script_args: Annotated[
         list[str] | None,
         typer.Argument(help="Arguments for --script (put them after `--`)."),

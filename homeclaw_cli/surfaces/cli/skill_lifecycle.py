@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
 from homeclaw_cli.surfaces.cli.install_view import Updater, show_removed, toggle
 from homeclaw_cli.surfaces.cli.options import JsonFlag
@@ -15,7 +16,7 @@ from homeclaw_cli.surfaces.cli.update_command import add_update_command
 from homeclaw_cli.surfaces.render import Output
 
 app = typer.Typer()
-SkillId = Annotated[str, typer.Argument(metavar="SKILL_ID", help="Skill id.")]
+SkillId = Annotated[str, complete.skill_argument("Skill id.")]
 
 
 @app.command("new")
@@ -56,7 +57,7 @@ add_update_command(app, "skill", _skill_updater)
 @app.command("remove")
 def remove(
     ctx: typer.Context,
-    skill_id: Annotated[str, typer.Argument(help="Installed skill id.")],
+    skill_id: Annotated[str, complete.skill_argument("Installed skill id.")],
     yes: DeleteYesFlag = False,
 ) -> None:
     """Delete an installed skill, its lockfile entry and its approvals (asks first)."""
