@@ -16,8 +16,9 @@ import yaml
 
 from homeclaw_cli.adapters.vector_store import VectorStore
 from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.app.index_rows import plugin_rows
 from homeclaw_cli.app.retrieval import RetrievalService
-from homeclaw_cli.app.sync import plugin_rows, sync
+from homeclaw_cli.app.sync import sync
 from tests.conftest import REPO_ROOT
 from tests.fakes.index import settings_for, write_plugin
 
