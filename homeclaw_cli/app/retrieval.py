@@ -55,6 +55,7 @@ class RetrievalService:
         root = self.store.snapshot_root
         if root is None:
             return self.store
+        self.store.ensure_fresh(table)
         try:
             generation = (root / table / "current").read_text(encoding="utf-8").strip()
         except OSError:
@@ -224,6 +225,8 @@ class RetrievalService:
 
     def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
+        if self.store.remote:
+            return  # a shared index holds other machines' paths; their syncs delete their rows
         gone = [c for c in candidates.values() if c.status == "ok" and _is_gone(self.settings, c)]
         if not gone:
             return
