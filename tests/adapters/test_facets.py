@@ -40,3 +40,28 @@ def test_each_fusion_mode(matrix: FacetMatrix, fusion: Fusion, expected: list[fl
     descriptor = np.array([0.2, 0.5, 0.3], dtype=np.float32)
     fused, _ = matrix.fuse(descriptor, np.array(_unit(0, 1), dtype=np.float32), fusion)
     assert list(fused) == pytest.approx(expected, abs=1e-4)
+
+
+def test_past_the_shortlist_only_the_best_descriptors_get_facets_and_exact_for_is_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from homeclaw_cli.adapters import facets
+
+    rng = np.random.default_rng(1)
+    counts = [int(c) for c in rng.integers(0, 5, 300)]
+    vectors = rng.normal(size=(sum(counts), 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    matrix = FacetMatrix(vectors, owner_layout(counts), len(counts))
+    query = vectors[7]
+    descriptor = rng.uniform(-0.2, 0.2, len(counts)).astype(np.float32)
+    weighted = Fusion("weighted", 0.5)
+    exact, _ = matrix.fuse(descriptor, query, weighted)
+    monkeypatch.setattr(facets, "SHORTLIST", 20)
+    quick, _ = matrix.fuse(descriptor, query, weighted)
+    shortlist = np.argsort(-descriptor)[:20]
+    assert quick[shortlist] == pytest.approx(exact[shortlist])
+    rest = np.setdiff1d(np.arange(len(counts)), shortlist)
+    assert quick[rest] == pytest.approx(descriptor[rest])
+    owner = owner_layout(counts)[7]  # found by keyword: scored with every facet
+    fused, best = matrix.exact_for([owner], descriptor, query, weighted)
+    assert best[0] == pytest.approx(1.0) and fused[0] == pytest.approx(exact[owner])
