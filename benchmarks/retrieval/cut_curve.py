@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 BUDGETS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+# The default cut: within this much of the best mean offered recall that keeps every set
+# within 4 offered, the one offering fewest on average (past the knee more plugins add
+# prompt tokens, not recall).
+TOLERANCE = 0.005
 
 
 def load(spec: str) -> tuple[str, list[dict[str, Any]]]:
@@ -65,13 +69,31 @@ def markdown(rows: list[dict[str, Any]], names: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def chosen(rows: list[dict[str, Any]], names: list[str], budget: float = 4.0) -> str:
+    """The recommended cut as a markdown line."""
+    fits = [r for r in rows if r["worst_offered"] <= budget]
+    best = max(r["recall"] for r in fits)
+    pick = min((r for r in fits if r["recall"] >= best - TOLERANCE), key=lambda r: r["offered"])
+    t, m, k = pick["cut"]
+    per_set = ", ".join(
+        f"{n} {pick['sets'][n]['offered_recall']:.3f} / {pick['sets'][n]['avg_offered']:.2f}"
+        for n in names
+    )
+    return (
+        f"Chosen: threshold {t}, margin {m}, at most {k}: mean offered recall "
+        f"{pick['recall']:.3f} with {pick['offered']:.2f} offered (best within {budget}: "
+        f"{best:.3f}); per set (recall / offered): {per_set}.\n"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("specs", nargs="+", help="NAME=variants.json[:VARIANT]")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     curves = dict(load(spec) for spec in args.specs)
-    table = markdown(cuts(curves), list(curves))
+    rows = cuts(curves)
+    table = markdown(rows, list(curves)) + "\n" + chosen(rows, list(curves))
     print(table)
     if args.out:
         args.out.write_text(table, encoding="utf-8")
