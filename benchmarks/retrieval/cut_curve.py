@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 BUDGETS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
-# The default cut: within this much of the best mean offered recall that keeps every set
-# within 4 offered, the one offering fewest on average (past the knee more plugins add
-# prompt tokens, not recall).
-TOLERANCE = 0.005
+# The default cut: the best mean offered recall that keeps every set within 4 offered (the
+# issue's bound); a cut within TOLERANCE of it that offers fewer would win a tie.
+TOLERANCE = 0.0
 
 
 def load(spec: str) -> tuple[str, list[dict[str, Any]]]:
