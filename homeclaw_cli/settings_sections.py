@@ -53,6 +53,9 @@ class RetrievalSettings(Section):
 
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
+    similarity_threshold: float = Field(
+        default=0.1, ge=-1.0, le=1.0, description="calibrated: benchmarks/retrieval/CUT.md"
+    )
     embed_text: Literal["full", "description"] = Field(
         default="full",
         description="what a plugin's vector embeds: full (name, descriptions, keywords, "

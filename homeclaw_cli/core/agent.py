@@ -393,18 +393,15 @@ class Agent:
             self.last_plugins = list(dict.fromkeys(n.split("__")[0] for n in called if "__" in n))
 
     def _manifests_for(self, hits: Sequence[RetrievalHit], message: str) -> list[PluginManifest]:
-        """The retrieved plugins that can be offered now; a short follow-up ("and in
-        pounds?") also gets the plugin the previous turn used."""
+        """The retrieved plugins offerable now (a short follow-up, "and in pounds?", adds the
+        previous turn's), each with its capabilities in retrieval's order."""
         ids = [h.id for h in hits]
         if self.is_follow_up(message):
             ids += [p for p in self.last_plugins if p not in ids]
-        out: list[PluginManifest] = []
-        capabilities = {h.id: h.capabilities for h in hits}
-        for plugin_id in ids:
-            manifest = self.manifests(plugin_id)
-            if manifest is not None and (self.offerable is None or self.offerable(manifest)):
-                out.append(ranked_capabilities(manifest, list(capabilities.get(plugin_id, []))))
-        return out
+        order = {h.id: h.capabilities for h in hits}
+        found = [(self.manifests(i), order.get(i, [])) for i in ids]
+        allowed = self.offerable or (lambda _manifest: True)
+        return [ranked_capabilities(m, list(o)) for m, o in found if m is not None and allowed(m)]
 
     def is_follow_up(self, message: str) -> bool:
         """A short message after an earlier turn, read together with it."""
