@@ -23,7 +23,7 @@ from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
-from homeclaw_cli.core.agent import MAX_HISTORY_TURNS, Agent, AgentConfig, TurnResult
+from homeclaw_cli.core.agent import Agent, AgentConfig, TurnResult
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -31,6 +31,7 @@ from homeclaw_cli.core.approval import (
     Asker,
     ToolAction,
 )
+from homeclaw_cli.core.history import MAX_HISTORY_TURNS
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
@@ -100,6 +101,23 @@ def approval_policy(settings: Settings) -> ApprovalPolicy:
     return ApprovalPolicy(mode=settings.tools.approve, rules=dict(settings.tools.approve_rules))
 
 
+def session_builtins(settings: Settings) -> ToolRegistry:
+    """The built-in tools a chat offers, as `tools.*` configures them."""
+    builtins = ToolRegistry()
+    tools = settings.tools
+    add_builtins(
+        builtins,
+        BuiltinConfig(
+            allowed_dirs=list(tools.allowed_dirs),
+            fetch_max_bytes=tools.fetch_max_bytes,
+            fetch_timeout_sec=tools.fetch_timeout_sec,
+            fetch_allow_private=tools.fetch_allow_private,
+            plugin_allowed=tuple(tools.plugin_allowed),
+        ),
+    )
+    return builtins
+
+
 class ChatSession:
     """One conversation: the agent, its services and the log; swap-able registry."""
 
@@ -127,18 +145,7 @@ class ChatSession:
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
         self._warnings: list[str] = list(self.registry.warnings())
-        builtins = ToolRegistry()
-        tools = settings.tools
-        add_builtins(
-            builtins,
-            BuiltinConfig(
-                allowed_dirs=list(tools.allowed_dirs),
-                fetch_max_bytes=tools.fetch_max_bytes,
-                fetch_timeout_sec=tools.fetch_timeout_sec,
-                fetch_allow_private=tools.fetch_allow_private,
-                plugin_allowed=tuple(tools.plugin_allowed),
-            ),
-        )
+        builtins = session_builtins(settings)
         self.agent = Agent(
             llm=self.llm,
             retriever=self.retriever,
