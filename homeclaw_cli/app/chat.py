@@ -23,7 +23,7 @@ from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
-from homeclaw_cli.core.agent import MAX_HISTORY_TURNS, Agent, AgentConfig, TurnResult
+from homeclaw_cli.core.agent import Agent, AgentConfig, TurnResult
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -31,6 +31,7 @@ from homeclaw_cli.core.approval import (
     Asker,
     ToolAction,
 )
+from homeclaw_cli.core.history import MAX_HISTORY_TURNS
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit

@@ -38,6 +38,7 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import ranked_capabilities
+from homeclaw_cli.core.history import fitting_history
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import (
     LLM,
@@ -57,7 +58,6 @@ from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
-MAX_HISTORY_TURNS = 10  # earlier exchanges offered to the model at most (then the budget trims)
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
 DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits of the real model's tasks
 
@@ -112,16 +112,6 @@ class TurnResult:
             "trace": [s.to_json() for s in self.steps],
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
         }
-
-
-def message_tokens(message: ChatMessage) -> int:
-    """A message's share of the prompt: its text, its tool calls, a few tokens of framing."""
-    calls = message.get("tool_calls")
-    return (
-        estimate_tokens(message["content"])
-        + (estimate_tokens(json.dumps(calls)) if calls else 0)
-        + 4
-    )
 
 
 def hit_summaries(result: RetrievalResult | None) -> list[HitSummary]:
@@ -306,7 +296,17 @@ class Agent:
         result.tools_offered = tools.names()
         if native and tools.names():
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
-        messages, history = self._messages(result, time.perf_counter() - started - show_seconds)
+        history, messages = self._messages(result)
+        result.steps.append(
+            PromptStep(
+                seconds=time.perf_counter() - started - show_seconds,
+                system_tokens=result.prompt.tokens,
+                tool_tokens=result.tool_tokens,
+                tools=result.tools_offered,
+                history_messages=len(history),
+                history_dropped=len(self.history) - len(history),
+            )
+        )
         top = plugin_res.hits[0].score if plugin_res.hits else 0.0
         return TurnState(
             result.message,
@@ -322,6 +322,15 @@ class Agent:
             confident=top >= self.config.decide_min_score,
         )
 
+    def _messages(self, result: TurnResult) -> tuple[list[ChatMessage], list[ChatMessage]]:
+        """The history that fits next to the prompt, and the turn's opening messages."""
+        assert result.prompt is not None
+        budget = int(self.config.context_tokens * CONTEXT_SHARE)
+        room = budget - result.prompt_tokens - estimate_tokens(result.message)
+        history = fitting_history(self.exchanges, room)
+        system: ChatMessage = {"role": "system", "content": result.prompt.text}
+        return history, [system, *history, {"role": "user", "content": result.message}]
+
     def _tool_context(self, message: str) -> TurnToolContext:
         return TurnToolContext(
             message=message,
@@ -332,44 +341,6 @@ class Agent:
             history=self.dialogue(),
             max_search_results=self.config.max_search_results,
         )
-
-    def _messages(
-        self, result: TurnResult, seconds: float
-    ) -> tuple[list[ChatMessage], list[ChatMessage]]:
-        """(the request's messages, the earlier exchanges among them): the history that fits
-        the window next to this turn's prompt and message. Records the PromptStep."""
-        assert result.prompt is not None
-        budget = int(self.config.context_tokens * CONTEXT_SHARE)
-        history = self._fitting_history(
-            budget - result.prompt_tokens - estimate_tokens(result.message)
-        )
-        messages: list[ChatMessage] = [
-            {"role": "system", "content": result.prompt.text},
-            *history,
-            {"role": "user", "content": result.message},
-        ]
-        result.steps.append(
-            PromptStep(
-                seconds=seconds,
-                system_tokens=result.prompt.tokens,
-                tool_tokens=result.tool_tokens,
-                tools=result.tools_offered,
-                history_messages=len(history),
-                history_dropped=len(self.history) - len(history),
-            )
-        )
-        return messages, history
-
-    def _fitting_history(self, budget: int) -> list[ChatMessage]:
-        """The newest whole exchanges that fit in `budget`; the oldest go first."""
-        kept: list[ChatMessage] = []
-        for exchange in reversed(self.exchanges[-MAX_HISTORY_TURNS:]):
-            cost = sum(message_tokens(m) for m in exchange)
-            if cost > budget:
-                break
-            budget -= cost
-            kept[:0] = exchange
-        return kept
 
     def _finish(self, result: TurnResult, state: TurnState) -> None:
         """The answer and outcome; a turn with an answer joins the history."""
