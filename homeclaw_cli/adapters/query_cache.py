@@ -35,7 +35,8 @@ POINTER = "current"
 
 
 def cache_root(index_uri: str) -> Path | None:
-    """Where snapshots of a local index live; None for object-store URIs (no local cache)."""
+    """Where snapshots of a local index live; None for object-store URIs (their snapshots
+    live under the data dir, see object_store.cache_dir, and record the table version)."""
     if "://" in index_uri and not index_uri.startswith("file://"):
         return None
     return Path(index_uri.removeprefix("file://")) / ".homeclaw-snapshots"
@@ -73,9 +74,10 @@ def write_snapshot(
     model: str,
     *,
     facets: tuple[Vectors, list[int]] | None = None,
+    version: int | None = None,
 ) -> None:
     """Write a new snapshot of `rows` (+ their vectors and facet vectors with the row each
-    belongs to, owner-sorted) and point readers at it."""
+    belongs to, owner-sorted), taken at LanceDB table `version`, and point readers at it."""
     import numpy as np
     import tantivy
 
@@ -96,6 +98,7 @@ def write_snapshot(
         "detail": [r.get("status_detail") or "" for r in rows],
         "hash": [r.get("content_hash", "") for r in rows],
         "dim": dim,
+        "table_version": version,
     }
     atomic_write_text(target / "rows.json", json.dumps(meta))
     # Descriptors are big and a query needs a handful: one per line, found by byte offset.
@@ -160,6 +163,7 @@ class Snapshot:
         self.detail: list[str] = meta["detail"]
         self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
         self.dim: int = int(meta.get("dim") or 0)
+        self.table_version: int | None = meta.get("table_version")
         self.vectors = vectors
         self.facets = facets
         self._text = text

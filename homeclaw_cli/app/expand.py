@@ -322,7 +322,7 @@ def generated_examples(
 
 
 class CachedExampleSource:
-    """The ExampleSource of app/sync.py: every sync attaches the cached examples still valid
+    """The ExampleSource of app/index_rows.py: every sync attaches the cached examples still valid
     for each row's descriptor. Reads one small file per item; never calls a model."""
 
     def __init__(self, context: AppContext, cache: ExampleCache) -> None:

@@ -24,7 +24,7 @@ from homeclaw_cli.adapters.mcp_client import McpTool
 from homeclaw_cli.catalog.plugin_loader import load_plugin
 from homeclaw_cli.core.manifest import PARAM_NAME_RE, McpConfig, PluginManifest, value_matches_type
 from homeclaw_cli.document import read_document
-from homeclaw_cli.errors import ManifestError, UnavailableError, UsageError
+from homeclaw_cli.errors import ManifestError, UnavailableError, UsageError, missing_path
 from homeclaw_cli.fsutil import atomic_write_text
 from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.runtime.runners.mcp import McpRunner
@@ -55,6 +55,8 @@ class ImportReport:
 
 
 async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportReport:
+    if not target.exists():
+        raise missing_path(target, hint="give an mcp plugin's folder or its plugin.yaml")
     loaded = load_plugin(target.resolve())
     if loaded.manifest is None or loaded.manifest_path is None or loaded.legacy:
         problems = "; ".join(str(d) for d in loaded.diagnostics) or "no plugin manifest"

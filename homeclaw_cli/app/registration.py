@@ -163,8 +163,9 @@ def index_sync_function() -> IndexSync:
 
 
 def runs_local_command(manifest: PluginManifest) -> bool:
-    """True for subprocess plugins and stdio MCP servers (homeclaw spawns their command)."""
-    if manifest.type == "subprocess":
+    """True for subprocess plugins, stdio MCP servers and managed servers (`config.start`):
+    homeclaw spawns their command."""
+    if manifest.type == "subprocess" or manifest.managed_start() is not None:
         return True
     return manifest.type == "mcp" and getattr(manifest.config, "transport", "") == "stdio"
 
@@ -319,13 +320,16 @@ def register_plugin(
     """Validate, health-check (unless turned off) and persist one registration (the CLI path;
     the API runs the same steps with an async health check)."""
     settings = context.settings
+    context.steps("validate", where)
     manifest = prepare_registration(settings, payload, where=where, document=document)
     url = check_url(settings, manifest, check)
     checked: str | None = None
     if url:
+        context.steps("check", f"GET {url}")
         ok, checked = probe_url_now(url, timeout=settings.serve.health_timeout_sec)
         if not ok:
             raise unreachable(manifest, checked)
+    context.steps("save", str(settings.external_plugins_file))
     return commit_registration(context, manifest, replace=replace, checked=checked)
 
 

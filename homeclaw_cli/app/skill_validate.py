@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
+from homeclaw_cli.catalog.skill_frontmatter import SkillParseError
 from homeclaw_cli.catalog.skill_tests import TESTS_FILE, load_tests_file
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
     Skill,
-    SkillParseError,
     apply_eligibility,
     load_skill,
     skill_folders,
 )
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, missing_path
 from homeclaw_cli.runtime.skill_run import MINIMAL_PATH, interpreter_for
 from homeclaw_cli.settings import Settings
 
@@ -77,6 +77,9 @@ def folders_to_check(path: Path) -> list[Path]:
 def validate_skill_paths(
     paths: list[Path], settings: Settings, *, strict: bool = False
 ) -> ValidationReport:
+    for path in paths:
+        if not path.exists():
+            raise missing_path(path, hint="give a skill folder, a SKILL.md or a folder of skills")
     ctx = EligibilityContext.from_settings(settings)
     checks = [check_folder(f, ctx) for p in paths for f in folders_to_check(p)]
     return ValidationReport(checks, strict)

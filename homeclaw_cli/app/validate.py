@@ -9,7 +9,7 @@ from typing import Any
 from homeclaw_cli.catalog.plugin_loader import LoadResult, is_plugin_folder, load_plugin
 from homeclaw_cli.catalog.registry import plugin_folders
 from homeclaw_cli.core.diagnostics import has_errors
-from homeclaw_cli.errors import UsageError
+from homeclaw_cli.errors import missing_path
 
 
 @dataclass
@@ -49,7 +49,9 @@ def validate_paths(paths: list[Path], *, strict: bool = False) -> ValidationRepo
     results: list[LoadResult] = []
     for path in paths:
         if not path.exists():
-            raise UsageError(f"{path}: no such file or folder")
+            raise missing_path(
+                path, hint="give a plugin folder, a manifest file or a folder of plugins"
+            )
         if path.is_file() or is_plugin_folder(path):
             results.append(load_plugin(path))
             continue

@@ -1,9 +1,11 @@
 """Conversations and tool calls in a local SQLite file (`<state_dir>/conversations.sqlite3`).
 
-One row per turn (message, answer, model, status ok/failed/cancelled, error, timings) and one
-per tool call, so `homeclaw logs` can show what was asked, what was called with which
-arguments, and what failed. SQLite gives atomic, concurrent-safe appends for free (two REPLs
-may log at once). `logs --clear` deletes exactly the turns a TurnFilter selects.
+One row per turn (message, answer, model, status ok/failed/cancelled, error, timings, and the
+messages the turn added to the conversation as the model saw them) and one per tool call, so
+`homeclaw logs` can show what was asked, what was called with which arguments, and what
+failed, and `homeclaw chat --continue` can pick a conversation up again. SQLite gives atomic,
+concurrent-safe appends for free (two REPLs may log at once). `logs --clear` deletes exactly
+the turns a TurnFilter selects.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from homeclaw_cli.core.agent import TurnResult
-from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.errors import ConfigError, NotFoundError, UsageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -33,7 +35,8 @@ CREATE TABLE IF NOT EXISTS turns (
     seconds REAL NOT NULL,
     prompt_tokens INTEGER NOT NULL,
     trace TEXT NOT NULL,
-    status TEXT
+    status TEXT,
+    messages TEXT
 );
 CREATE TABLE IF NOT EXISTS tool_calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -70,7 +73,11 @@ def _open(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=10)
     try:
         db.executescript(SCHEMA)
-        for table, column in (("turns", "status"), ("tool_calls", "approval")):
+        for table, column in (
+            ("turns", "status"),
+            ("turns", "messages"),
+            ("tool_calls", "approval"),
+        ):
             columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
             if column not in columns:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
@@ -87,6 +94,7 @@ class TurnFilter:
     session: str | None = None
     failed_only: bool = False
     limit: int | None = None
+    text: str | None = None  # in the message, the answer or the error (any case)
 
     def where(self) -> tuple[str, list[Any]]:
         """The WHERE clause (fixed text, values bound) and its parameters."""
@@ -97,6 +105,13 @@ class TurnFilter:
         if self.failed_only:
             # Rows logged before `status` existed have NULL there: their `ok` decides.
             where.append("ok = 0 AND COALESCE(status, 'failed') = 'failed'")
+        if self.text:
+            where.append(
+                "(message LIKE ? ESCAPE '\\' OR answer LIKE ? ESCAPE '\\'"
+                " OR COALESCE(error, '') LIKE ? ESCAPE '\\')"
+            )
+            escaped = self.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            params += [f"%{escaped}%"] * 3
         return (f"WHERE {' AND '.join(where)}" if where else ""), params
 
     def newest(self, columns: str) -> tuple[str, list[Any]]:
@@ -129,7 +144,7 @@ class ConversationLog:
         with self._db:
             cursor = self._db.execute(
                 "INSERT INTO turns (session, ts, model, message, answer, ok, error, seconds,"
-                " prompt_tokens, trace, status) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " prompt_tokens, trace, status, messages) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     self.session,
                     time.time(),
@@ -142,6 +157,7 @@ class ConversationLog:
                     turn.prompt_tokens,
                     json.dumps([s.to_json() for s in turn.steps], default=str),
                     status,
+                    json.dumps(turn.exchange, default=str) if turn.exchange else None,
                 ),
             )
             turn_id = int(cursor.lastrowid or 0)
@@ -189,18 +205,24 @@ class LoggedTurn(TypedDict):
     seconds: float
     prompt_tokens: int
     tool_calls: list[LoggedToolCall]
+    messages: list[dict[str, Any]] | None  # the turn as the model saw it (None: not kept)
 
 
 def read_turns(
-    path: Path, *, limit: int = 20, session: str | None = None, failed_only: bool = False
+    path: Path,
+    *,
+    limit: int | None = 20,
+    session: str | None = None,
+    failed_only: bool = False,
+    text: str | None = None,
 ) -> list[LoggedTurn]:
-    """The latest turns (oldest first) with their tool calls."""
+    """The latest turns (oldest first) with their tool calls; limit None: all that match."""
     if not path.is_file():
         return []
     db = _open(path)
     db.row_factory = sqlite3.Row
     try:
-        query, params = TurnFilter(session, failed_only, limit).newest("*")
+        query, params = TurnFilter(session, failed_only, limit, text).newest("*")
         rows = db.execute(query, params).fetchall()
         return [_logged_turn(db, row) for row in reversed(rows)]
     except sqlite3.DatabaseError as exc:
@@ -227,6 +249,7 @@ def _logged_turn(db: sqlite3.Connection, row: sqlite3.Row) -> LoggedTurn:
         "error": row["error"],
         "seconds": row["seconds"],
         "prompt_tokens": row["prompt_tokens"],
+        "messages": json.loads(row["messages"]) if row["messages"] else None,
         "tool_calls": [
             {
                 "name": c["name"],
@@ -277,3 +300,107 @@ def delete_turns(path: Path, ids: Sequence[int]) -> int:
     finally:
         db.close()
     return deleted
+
+
+# --- whole sessions: `chat --continue/--session`, `logs show`, `/sessions` -------------------
+
+
+class SessionSummary(TypedDict):
+    session: str
+    started: float
+    last: float
+    turns: int
+    model: str  # of the newest turn
+    first_message: str
+
+
+def _query(path: Path, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    if not path.is_file():
+        return []
+    db = _open(path)
+    db.row_factory = sqlite3.Row
+    try:
+        return db.execute(sql, params).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise _damaged(path, exc) from None
+    finally:
+        db.close()
+
+
+def list_sessions(path: Path, *, limit: int = 10) -> list[SessionSummary]:
+    """The most recently active conversations, newest first."""
+    rows = _query(
+        path,
+        "SELECT session, MIN(ts) AS started, MAX(ts) AS last, COUNT(*) AS turns,"
+        " (SELECT model FROM turns t2 WHERE t2.session = t.session ORDER BY id DESC LIMIT 1)"
+        " AS model, (SELECT message FROM turns t3 WHERE t3.session = t.session ORDER BY id"
+        " LIMIT 1) AS first_message FROM turns t GROUP BY session ORDER BY MAX(id) DESC LIMIT ?",
+        (limit,),
+    )
+    return [
+        {
+            "session": r["session"],
+            "started": r["started"],
+            "last": r["last"],
+            "turns": r["turns"],
+            "model": r["model"],
+            "first_message": r["first_message"],
+        }
+        for r in rows
+    ]
+
+
+def resolve_session(path: Path, wanted: str | None) -> str:
+    """The full id of session `wanted` (an id or a unique prefix), or of the newest one
+    when `wanted` is None; NotFoundError / UsageError say what to type instead."""
+    if wanted is None:
+        rows = _query(path, "SELECT session FROM turns ORDER BY id DESC LIMIT 1")
+        if not rows:
+            raise NotFoundError(
+                "no earlier conversation to continue", hint="start one with `homeclaw chat`"
+            )
+        return str(rows[0]["session"])
+    escaped = wanted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = _query(
+        path,
+        "SELECT DISTINCT session FROM turns WHERE session LIKE ? ESCAPE '\\' LIMIT 5",
+        (escaped + "%",),
+    )
+    ids = sorted(str(r["session"]) for r in rows)
+    if wanted in ids:
+        return wanted
+    if not ids:
+        raise NotFoundError(
+            f"no logged conversation has the id {wanted}",
+            hint="`homeclaw logs` lists recent turns with their SESSION ids",
+        )
+    if len(ids) > 1:
+        raise UsageError(
+            f"session id {wanted} is ambiguous: {', '.join(ids)}", hint="give more characters"
+        )
+    return ids[0]
+
+
+def read_exchanges(path: Path, session: str, *, limit: int) -> list[list[dict[str, Any]]]:
+    """The last `limit` answered turns of `session`, oldest first, as the model saw them:
+    the user's message, tool calls and results, the answer. Turns logged before the
+    messages were kept come back as the message and its answer."""
+    rows = _query(
+        path,
+        "SELECT message, answer, messages FROM turns WHERE session = ?"
+        " AND COALESCE(status, CASE ok WHEN 1 THEN 'ok' ELSE 'failed' END) = 'ok'"
+        " ORDER BY id DESC LIMIT ?",
+        (session, limit),
+    )
+    exchanges: list[list[dict[str, Any]]] = []
+    for row in reversed(rows):
+        if row["messages"]:
+            exchanges.append(json.loads(row["messages"]))
+        else:
+            exchanges.append(
+                [
+                    {"role": "user", "content": row["message"]},
+                    {"role": "assistant", "content": row["answer"]},
+                ]
+            )
+    return exchanges

@@ -98,6 +98,18 @@ def error_kind(error: errors.HomeclawError) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", family.__name__.removesuffix("Error")).lower()
 
 
+def clip(text: str, width: int) -> str:
+    """`text` on one line, at most `width` characters, cut at a word boundary with `…`."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    cut = flat[: width - 1]
+    space = cut.rfind(" ")
+    if space > width // 2:  # a word boundary not too far back; else cut the long word
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 class Output:
     """Where a command's results and messages go.
 

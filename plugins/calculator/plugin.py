@@ -51,12 +51,36 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "degrees": math.degrees,
 }
 CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
-_PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*of\s*", re.I)
-_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_PERCENT_OF = re.compile(_NUMBER + r"\s*%\s*of\s*", re.I)
+_PERCENT = re.compile(_NUMBER + r"\s*%")
+_FACTORIAL = re.compile(r"(\d+|\([^()]*\))\s*!(?!=)")
+# Words small models (and people) leave in an expression, as operators.
+_WORDS = [
+    (re.compile(r"\bsquare\s+root\s+of\s+" + _NUMBER, re.I), r"sqrt(\1)"),
+    (re.compile(r"\bcube\s+root\s+of\s+" + _NUMBER, re.I), r"cbrt(\1)"),
+    (re.compile(_NUMBER + r"\s+factorial\b", re.I), r"factorial(\1)"),
+    (re.compile(r"\bfactorial\s+(?:of\s+)?" + _NUMBER, re.I), r"factorial(\1)"),
+    (re.compile(r"\blog\s+base\s+" + _NUMBER + r"\s+of\s+" + _NUMBER, re.I), r"log(\2, \1)"),
+    (re.compile(r"\b(?:to\s+the\s+power\s+of|raised\s+to)\b", re.I), "^"),
+    (re.compile(r"\bsquared\b", re.I), "^2"),
+    (re.compile(r"\bpercent\b", re.I), "%"),
+    (re.compile(r"\b(?:times|multiplied\s+by)\b", re.I), "*"),
+    (re.compile(r"\bdivided\s+by\b", re.I), "/"),
+    (re.compile(r"\bplus\b", re.I), "+"),
+    (re.compile(r"\bminus\b", re.I), "-"),
+    (re.compile(r"(?<=\d)\s*[x×]\s*(?=[\d(])"), "*"),
+    (re.compile(r"(?<=\d),(?=\d{3}\b)"), ""),  # 1,234 -> 1234
+    (re.compile(r"[$€£]"), ""),
+]
 
 
 def _prepare(expression: str) -> str:
-    text = expression.strip().replace("^", "**").replace("×", "*").replace("÷", "/")
+    text = expression.strip().rstrip("=?").strip()
+    for pattern, replacement in _WORDS:
+        text = pattern.sub(replacement, text)
+    text = _FACTORIAL.sub(r"factorial(\1)", text)
+    text = text.replace("^", "**").replace("÷", "/")
     text = _PERCENT_OF.sub(r"\1/100*", text)
     return _PERCENT.sub(r"(\1/100)", text)
 

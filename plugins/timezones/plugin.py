@@ -1,8 +1,13 @@
-"""Time zones from the IANA database (zoneinfo), with city-name lookup."""
+"""Time zones from the IANA database (zoneinfo), with city-name lookup.
+
+A place is read however a model or a person writes it: `Tokyo`, `new york`, `New_York`,
+`NYC`, `america/new_york`, `Paris, France`, `São Paulo`, `EST`.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -36,25 +41,79 @@ CITY_ALIASES = {
     "hanoi": "Asia/Bangkok",
     "rio": "America/Sao_Paulo",
     "rio de janeiro": "America/Sao_Paulo",
+    "new york city": "America/New_York",
+    "ny": "America/New_York",
+    "washington dc": "America/New_York",
+    "dc": "America/New_York",
+    "philadelphia": "America/New_York",
+    "atlanta": "America/New_York",
+    "dallas": "America/Chicago",
+    "houston": "America/Chicago",
+    "austin": "America/Chicago",
+    "las vegas": "America/Los_Angeles",
+    "san diego": "America/Los_Angeles",
+    "portland": "America/Los_Angeles",
+    "hong kong": "Asia/Hong_Kong",
+    "bengaluru": "Asia/Kolkata",
+    "kolkata": "Asia/Kolkata",
+    "st petersburg": "Europe/Moscow",
+    "saint petersburg": "Europe/Moscow",
+    "est": "America/New_York",
+    "edt": "America/New_York",
+    "eastern": "America/New_York",
+    "cst": "America/Chicago",
+    "cdt": "America/Chicago",
+    "central": "America/Chicago",
+    "mst": "America/Denver",
+    "mdt": "America/Denver",
+    "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles",
+    "pacific": "America/Los_Angeles",
+    "bst": "Europe/London",
+    "cet": "Europe/Paris",
+    "cest": "Europe/Paris",
+    "ist": "Asia/Kolkata",
+    "jst": "Asia/Tokyo",
+    "aest": "Australia/Sydney",
+    "aedt": "Australia/Sydney",
 }
 
 
 @cache
-def _zones_by_city() -> dict[str, str]:
+def _zones_by_key() -> dict[str, str]:
+    """Lower-case city (`new york`) and whole zone names (`america/new york`) -> zone."""
     table: dict[str, str] = {}
     for zone in sorted(available_timezones()):
-        city = zone.rsplit("/", 1)[-1].replace("_", " ").lower()
-        table.setdefault(city, zone)
+        table.setdefault(_key(zone), zone)
+        table.setdefault(_key(zone.rsplit("/", 1)[-1]), zone)
     return table
+
+
+def _key(text: str) -> str:
+    """`São_Paulo ` -> `sao paulo`: accents, underscores, dots and case folded away."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(plain.replace("_", " ").replace(".", "").lower().split())
+
+
+def zone_name(place: str) -> str | None:
+    """The IANA zone a place means, or None. `Paris, France` is tried as `Paris` too."""
+    table = _zones_by_key()
+    candidates = [place, *place.split(",")]
+    for candidate in candidates:
+        key = _key(candidate)
+        for variant in (key, key.removeprefix("the ").removesuffix(" time")):
+            zone = CITY_ALIASES.get(variant) or table.get(variant)
+            if zone:
+                return zone
+    return None
 
 
 def resolve_zone(place: str) -> ZoneInfo:
     key = place.strip()
     if not key:
         raise PluginError("no place given")
-    name = CITY_ALIASES.get(key.lower()) or _zones_by_city().get(key.lower()) or key
     try:
-        return ZoneInfo(name)
+        return ZoneInfo(zone_name(key) or key)
     except (ZoneInfoNotFoundError, ValueError):
         raise PluginError(
             f"unknown city or time zone {place!r}; try an IANA name such as Europe/Paris"

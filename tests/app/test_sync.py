@@ -280,3 +280,22 @@ def test_generated_examples_are_attached_and_only_their_row_is_re_embedded(
     assert "3 feet in cm" in rows["units"]["search_text"]
     again = sync(settings)
     assert again.updated == [] and not again.model_loaded
+
+
+def test_an_incremental_sync_embeds_with_the_onnx_twin_and_a_rebuild_with_the_reference(
+    index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.adapters import embedder
+    from tests.fakes.embedder import FakeEmbedder
+
+    settings = settings_for(index_env["home"])
+    sync(settings, kinds=["plugins"])
+    twin = FakeEmbedder()
+    monkeypatch.setattr(embedder, "load_onnx", lambda models_dir, model_name: twin)
+    index_env["models"].reset()
+    write_plugin(index_env["plugins"], "clock", "Clock", "Tell the time in a city.")
+    report = sync(settings, kinds=["plugins"])
+    assert report.added == ["plugin:clock"] and report.embedder == "onnx"
+    assert len(twin.calls) == 1 and not index_env["models"].loaded
+    full = sync(settings, kinds=["plugins"], full=True)
+    assert full.embedder == "reference" and len(index_env["models"].embedded) == 5

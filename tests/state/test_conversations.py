@@ -68,7 +68,7 @@ def test_a_log_written_before_status_existed_still_reads_and_filters(tmp_path: P
 
     path = log_path(tmp_path)
     with sqlite3.connect(path) as db:
-        old_schema = SCHEMA.replace(",\n    status TEXT\n", "\n")
+        old_schema = SCHEMA.replace(",\n    status TEXT,\n    messages TEXT\n", "\n")
         assert "status" not in old_schema.split("tool_calls")[0]
         db.executescript(old_schema)
         for ok in (1, 0):

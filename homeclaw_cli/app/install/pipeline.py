@@ -22,7 +22,7 @@ from homeclaw_cli.adapters.install_source import (
     parse_source,
     staging_area,
 )
-from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.app.context import AppContext, StepReporter, no_steps
 from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
 from homeclaw_cli.app.install.deps import install_requirements
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
@@ -31,7 +31,8 @@ from homeclaw_cli.app.install.results import InstallResult, RemoveResult
 from homeclaw_cli.app.install.swap import commit_install, commit_removal, install_lock
 from homeclaw_cli.catalog.plugin_files import DEPS_DIRNAME, REQUIREMENTS_FILE
 from homeclaw_cli.core.changes import ChangeSet
-from homeclaw_cli.core.permissions import Kind, PermissionDiff
+from homeclaw_cli.core.manifest_diff import FieldChange, manifest_diff
+from homeclaw_cli.core.permissions import Kind, PermissionDiff, describe
 from homeclaw_cli.errors import HomeclawError, ManifestError, NotFoundError, UsageError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.lockfile import LockEntry, lockfile_path, read_lockfile
@@ -68,7 +69,7 @@ def install_item(
         recover_interrupted(context)
         result = _install(context, kind, spec, options)
     if result.action in ("installed", "upgraded"):
-        result.synced = sync_index(settings, kind.name)
+        result.synced = sync_index(settings, kind.name, context.steps)
     return result
 
 
@@ -85,11 +86,16 @@ def _install(
         upgrade = result.action == "upgraded"
         if _stops_before_changes(result, options):
             return result
+        added = len(describe(diff.added))
+        plural = "s" if added != 1 else ""
+        context.steps("approve", f"{added} new permission{plural}" if added else "nothing new")
         require_approval(settings, kind.name, item, diff, upgrade=upgrade, approve=options.approve)
         if options.with_deps and (fetched.root / REQUIREMENTS_FILE).is_file():
+            context.steps("deps", f"pip install -r {REQUIREMENTS_FILE}")
             install_requirements(fetched.root, item.id)
             result.deps_dir = DEPS_DIRNAME
         entry = _lock_entry(kind, fetched, result)
+        context.steps("swap", f"into {result.folder}")
         commit_install(context, fetched.root, result.folder, entry, item.permissions)
     audit_install(settings, result)
     return result
@@ -99,9 +105,11 @@ def _stage(
     context: AppContext, kind: ItemKind, spec: SourceSpec, work: Path, options: InstallOptions
 ) -> tuple[Fetched, StagedItem]:
     """Fetch the source into `work` and validate the item in it."""
+    context.steps("fetch", f"{spec.kind} {spec.raw}")
     fetched = fetch_source(
         spec, work, is_root=kind.is_root, limits=options.limits, locate=kind.locate
     )
+    context.steps("validate", kind.name)
     item = kind.validate(context, fetched, options.with_deps)
     expected = options.expect_id
     if expected is not None and item.id != expected:
@@ -148,9 +156,16 @@ def _compare_with_installed(
         permissions=item.permissions,
         permission_diff=diff,
         files=file_changes(dest, fetched.root) if installed else ChangeSet(),
+        manifest_changes=_descriptor_changes(kind, dest, fetched.root) if installed else [],
         notices=item.notices,
         warnings=item.warnings,
     )
+
+
+def _descriptor_changes(kind: ItemKind, old: Path, new: Path) -> list[FieldChange]:
+    if kind.describe is None:
+        return []
+    return manifest_diff(kind.describe(old), kind.describe(new))
 
 
 def _stops_before_changes(result: InstallResult, options: InstallOptions) -> bool:
@@ -232,7 +247,7 @@ def update_items(
             )
             results.append(_update_one(context, kind, section[item_id], options, len(targets)))
     if any(r.action == "upgraded" for r in results):
-        synced = sync_index(settings, what)
+        synced = sync_index(settings, what, context.steps)
         for r in results:
             r.synced = synced
     return results
@@ -282,10 +297,12 @@ def remove_item(context: AppContext, kind: ItemKind, item_id: str) -> RemoveResu
         if kind.after_remove is not None:
             kind.after_remove(settings, item_id)
         audit_removal(settings, what, item_id, str(dest))
-    return RemoveResult(item_id, dest, sync_index(settings, what))
+    return RemoveResult(item_id, dest, sync_index(settings, what, context.steps))
 
 
-def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
+def sync_index(
+    settings: Settings, kind: Kind = "plugin", steps: StepReporter = no_steps
+) -> str | None:
     """Bring the index up to date after a change, if there is an index.
 
     Without an index there is nothing stale: the next `homeclaw sync` or chat builds it.
@@ -293,6 +310,8 @@ def sync_index(settings: Settings, kind: Kind = "plugin") -> str | None:
     if not Path(settings.index_uri).exists():
         return None
     from homeclaw_cli.app.sync import sync
+
+    steps("sync", f"{kind} index")
 
     try:
         report = sync(settings, kinds=(f"{kind}s",))

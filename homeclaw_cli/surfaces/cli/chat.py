@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.errors import ExitCode, UsageError, missing_path
 from homeclaw_cli.surfaces.cli.options import HostOpt, ModelOpt, json_requested
 from homeclaw_cli.surfaces.cli.state import get_state, llm_settings
 from homeclaw_cli.surfaces.render import Output
@@ -49,6 +49,16 @@ AllowDirOpt = Annotated[
     ),
 ]
 
+ContinueOpt = Annotated[
+    bool, typer.Option("--continue", "-c", help="Continue the last conversation.")
+]
+SessionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--session", metavar="ID", help="Continue this conversation (`homeclaw logs sessions`)."
+    ),
+]
+
 
 @app.command("chat")
 def chat(  # noqa: PLR0917 - typer options
@@ -75,39 +85,73 @@ def chat(  # noqa: PLR0917 - typer options
     approve: ApproveOpt = None,
     approve_rules: ApproveRuleOpt = None,
     allow_dirs: AllowDirOpt = None,
+    resume_last: ContinueOpt = False,
+    session: SessionOpt = None,
 ) -> None:
     """Chat with your local model; plugins and skills are retrieved for every message.
 
     With -q, or a question piped on stdin, it answers once:
     only the answer goes to stdout, everything else to stderr.
-    Exit 1 when a tool failed for good, 5 when the model is unreachable, 130 on Ctrl-C.
+    -c / --session ID pick a logged conversation up again (with -q too).
+    Exit 1 when a tool failed for good, 4 for a model or session not found, 5 when the server is
+    unreachable, 130 on Ctrl-C.
     """
     flags = approval_flags(approve, approve_rules or [], allow_dirs or [])
     settings = llm_settings(ctx, model, host, **flags)
+    resume = resumed_session(settings, resume_last, session)
     if query is None and not sys.stdin.isatty():
         query = sys.stdin.read()
     if query is not None:
-        if not query.strip():
-            raise UsageError("the question is empty", hint='homeclaw chat -q "your question"')
-        import asyncio
-
         out = Output(json_mode=as_json)
-        try:
-            code = asyncio.run(_one_shot(settings, out, query.strip(), trace=trace, log=not no_log))
-        except KeyboardInterrupt:  # asyncio.run cancelled the turn (it is logged as cancelled)
-            out.info("cancelled")
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-        if code:
-            raise typer.Exit(code)
+        _answer_once(settings, out, query, trace=trace, log=not no_log, resume=resume)
         return
     if as_json:
         raise UsageError("--json needs a question", hint='homeclaw chat -q "..." --json')
     from homeclaw_cli.surfaces.repl.chat_repl import run_repl
 
-    run_repl(settings, trace=trace, log=not no_log, watch=not no_watch, debug=get_state(ctx).debug)
+    run_repl(
+        settings,
+        trace=trace,
+        log=not no_log,
+        watch=not no_watch,
+        debug=get_state(ctx).debug,
+        resume=resume,
+    )
 
 
-async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool, log: bool) -> int:
+def _answer_once(
+    settings: Settings, out: Output, query: str, *, trace: bool, log: bool, resume: str | None
+) -> None:
+    """`chat -q`: one answer; exits with the turn's code (130 on Ctrl-C)."""
+    if not query.strip():
+        raise UsageError("the question is empty", hint='homeclaw chat -q "your question"')
+    import asyncio
+
+    try:
+        code = asyncio.run(
+            _one_shot(settings, out, query.strip(), trace=trace, log=log, resume=resume)
+        )
+    except KeyboardInterrupt:  # asyncio.run cancelled the turn (it is logged as cancelled)
+        out.info("cancelled")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    if code:
+        raise typer.Exit(code)
+
+
+def resumed_session(settings: Settings, last: bool, session: str | None) -> str | None:
+    """The full id of the conversation -c / --session ID continue, None for a new one."""
+    if not last and session is None:
+        return None
+    if last and session is not None:
+        raise UsageError("--continue and --session both pick a conversation", hint="give one")
+    from homeclaw_cli.state.conversations import log_path, resolve_session
+
+    return resolve_session(log_path(settings.state_dir), session)
+
+
+async def _one_shot(
+    settings: Settings, out: Output, query: str, *, trace: bool, log: bool, resume: str | None
+) -> int:
     """Answer once; Ctrl-C cancels the turn (asyncio.run then raises KeyboardInterrupt)."""
     import asyncio
 
@@ -115,7 +159,7 @@ async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool,
     from homeclaw_cli.surfaces.approval_prompt import terminal_asker
     from homeclaw_cli.surfaces.trace import trace_lines
 
-    session = ChatSession(settings, log=log, ask=terminal_asker())
+    session = ChatSession(settings, log=log, ask=terminal_asker(), resume=resume)
     streamed: list[str] = []
     try:
         await session.start()
@@ -135,7 +179,7 @@ async def _one_shot(settings: Settings, out: Output, query: str, *, trace: bool,
     for warning in session.take_warnings():
         out.warning(warning)
     if out.json_mode:
-        out.json({"model": session.model, **result.to_json()})
+        out.json({"model": session.model, "session": session.session_id, **result.to_json()})
     elif trace:
         for line in trace_lines(result):
             out.info(line)
@@ -164,6 +208,8 @@ def approval_flags(
     if parsed:
         flags["tools.approve_rules"] = parsed
     for folder in allow_dirs:
+        if not folder.expanduser().exists():
+            raise missing_path(f"--allow-dir {folder}", hint="give an existing folder")
         if not folder.expanduser().is_dir():
             raise UsageError(
                 f"--allow-dir {folder} is not a folder", hint="give an existing folder"

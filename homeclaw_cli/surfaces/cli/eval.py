@@ -1,4 +1,5 @@
-"""`homeclaw eval retrieval QUERIES.jsonl`: measure retrieval on labelled queries."""
+"""`homeclaw eval retrieval QUERIES.jsonl` and `homeclaw eval chat TASKS`: measure retrieval on
+labelled queries, and whole chat turns on the configured model."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from homeclaw_cli.surfaces.cli.options import JsonFlag
+from homeclaw_cli.surfaces.cli.eval_chat_view import (
+    FailUnderOpt,
+    MaxLeakedOpt,
+    MissesOpt,
+    RepeatOpt,
+    run_eval,
+)
+from homeclaw_cli.surfaces.cli.options import HostOpt, JsonFlag, ModelOpt
 from homeclaw_cli.surfaces.cli.search import MethodOpt, check_method
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -62,4 +70,57 @@ def _show_report(out: Output, report: EvalReport, queries_file: Path, misses: in
         f"{len(report.misses)} misses (not in top 5); kept recall {report.kept_recall:.3f}; "
         f"no-tool queries left empty {report.none_correct}/{report.none_total}; "
         f"{report.avg_kept:.2f} hits kept on average; p50 {report.latency_ms_p50:.1f} ms"
+    )
+
+
+@app.command("chat")
+def chat(  # noqa: PLR0917 - typer options
+    ctx: typer.Context,
+    tasks_file: Annotated[
+        Path,
+        typer.Argument(
+            help="YAML or JSONL tasks: request, plugin / capability / args, answer, no_plugin."
+        ),
+    ],
+    model: ModelOpt = None,
+    host: HostOpt = None,
+    repeat: RepeatOpt = 1,
+    fail_under: FailUnderOpt = None,
+    max_leaked: MaxLeakedOpt = None,
+    misses: MissesOpt = 20,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run each task through the real chat loop on the configured model and score it.
+
+    Prints the right-plugin / capability / arguments / answer / no-plugin
+    rates, tool calls leaked into answers, right-plugin-retrieved, turn latency
+    and prompt tokens, then the misses with their traces. Task file (YAML/JSONL):
+
+    \b
+      - request: 5 miles in km pls   # or turns: \\[first, follow-up]
+        plugin: units                # or a list of alternatives
+        capability: convert
+        args: {value: 5, to_unit: \\[km, kilometers]}  # subset
+        answer: \\["8.04"]            # any of these, case-insensitive
+      - request: whats the capital of australia
+        no_plugin: true
+        answer: \\[canberra]
+
+    Read-only calls run; others only for the task's `allow` list (default: the
+    expected capability). Exit 1 under a --fail-under / --max-leaked limit.
+    """
+    from homeclaw_cli.app.eval_chat_tasks import read_tasks
+
+    tasks = read_tasks(tasks_file)
+    run_eval(
+        ctx,
+        tasks,
+        str(tasks_file),
+        repeat=repeat,
+        fail_under=fail_under or [],
+        max_leaked=max_leaked,
+        misses=misses,
+        as_json=as_json,
+        model=model,
+        host=host,
     )

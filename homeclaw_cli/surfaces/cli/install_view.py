@@ -3,16 +3,19 @@ the result of an install or update, and the update command's body."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Protocol
 
 import typer
 
 from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.surfaces.cli.steps import show_steps
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.context import AppContext
-    from homeclaw_cli.app.install.approval import Approver
+    from homeclaw_cli.app.install.approval import Approver, PermissionRequest
     from homeclaw_cli.app.install.results import InstallResult, RemoveResult
     from homeclaw_cli.app.install.skill import SkillInstallResult
     from homeclaw_cli.core.permissions import Kind
@@ -26,40 +29,53 @@ class Updater(Protocol):
     ) -> list[InstallResult]: ...
 
 
-def approver(out: Output, yes: bool) -> Approver:
-    """Show the permission diff on stderr and ask (or accept with --yes)."""
-    from homeclaw_cli.app.install.approval import ApprovalRefused, PermissionRequest
-    from homeclaw_cli.core.permissions import describe
+def approver(
+    out: Output, yes: bool, pause: Callable[[], AbstractContextManager[None]] = nullcontext
+) -> Approver:
+    """Show the permission diff on stderr and ask (or accept with --yes).
+
+    `pause` frees the terminal for the question (StepLog.paused stops its spinner).
+    """
 
     def approve(request: PermissionRequest) -> bool:
-        what = "new permissions" if request.upgrade else "permissions"
-        out.info(f"{request.kind} {request.item_id} asks for these {what}:")
-        for line in describe(request.diff.added):
-            out.info(f"  + {line}")
-        for line in describe(request.diff.removed):
-            out.info(f"  - {line} (no longer requested)")
-        for notice in request.notices:
-            out.warning(notice)
-        if yes:
-            out.info("approved with --yes")
-            return True
-        try:
-            return typer.confirm("Approve?", default=False, err=True)
-        except typer.Abort:
-            raise ApprovalRefused(
-                f"{request.kind} {request.item_id!r} needs approval and no answer came",
-                hint="review the permissions above and rerun with --yes",
-            ) from None
+        with pause():
+            return _ask(out, request, yes)
 
     return approve
 
 
+def _ask(out: Output, request: PermissionRequest, yes: bool) -> bool:
+    from homeclaw_cli.app.install.approval import ApprovalRefused
+    from homeclaw_cli.core.permissions import describe
+
+    what = "new permissions" if request.upgrade else "permissions"
+    out.info(f"{request.kind} {request.item_id} asks for these {what}:")
+    for line in describe(request.diff.added):
+        out.info(f"  + {line}")
+    for line in describe(request.diff.removed):
+        out.info(f"  - {line} (no longer requested)")
+    for notice in request.notices:
+        out.warning(notice)
+    if yes:
+        out.info("approved with --yes")
+        return True
+    try:
+        return typer.confirm("Approve?", default=False, err=True)
+    except typer.Abort:
+        raise ApprovalRefused(
+            f"{request.kind} {request.item_id!r} needs approval and no answer came",
+            hint="review the permissions above and rerun with --yes",
+        ) from None
+
+
 def show_result(out: Output, result: InstallResult) -> None:
     """Print one install/update result: version, commit, digest, permission and file diff."""
-    label = f"{result.item_id} {result.version or ''}".strip()
     if result.old_version and result.old_version != result.version:
-        label += f" (was {result.old_version})"
-    out.text(f"{result.action} {label} -> {result.folder}")
+        versions = f"{result.old_version} -> {result.version or '?'}"
+        out.text(f"{result.action} {result.item_id} {versions} ({result.folder})")
+    else:
+        label = f"{result.item_id} {result.version or ''}".strip()
+        out.text(f"{result.action} {label} -> {result.folder}")
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"
@@ -81,8 +97,12 @@ def show_result(out: Output, result: InstallResult) -> None:
 
 
 def _show_changes(out: Output, result: InstallResult) -> None:
+    from homeclaw_cli.core.manifest_diff import describe_change
     from homeclaw_cli.core.permissions import describe
 
+    for change in result.manifest_changes:
+        if change.field != "version":  # the first line says old -> new
+            out.text(f"  {describe_change(change)}")
     diff = result.permission_diff
     if diff is not None:
         for line in describe(diff.added):
@@ -116,12 +136,14 @@ def run_update(
     if (item_id is None) == (not update_all):
         raise UsageError(f"give one {kind} id, or --all", hint=f"homeclaw {kind} update --all")
     out = Output(json_mode=as_json)
-    results = update(
-        get_state(ctx).context(),
-        [item_id] if item_id else [],
-        approve=approver(out, yes),
-        dry_run=dry_run,
-    )
+    context = get_state(ctx).context()
+    with show_steps(out, context) as steps:
+        results = update(
+            context,
+            [item_id] if item_id else [],
+            approve=approver(out, yes, steps.paused),
+            dry_run=dry_run,
+        )
     if not results and not as_json:
         out.info(f"no installed {kind}s (install one with `homeclaw {kind} install`)")
     _show_updates(out, results)
@@ -165,3 +187,17 @@ def show_skill_installed(out: Output, result: SkillInstallResult) -> None:
         out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
     for warning in result.skill.warnings:
         out.warning(warning)
+
+
+def toggle(ctx: typer.Context, kind: Kind, item_id: str, *, enabled: bool, as_json: bool) -> None:
+    """The body of `plugin|skill enable|disable`."""
+    from homeclaw_cli.app.install.toggle import set_enabled
+    from homeclaw_cli.surfaces.cli.state import get_state
+
+    changed = set_enabled(get_state(ctx).context(), kind, item_id, enabled)
+    out = Output(json_mode=as_json)
+    state = "enabled" if enabled else "disabled"
+    out.result(
+        {"id": item_id, "status": state, "changed": changed},
+        lambda: out.text(f"{item_id} {state}" + ("" if changed else " (already)")),
+    )

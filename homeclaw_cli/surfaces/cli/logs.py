@@ -1,8 +1,11 @@
-"""`homeclaw logs`: the conversations and tool calls `homeclaw chat` logged."""
+"""`homeclaw logs`: the conversations and tool calls `homeclaw chat` logged.
+
+`logs` lists turns (filters: --session, --failed, -q TEXT), `logs sessions` the recent
+conversations, `logs show ID` one whole conversation with its tool calls.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -12,16 +15,23 @@ from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_deletion
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.views import one_line, when
 
 if TYPE_CHECKING:
     from homeclaw_cli.state.conversations import LoggedTurn, TurnFilter
 
-app = typer.Typer()
+app = typer.Typer(invoke_without_command=True)
 DEFAULT_SHOWN = 20
 _STATUS = {"ok": "ok", "failed": "FAILED", "cancelled": "cancelled"}
 
 
-@app.command("logs")
+def _log_path(ctx: typer.Context) -> Path:
+    from homeclaw_cli.state.conversations import log_path
+
+    return log_path(get_state(ctx).settings().state_dir)
+
+
+@app.callback()
 def logs(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
     limit: Annotated[
@@ -35,6 +45,12 @@ def logs(  # noqa: PLR0917 - typer options
     ] = None,
     session: Annotated[str | None, typer.Option("--session", help="Session id prefix.")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed turns.")] = False,
+    query: Annotated[
+        str | None,
+        typer.Option(
+            "--query", "-q", metavar="TEXT", help="Only turns whose message or answer has TEXT."
+        ),
+    ] = None,
     clear: Annotated[
         bool,
         typer.Option("--clear", help="Delete the turns the other options select (all by default)."),
@@ -42,18 +58,57 @@ def logs(  # noqa: PLR0917 - typer options
     yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Show logged conversations and tool calls (newest last), or delete them with --clear."""
-    from homeclaw_cli.state.conversations import TurnFilter, log_path, read_turns
+    """Show logged conversations and tool calls (newest last), or delete them with --clear.
 
-    path = log_path(get_state(ctx).settings().state_dir)
+    `logs sessions` lists the recent conversations, `logs show ID` prints one whole.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from homeclaw_cli.state.conversations import TurnFilter, read_turns
+
+    path = _log_path(ctx)
     out = Output(json_mode=as_json)
     if clear:
-        _clear(out, path, TurnFilter(session, failed, limit), yes=yes)
+        _clear(out, path, TurnFilter(session, failed, limit, query), yes=yes)
         return
     shown = limit or DEFAULT_SHOWN
-    turns = read_turns(path, limit=shown, session=session, failed_only=failed)
-    filtered = session is not None or failed
+    turns = read_turns(path, limit=shown, session=session, failed_only=failed, text=query)
+    filtered = session is not None or failed or query is not None
     out.result(turns, lambda: _show_turns(out, turns, filtered=filtered))
+
+
+@app.command("sessions")
+def sessions(
+    ctx: typer.Context,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", help="How many conversations.", min=1)
+    ] = 10,
+    as_json: JsonFlag = False,
+) -> None:
+    """List the recent conversations, newest first (`homeclaw chat --session ID` continues one)."""
+    from homeclaw_cli.state.conversations import list_sessions
+    from homeclaw_cli.surfaces.views import show_sessions
+
+    found = list_sessions(_log_path(ctx), limit=limit)
+    out = Output(json_mode=as_json)
+    out.result(found, lambda: show_sessions(out, found))
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    session_id: Annotated[str, typer.Argument(metavar="ID", help="Session id (or a prefix).")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Print one whole conversation: each message, its tool calls and results, the answer."""
+    from homeclaw_cli.state.conversations import read_turns, resolve_session
+    from homeclaw_cli.surfaces.views import show_conversation
+
+    path = _log_path(ctx)
+    session = resolve_session(path, session_id)
+    turns = read_turns(path, limit=None, session=session)
+    out = Output(json_mode=as_json)
+    out.result({"session": session, "turns": turns}, lambda: show_conversation(out, session, turns))
 
 
 def _clear(out: Output, path: Path, selection: TurnFilter, *, yes: bool) -> None:
@@ -74,7 +129,7 @@ def _clear(out: Output, path: Path, selection: TurnFilter, *, yes: bool) -> None
 
 def _show_turns(out: Output, turns: list[LoggedTurn], *, filtered: bool) -> None:
     if not turns and filtered:
-        out.info("no matching turns (drop --session / --failed to see them all)")
+        out.info("no matching turns (drop --session / --failed / -q to see them all)")
         return
     if not turns:
         out.info("no conversations logged yet (they are logged by `homeclaw chat`)")
@@ -91,15 +146,11 @@ def _turn_row(turn: LoggedTurn) -> list[Any]:
     return [
         turn["id"],
         turn["session"],
-        datetime.fromtimestamp(turn["ts"]).strftime("%Y-%m-%d %H:%M"),
+        when(turn["ts"]),
         turn["model"],
         _STATUS[turn["status"]],
         f"{turn['seconds']:.2f}s",
-        _one_line(turn["message"])[:60],  # a message that spans lines stays one row
+        one_line(turn["message"])[:60],  # a message that spans lines stays one row
         tools,
-        _one_line(turn["answer"] or turn["error"] or "")[:80],
+        one_line(turn["answer"] or turn["error"] or "")[:80],
     ]
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())

@@ -11,7 +11,14 @@ import typer
 from typer.core import TyperGroup
 
 from homeclaw_cli import __version__
-from homeclaw_cli.errors import ExitCode, HomeclawError, UsageError, damaged_index
+from homeclaw_cli.errors import (
+    ExitCode,
+    HomeclawError,
+    UsageError,
+    damaged_index,
+    missing_path,
+    object_store_error,
+)
 from homeclaw_cli.surfaces.cli import (
     audit,
     chat,
@@ -19,6 +26,8 @@ from homeclaw_cli.surfaces.cli import (
     doctor,
     logs,
     mcp,
+    models,
+    own_eval,
     plugin,
     plugin_call,
     plugin_install,
@@ -28,6 +37,7 @@ from homeclaw_cli.surfaces.cli import (
     sync,
 )
 from homeclaw_cli.surfaces.cli import eval as eval_
+from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState, get_state
 from homeclaw_cli.surfaces.render import Output, envelope_scope, write_envelope
@@ -42,6 +52,13 @@ class _ErrorBoundary(TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run one invocation, which starts without a `--json` envelope and leaves none behind."""
+        style_command(self)
+        argv = kwargs.get("args", args[0] if args else None)
+        argv = hoist_global_flags(sys.argv[1:] if argv is None else list(argv))
+        if args:
+            args = (argv, *args[1:])
+        else:
+            kwargs["args"] = argv
         with envelope_scope():
             return super().main(*args, **kwargs)
 
@@ -62,12 +79,24 @@ class _ErrorBoundary(TyperGroup):
                 uri = state.settings().index_uri
             except HomeclawError:
                 uri = "the index folder"
-            error = damaged_index(uri, exc)
+            error = object_store_error(uri, exc) or damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
             _fail(ctx, error)
         write_envelope(int(ExitCode.OK))
         return result
+
+
+GLOBAL_FLAGS = ("--debug", "--trust-workspace")
+
+
+def hoist_global_flags(argv: list[str]) -> list[str]:
+    """Move the root's value-less flags to the front, so `homeclaw plugin list --debug` works
+    as `homeclaw --debug plugin list` does. Nothing after `--` is touched."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    flags = [a for a in argv[:end] if a in GLOBAL_FLAGS]
+    rest = [a for a in argv[:end] if a not in GLOBAL_FLAGS]
+    return flags + rest + argv[end:]
 
 
 def _fail(ctx: typer.Context, error: HomeclawError) -> NoReturn:
@@ -98,7 +127,10 @@ app = typer.Typer(
 )
 # Every module holds its commands on its own Typer app; this is the one place that joins them.
 # A part added without a name contributes its commands directly (Typer's one-file-per-command).
-for command in (sync, audit, chat, logs, doctor, serve):
+for command in (sync, audit, chat):
+    app.add_typer(command.app)
+app.add_typer(logs.app, name="logs")  # a group: logs, logs sessions, logs show ID
+for command in (models, doctor, serve):
     app.add_typer(command.app)
 app.add_typer(
     _group(
@@ -106,6 +138,7 @@ app.add_typer(
         plugin.app,
         plugin_install.app,
         plugin_call.app,
+        own_eval.plugin_app,
         index_app("plugin"),
     ),
     name="plugin",
@@ -117,10 +150,11 @@ app.add_typer(
         skill.app,
         index_app("skill"),
         skill_lifecycle.app,
+        own_eval.skill_app,
     ),
     name="skill",
 )
-app.add_typer(_group("Measure homeclaw (retrieval quality).", eval_.app), name="eval")
+app.add_typer(_group("Measure homeclaw (retrieval, whole chat turns).", eval_.app), name="eval")
 app.add_typer(_group("Use homeclaw's plugins and skills from any MCP client.", mcp.app), name="mcp")
 
 
@@ -161,11 +195,11 @@ def root(  # noqa: PLR0917 - typer options
     ] = None,
 ) -> None:
     for folder in plugins_dir or []:
+        hint = "give a folder that holds plugin folders"
+        if not folder.expanduser().exists():
+            raise missing_path(f"--plugins-dir {folder}", hint=hint)
         if not folder.expanduser().is_dir():
-            what = "is not a folder" if folder.exists() else "does not exist"
-            raise UsageError(
-                f"--plugins-dir {folder} {what}", hint="give a folder that holds plugin folders"
-            )
+            raise UsageError(f"--plugins-dir {folder} is not a folder", hint=hint)
     state = get_state(ctx)
     state.config_file = config
     state.plugin_dirs = list(plugins_dir or [])

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from homeclaw_cli.app.validate import ValidationReport
     from homeclaw_cli.catalog.registry import PluginEntry
     from homeclaw_cli.settings import Settings
+    from homeclaw_cli.surfaces.cli.steps import StepLog
 
 app = typer.Typer()
 
@@ -102,21 +104,24 @@ def _show_plugins(out: Output, rows: list[dict[str, Any]]) -> None:
 @app.command("show")
 def show(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
     from homeclaw_cli.catalog.registry import describe_entry
     from homeclaw_cli.core.capability_tools import descriptor_token_cost, plugin_tools
 
-    entry = get_state(ctx).context().registry.get(plugin_id)
+    registry = get_state(ctx).context().registry
+    disabled = plugin_id in registry.disabled and plugin_id not in registry.plugins
+    entry = registry.disabled[plugin_id] if disabled else registry.get(plugin_id)
     data = describe_entry(entry)
+    data["disabled"] = disabled
     data["tools"] = plugin_tools(entry.manifest)
     data["tokens"] = descriptor_token_cost(entry.manifest)
     generated = _generated(get_state(ctx).settings(), entry)
     data["generated_examples"] = generated
     out = Output(json_mode=as_json)
-    out.result(data, lambda: _show_plugin(out, entry, generated))
+    out.result(data, lambda: _show_plugin(out, entry, generated, disabled=disabled))
 
 
 def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
@@ -130,13 +135,17 @@ def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
     return {default if cap == WHOLE_ITEM else cap: texts for cap, texts in found.items()}
 
 
-def _show_plugin(out: Output, entry: PluginEntry, generated: dict[str, list[str]]) -> None:
+def _show_plugin(
+    out: Output, entry: PluginEntry, generated: dict[str, list[str]], *, disabled: bool = False
+) -> None:
     from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
 
     manifest = entry.manifest
     out.line((manifest.id, "bold cyan"), f"  {manifest.name} {manifest.version or ''}")
     out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
+    if disabled:
+        out.text(f"status: disabled (`homeclaw plugin enable {manifest.id}` turns it back on)")
     out.text(f"description: {manifest.description}")
     if manifest.description_long:
         out.text(f"description_long: {manifest.description_long}")
@@ -145,6 +154,13 @@ def _show_plugin(out: Output, entry: PluginEntry, generated: dict[str, list[str]
     for example in manifest.examples:
         out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
+    start = manifest.managed_start()
+    if start is not None:
+        command = " ".join([start.command, *start.args])
+        out.text(
+            f"managed server: homeclaw runs `{command}` (cwd {start.cwd or 'the plugin folder'}) "
+            f"on first use, waits for {start.ready}, and stops it on exit"
+        )
     if not manifest.permissions.empty:
         out.text("permissions: " + "; ".join(describe(manifest.permissions)))
     for cap in manifest.callable_capabilities():
@@ -189,20 +205,20 @@ def register(
     import sys
 
     from homeclaw_cli.app.registration import read_registration, register_plugin
+    from homeclaw_cli.surfaces.cli.steps import show_steps
 
     stdin_text = sys.stdin.read() if str(file) == "-" else None
     where, document = read_registration(file, stdin_text)
-    payload = document.data
     context = get_state(ctx).context()
-    settings = context.settings
-    result = register_plugin(
-        context, payload, replace=replace, check=check, where=where, document=document
-    )
     out = Output(json_mode=as_json)
-    for warning in result.warnings:
-        out.warning(warning)
-    if result.change != "unchanged":
-        _sync_index(settings, out, sync)
+    with show_steps(out, context) as steps:
+        result = register_plugin(
+            context, document.data, replace=replace, check=check, where=where, document=document
+        )
+        for warning in result.warnings:
+            out.warning(warning)
+        if result.change != "unchanged":
+            _sync_index(context.settings, out, sync, steps)
     verb = {"added": "registered", "updated": "updated", "unchanged": "already registered"}
     out.result(result, lambda: out.text(f"{verb[result.change]} {result.plugin_id}"))
 
@@ -210,7 +226,7 @@ def register(
 @app.command("unregister")
 def unregister(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Id of an external registration.")],
     sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -228,16 +244,22 @@ def unregister(
     )
 
 
-def _sync_index(settings: Settings, out: Output, wanted: bool | None) -> None:
+def _sync_index(
+    settings: Settings, out: Output, wanted: bool | None, steps: StepLog | None = None
+) -> None:
     """Sync the plugin index after a registration change; the change itself is already saved."""
+    from contextlib import nullcontext
+
     from homeclaw_cli.app.registration import index_sync_function
     from homeclaw_cli.errors import HomeclawError
 
     if not (settings.serve.sync_on_register if wanted is None else wanted):
         return
     sync = index_sync_function()
+    if steps is not None:
+        steps("sync", "plugin index")
     try:
-        with out.status("updating the plugin index"):
+        with out.status("updating the plugin index") if steps is None else nullcontext():
             sync(settings)
     except HomeclawError as exc:
         out.warning(f"saved, but the index was not updated ({exc.message}); run `homeclaw sync`")

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
 from prompt_toolkit import PromptSession
@@ -29,25 +29,12 @@ from homeclaw_cli.app.chat import ChatSession
 from homeclaw_cli.app.hot_reload import ReloadReport
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
-from homeclaw_cli.suggest import did_you_mean
 from homeclaw_cli.surfaces.approval_prompt import repl_asker
 from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.repl.activity import Activity
+from homeclaw_cli.surfaces.repl.commands import COMMANDS, SlashCommands
 
 T = TypeVar("T")
-
-COMMANDS: dict[str, str] = {
-    "/help": "this list",
-    "/plugins": "installed plugins",
-    "/skills": "installed skills",
-    "/search": "/search QUERY: what retrieval finds for a query",
-    "/why": "explain the last retrieval (scores, what was kept and why)",
-    "/model": "/model [NAME]: show or switch the chat model",
-    "/reload": "rescan plugins and skills now",
-    "/trace": "toggle the trace after each answer",
-    "/context": "what is in the prompt and its size",
-    "/clear": "forget the conversation so far",
-    "/exit": "leave (Ctrl-D works too)",
-}
 
 
 class _Completer(Completer):
@@ -70,7 +57,7 @@ class _Completer(Completer):
                     yield Completion(plugin_id, -len(word))
 
 
-class Repl:
+class Repl(SlashCommands):
     """The chat shell: a prompt loop that hands each line to a turn or a slash command."""
 
     def __init__(
@@ -85,6 +72,7 @@ class Repl:
         pt_output: PTOutput | None = None,
         console: Console | None = None,
         session_factory: Callable[[], ChatSession] | None = None,
+        resume: str | None = None,
     ) -> None:
         self.settings = settings
         self.trace = trace
@@ -94,7 +82,9 @@ class Repl:
         self.pt_input = pt_input
         self.pt_output = pt_output
         self._factory = session_factory or (
-            lambda: ChatSession(settings, log=log, ask=repl_asker(pt_input, pt_output))
+            lambda: ChatSession(
+                settings, log=log, ask=repl_asker(pt_input, pt_output), resume=resume
+            )
         )
         self.session: ChatSession | None = None
         self._turn: asyncio.Task[Any] | None = None
@@ -127,6 +117,12 @@ class Repl:
             f" · {len(self._session.registry.plugins)} plugins"
             " · /help for commands, Ctrl-D to exit",
         )
+        if self._session.agent.exchanges:
+            self.out.line(
+                ("continuing", "green"),
+                f" session {self._session.session_id}"
+                f" ({len(self._session.agent.exchanges)} earlier turns)",
+            )
         try:
             with patch_stdout(raw=True):
                 await self._loop(prompt)
@@ -155,11 +151,6 @@ class Repl:
                     return
                 continue
             await self.ask(text)
-
-    @property
-    def _session(self) -> ChatSession:
-        assert self.session is not None
-        return self.session
 
     async def ask(self, text: str) -> None:
         """Run one turn; Ctrl-C (SIGINT) cancels it and returns to the prompt."""
@@ -197,8 +188,17 @@ class Repl:
             self._turn.cancel()
 
     async def _stream_turn(self, text: str) -> None:
-        with self.out.stream(markdown=True) as show:
-            result = await self._session.ask(text, on_text=show)
+        activity = Activity(self.out.out) if self.out.out.is_terminal else None
+        try:
+            with self.out.stream(markdown=True) as show:
+                result = await self._session.ask(
+                    text,
+                    on_text=activity.text_sink(show) if activity else show,
+                    on_status=activity,
+                )
+        finally:
+            if activity is not None:
+                activity.stop()
         if not result.ok:
             self.out.error(result.error or "failed")
         self._show_warnings()
@@ -237,151 +237,6 @@ class Repl:
             self.out.line(("reloaded: no changes", "dim"))
         self._show_warnings()
 
-    # --- slash commands ---------------------------------------------------------------------
-
-    async def command(self, line: str) -> str | None:
-        name, _, arg = line.partition(" ")
-        arg = arg.strip()
-        handlers: dict[str, Callable[[str], Awaitable[str | None]]] = {
-            "/help": self._help,
-            "/plugins": self._plugins,
-            "/skills": self._skills,
-            "/search": self._search,
-            "/why": self._why,
-            "/model": self._model,
-            "/reload": self._reload,
-            "/trace": self._trace,
-            "/context": self._context,
-            "/clear": self._clear,
-            "/exit": self._exit,
-            "/quit": self._exit,
-        }
-        handler = handlers.get(name)
-        if handler is None:
-            hint = did_you_mean(name, COMMANDS)
-            self.out.text(f"unknown command {name}{hint}; /help lists them")
-            return None
-        try:
-            return await handler(arg)
-        except HomeclawError as exc:
-            self.out.error(exc.message, exc.hint)
-            return None
-
-    async def _help(self, _: str) -> None:
-        self.out.table(["COMMAND", "WHAT"], [[k, v] for k, v in COMMANDS.items()])
-
-    async def _plugins(self, _: str) -> None:
-        registry = self._session.registry
-        health = self._session.context.health.all()
-
-        def status(plugin_id: str) -> str:
-            known = health.get(plugin_id)
-            return "-" if known is None else ("ok" if known.ok else f"unhealthy: {known.detail}")
-
-        rows: list[list[Any]] = [
-            [
-                e.id,
-                e.source,
-                len(e.manifest.callable_capabilities()),
-                status(e.id),
-                e.manifest.description[:70],
-            ]
-            for e in sorted(registry.plugins.values(), key=lambda e: e.id)
-        ]
-        rows += [[b.folder.name, b.source, "-", "broken", b.summary] for b in registry.broken]
-        self.out.table(["ID", "SOURCE", "CAPS", "HEALTH", "DESCRIPTION"], rows)
-
-    async def _skills(self, _: str) -> None:
-        bridge = self._session.skills
-        if bridge is None:
-            self.out.text("no skill folders found (see `homeclaw skill list`)")
-            return
-        skills = bridge.registry.skills
-        rows = [
-            [
-                s.id,
-                s.source,
-                "yes" if s.eligible else f"no: {s.ineligible_reason}",
-                s.description[:70],
-            ]
-            for s in sorted(skills.values(), key=lambda s: s.id)
-        ]
-        self.out.table(["ID", "SOURCE", "ELIGIBLE", "DESCRIPTION"], rows)
-
-    async def _search(self, query: str) -> None:
-        if not query:
-            self.out.text("usage: /search QUERY")
-            return
-        retriever = self._session.retriever
-        plugins = await asyncio.to_thread(retriever.search_plugins, query)
-        rows: list[list[Any]] = [
-            [h.id, "plugin", f"{h.score:.3f}", h.reason] for h in plugins.candidates[:10]
-        ]
-        if self._session.skills is not None:
-            skills = await asyncio.to_thread(retriever.search_skills, query)
-            rows += [[h.id, "skill", f"{h.score:.3f}", h.reason] for h in skills.candidates[:10]]
-        self.out.table(["ID", "KIND", "SCORE", "RESULT"], rows)
-
-    async def _why(self, _: str) -> None:
-        last = self._session.agent.last
-        if last is None or last.plugin_retrieval is None:
-            self.out.text("nothing retrieved yet: ask something first")
-            return
-        self.out.text(f"retrieval for: {last.message}")
-        rows: list[list[Any]] = []
-        for kind, res in (("plugin", last.plugin_retrieval), ("skill", last.skill_retrieval)):
-            if res is None:
-                continue
-            rows += [[h.id, kind, f"{h.score:.3f}", h.reason] for h in res.candidates[:15]]
-        self.out.table(["ID", "KIND", "SCORE", "RESULT"], rows)
-        if last.plugin_retrieval.fallback:
-            self.out.text("nothing cleared the threshold: the model was offered search_plugins")
-
-    async def _model(self, name: str) -> None:
-        session = self._session
-        if not name:
-            native = await session.agent.native_tools()
-            mode = "native tool calls" if native else "JSON replies (no tool support)"
-            self.out.text(f"model {session.model} · {mode}")
-            return
-        previous = session.model
-        session.set_model(name)
-        try:
-            native = await session.agent.native_tools()
-        except HomeclawError:
-            session.set_model(previous)
-            raise
-        mode = "native tool calls" if native else "JSON replies"
-        self.out.text(f"model is now {name} ({mode})")
-
-    async def _reload(self, _: str) -> None:
-        self.show_reload(await self._session.reload())
-
-    async def _trace(self, _: str) -> None:
-        self.trace = not self.trace
-        self.out.text(f"trace {'on' if self.trace else 'off'}")
-
-    async def _context(self, _: str) -> None:
-        session = self._session
-        last = session.agent.last
-        history = session.agent.history
-        self.out.text(f"history: {len(history)} messages")
-        if last is None or last.prompt is None:
-            self.out.text("no prompt built yet: ask something first")
-            return
-        rows: list[list[Any]] = [[b.name, b.tokens] for b in last.prompt.blocks]
-        rows.append(["tool schemas", last.tool_tokens])
-        rows.append(["total", last.prompt_tokens])
-        self.out.table(["BLOCK", "TOKENS"], rows)
-        self.out.text(f"tools: {', '.join(last.tools_offered)}")
-
-    async def _clear(self, _: str) -> None:
-        self._session.agent.clear()
-        self.out.text("conversation cleared")
-
-    async def _exit(self, _: str) -> str:
-        return "exit"
-
 
 @contextlib.contextmanager
 def _sigint_calls(callback: Callable[[], None]) -> Iterator[None]:
@@ -410,9 +265,16 @@ def _bindings() -> KeyBindings:
 
 
 def run_repl(
-    settings: Settings, *, trace: bool, log: bool, watch: bool, debug: bool = False
+    settings: Settings,
+    *,
+    trace: bool,
+    log: bool,
+    watch: bool,
+    debug: bool = False,
+    resume: str | None = None,
 ) -> None:
-    """Entry point of `homeclaw chat` without -q."""
+    """Entry point of `homeclaw chat` without -q; `resume`: a logged session to continue."""
     if not sys.stdin.isatty():
         raise HomeclawError("the REPL needs a terminal", hint='use homeclaw chat -q "..."')
-    asyncio.run(Repl(settings, trace=trace, log=log, watch=watch, debug=debug).run())
+    repl = Repl(settings, trace=trace, log=log, watch=watch, debug=debug, resume=resume)
+    asyncio.run(repl.run())

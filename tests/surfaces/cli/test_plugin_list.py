@@ -71,7 +71,7 @@ def test_show_and_validate_print_brackets_in_names_verbatim(cli: Any, tmp_path: 
 
 def test_missing_plugins_dir_or_config_folder_is_an_error(cli: Any, tmp_path: Path) -> None:
     typo = cli("--plugins-dir", str(tmp_path / "plugnis"), "plugin", "list")
-    assert typo.exit_code == 2
-    assert "plugnis does not exist" in typo.stderr and "Traceback" not in typo.output
+    assert typo.exit_code == 4  # a missing path is "not found" everywhere
+    assert "plugnis: no such file or folder" in typo.stderr and "Traceback" not in typo.output
     folder = cli("--config", str(tmp_path), "plugin", "list")
     assert folder.exit_code == 3 and "is a folder, not a file" in folder.stderr

@@ -27,6 +27,17 @@ def test_sync_then_search_and_eval_with_the_real_model(
 
     again = payload(run_cli("sync", "--json", env=env))
     assert again["unchanged"] == 80 and not again["model_loaded"]
+    assert data["embedder"] == "reference"
+    extra = tmp_path / "extra"
+    (extra / "echo").mkdir(parents=True)
+    (extra / "echo" / "plugin.yaml").write_text(
+        "id: echo\nname: Echo\ndescription: Echo text back.\ntype: subprocess\n"
+        "config: {command: python3, args: [main.py]}\n",
+        encoding="utf-8",
+    )
+    added = payload(run_cli("--plugins-dir", str(extra), "sync", "--json", env=env))
+    # one new plugin: embedded by the exported ONNX twin, torch is never loaded
+    assert added["added"] == 1 and added["embedder"] == "onnx"
 
     found = run_cli("plugin", "search", "will it rain in berlin tomorrow", "--json", env=env)
     assert found.returncode == 0, found.stderr

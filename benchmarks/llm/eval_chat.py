@@ -1,0 +1,265 @@
+"""`homeclaw eval chat` on the real small model, through the OpenAI provider and the Ollama protocol.
+
+Starts server.py's llama.cpp server (Qwen2.5-Coder-1.5B, greedy) on a free port; per protocol a
+throw-away HOMECLAW_HOME with the bundled plugins, `homeclaw sync`, the to-do plugin's server
+(when port 3107 is free), then `homeclaw eval chat TASKS --json` through
+- openai: homeclaw's OpenAI provider straight at the server's /v1;
+- ollama: homeclaw's unchanged Ollama provider at ollama_shim.py, which forwards to /v1.
+Writes the report as JSON and markdown (rates, leaks, latency, prompt tokens, load average,
+misses) into benchmarks/llm/results/.
+
+Run:  python benchmarks/llm/eval_chat.py [--protocols openai,ollama] [--limit N] [--label NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack, contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.llm.ollama_shim import ollama_shim  # noqa: E402
+from benchmarks.llm.server import ServerConfig, ServerError, llm_server  # noqa: E402
+
+TODO_PORT = 3107
+ROWS = [
+    ("plugin", "right plugin called"),
+    ("capability", "right capability"),
+    ("args", "right arguments"),
+    ("answer", "right answer"),
+    ("no_plugin", "no-plugin answered without a tool"),
+    ("retrieved", "right plugin retrieved"),
+    ("passed", "tasks passed (every check)"),
+]
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def homeclaw(args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Any:
+    return subprocess.run(
+        [sys.executable, "-m", "homeclaw_cli", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+@contextmanager
+def todo_server(data: Path) -> Any:
+    """The bundled to-do plugin's server on its manifest's port, when that port is free."""
+    if not port_free(TODO_PORT):
+        yield False
+        return
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "plugins/todo/server.py"), "--data", str(data)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(50):
+            if not port_free(TODO_PORT):
+                break
+            time.sleep(0.1)
+        yield True
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def run_protocol(
+    protocol: str, llm_env: dict[str, str], tasks: Path, args: argparse.Namespace
+) -> dict[str, Any]:
+    """sync + eval chat in a fresh HOMECLAW_HOME; the eval's JSON data plus the run's facts."""
+    with tempfile.TemporaryDirectory(prefix=f"hc-eval-{protocol}-") as tmp, ExitStack() as stack:
+        home = Path(tmp)
+        env = {
+            **os.environ,
+            **llm_env,
+            "HOMECLAW_HOME": str(home),
+            "HF_HUB_OFFLINE": "1",
+            # On a shared CPU a new prompt can take minutes; llama.cpp keeps an OpenAI stream
+            # alive meanwhile (SSE comments), but an Ollama stream stays silent until the first
+            # token, so homeclaw's default 120 s would end the turn.
+            "HOMECLAW_LLM__TIMEOUT_SEC": "900",
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        }
+        env.pop("HOMECLAW_NO_BUNDLED", None)
+        todo = stack.enter_context(todo_server(home / "todo.json"))
+        started = time.perf_counter()
+        sync = homeclaw(["sync"], env, home, timeout=900)
+        if sync.returncode:
+            raise SystemExit(f"homeclaw sync failed:\n{sync.stderr}")
+        sync_seconds = time.perf_counter() - started
+        load_before = load()
+        command = ["eval", "chat", str(tasks), "--json", "--repeat", str(args.repeat)]
+        result = homeclaw(command, env, home, timeout=args.timeout)
+        envelope = json.loads(result.stdout) if result.stdout.strip() else {}
+        if "data" not in envelope:
+            raise SystemExit(f"eval chat failed (exit {result.returncode}):\n{result.stderr}")
+        return {
+            "protocol": protocol,
+            "exit_code": result.returncode,
+            "sync_seconds": round(sync_seconds, 1),
+            "todo_server": todo,
+            "load_before": load_before,
+            "load_after": load(),
+            **envelope["data"],
+        }
+
+
+def limited_tasks(path: Path, limit: int | None, out: Path) -> Path:
+    if not limit:
+        return path
+    import yaml
+
+    tasks = yaml.safe_load(path.read_text(encoding="utf-8"))
+    out.write_text(yaml.safe_dump(tasks[:limit], sort_keys=False), encoding="utf-8")
+    return out
+
+
+def _shown(path: Path) -> str:
+    resolved = path.resolve()
+    return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else str(path)
+
+
+def pct(rate: dict[str, Any]) -> str:
+    if not rate["total"]:
+        return "-"
+    return f"{rate['rate']:.0%} ({rate['passed']}/{rate['total']})"
+
+
+def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """The report as a markdown page: one column per protocol, then the misses."""
+    heads = [f"{r['protocol']}" for r in results]
+    lines = [
+        f"# eval chat: {meta['label']}",
+        "",
+        f"{meta['date']}, commit `{meta['commit']}`, model {meta['model']} on xllamacpp "
+        f"({meta['threads']} threads, greedy), tasks `{meta['tasks']}`, repeat {meta['repeat']}.",
+        f"Command: `{meta['command']}`",
+        "",
+        "| | " + " | ".join(heads) + " |",
+        "|---|" + "---|" * len(heads),
+    ]
+    for key, label in ROWS:
+        lines.append(f"| {label} | " + " | ".join(pct(r["rates"][key]) for r in results) + " |")
+    rows = {
+        "tool-call JSON shown as the answer": lambda r: str(r["leaked_calls"]),
+        "turn seconds, median / p90": lambda r: (
+            f"{r['latency_seconds']['median']} / {r['latency_seconds']['p90']}"
+        ),
+        "prompt tokens median, first round / turn": lambda r: (
+            f"{r['prompt_tokens']['first_round_median']} / {r['prompt_tokens']['turn_median']}"
+            + (" (estimate)" if r["prompt_tokens"]["source"] == "estimate" else "")
+        ),
+        "load average (1/5/15 min) before / after": lambda r: (
+            f"{r['load_before']} / {r['load_after']}"
+        ),
+        "whole eval / sync seconds": lambda r: f"{r['seconds']:.0f} / {r['sync_seconds']}",
+        "to-do plugin server running": lambda r: "yes" if r["todo_server"] else "no",
+    }
+    for label, cell in rows.items():
+        lines.append(f"| {label} | " + " | ".join(cell(r) for r in results) + " |")
+    for r in results:
+        lines += ["", f"## Misses, {r['protocol']} ({len(r['misses'])})", ""]
+        for miss in r["misses"]:
+            calls = ", ".join(
+                f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})"
+                + ("" if c["ok"] else " error")
+                for c in miss["calls"]
+            )
+            failed = [k for k, ok in miss["checks"].items() if not ok]
+            failed += ["leaked"] if miss["leaked"] else []
+            answer = (miss["error"] and f"error: {miss['error']}") or miss["answer"]
+            answer = " ".join(str(answer).split())[:160]
+            lines.append(
+                f"- `{miss['task']}` {' / '.join(miss['request'])!r}: missed {', '.join(failed)}; "
+                f"calls: {calls or 'none'}; answer: {answer!r}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_results(stem: Path, meta: dict[str, Any], results: list[dict[str, Any]]) -> None:
+    meta["date"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    stem.with_suffix(".json").write_text(
+        json.dumps({"meta": meta, "results": results}, indent=1) + "\n", encoding="utf-8"
+    )
+    stem.with_suffix(".md").write_text(markdown(meta, results), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: run the benchmark, write results/<label>.json and .md."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=Path, default=HERE / "tasks.yaml")
+    parser.add_argument("--protocols", default="openai,ollama")
+    parser.add_argument("--threads", type=int, default=ServerConfig.threads)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    parser.add_argument("--label", default="latest", help="results/eval_chat-LABEL.{json,md}")
+    parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per protocol")
+    args = parser.parse_args(argv)
+    out_dir = HERE / "results"
+    out_dir.mkdir(exist_ok=True)
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip() or os.environ.get("HOMECLAW_BENCH_COMMIT", "?")
+    meta = {
+        "label": args.label,
+        "commit": commit,
+        "model": "?",
+        "threads": args.threads,
+        "tasks": _shown(args.tasks) + (f" (first {args.limit})" if args.limit else ""),
+        "repeat": args.repeat,
+        "command": "python benchmarks/llm/eval_chat.py " + " ".join(argv or sys.argv[1:]),
+    }
+    stem = out_dir / f"eval_chat-{args.label}"
+    results: list[dict[str, Any]] = []
+    try:
+        with llm_server(port=0, threads=args.threads) as llm, tempfile.TemporaryDirectory() as tmp:
+            tasks = limited_tasks(args.tasks, args.limit, Path(tmp) / "tasks.yaml")
+            print(f"server {llm.api_base} ready in {llm.load_seconds:.1f} s; load {load()}")
+            meta["model"] = llm.model
+            for protocol in args.protocols.split(","):
+                started = time.perf_counter()
+                if protocol == "ollama":
+                    with ollama_shim(llm.api_base, llm.model) as shim:
+                        results.append(run_protocol(protocol, shim.homeclaw_env(), tasks, args))
+                else:
+                    results.append(run_protocol(protocol, llm.homeclaw_env(), tasks, args))
+                rates = results[-1]["rates"]
+                print(
+                    f"{protocol}: {time.perf_counter() - started:.0f} s, plugin "
+                    f"{pct(rates['plugin'])}, answer {pct(rates['answer'])}; load {load()}",
+                    flush=True,
+                )
+                write_results(stem, meta, results)  # a protocol's figures survive a later kill
+    except ServerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {stem}.json and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

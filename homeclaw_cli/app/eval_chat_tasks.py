@@ -1,0 +1,179 @@
+"""The task file of `homeclaw eval chat` (and a plugin's `eval.yaml`): what to ask, what to expect.
+
+YAML (a list of tasks, or `tasks:` holding one) or JSONL (one task per line)::
+
+    - request: 5 miles in km pls          # or a list of turns: [first message, follow-up]
+      plugin: units                       # the plugin the LAST turn must call (or a list:
+                                          # any of them)
+      capability: convert                 # optional: that capability of it
+      args: {value: 5, to_unit: [km, kilometers]}  # optional subset; a list gives alternatives
+      answer: ["8.04"]                    # optional: any of these fragments, case-insensitive
+    - request: whats the capital of australia
+      no_plugin: true                     # answered without calling any tool
+      answer: [canberra]
+    - request: how big is my downloads folder
+      skill: disk-usage                   # read_skill or run_skill with this skill
+
+`allow` lists the plugins or `plugin.capability` whose non-read calls are approved during the
+task (default: the expected capability, else the expected plugin); everything else that needs
+approval is declined, as a user would. Read-only calls always run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from homeclaw_cli.document import DocumentError, FieldPath, read_document
+from homeclaw_cli.errors import NotFoundError, UsageError
+
+EVAL_FILE = "eval.yaml"  # a plugin's (or skill's) own tasks, next to tests.yaml
+FORMAT_HINT = "see `homeclaw eval chat --help` for the task format"
+
+
+class ChatTask(BaseModel):
+    """One task: the user's message(s) and what a right turn does."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = ""
+    request: str | list[str]
+    plugin: str | list[str] | None = None
+    capability: str | None = None
+    skill: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    answer: str | list[str] = Field(default_factory=list)
+    no_plugin: bool = False
+    allow: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    line: int = Field(default=0, exclude=True)
+    source: str = Field(default="", exclude=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ChatTask:
+        if not self.turns or not all(t.strip() for t in self.turns):
+            raise ValueError("`request` must be a non-empty message or list of messages")
+        if self.no_plugin and (self.plugin or self.skill):
+            raise ValueError("give either `plugin`/`skill` or `no_plugin: true`, not both")
+        if not (self.no_plugin or self.plugin or self.skill or self.answers):
+            raise ValueError("expect something: `plugin`, `skill`, `no_plugin: true` or `answer`")
+        if self.capability and not isinstance(self.plugin, str):
+            raise ValueError("`capability` needs the one `plugin` it belongs to")
+        if self.args and not self.capability:
+            raise ValueError("`args` needs the `capability` they are sent to")
+        return self
+
+    @property
+    def turns(self) -> list[str]:
+        return [self.request] if isinstance(self.request, str) else list(self.request)
+
+    @property
+    def plugins(self) -> list[str]:
+        """The expected plugin, or its alternatives (any of them is right)."""
+        if self.plugin is None:
+            return []
+        return [self.plugin] if isinstance(self.plugin, str) else list(self.plugin)
+
+    @property
+    def answers(self) -> list[str]:
+        return [self.answer] if isinstance(self.answer, str) else list(self.answer)
+
+    @property
+    def label(self) -> str:
+        """How reports name the task: its id, else `file:line`."""
+        return self.id or f"{self.source}:{self.line}"
+
+    def allowed(self) -> set[str]:
+        """Rule keys (`plugin`, `plugin.capability`) whose approval the task grants."""
+        if self.allow:
+            return set(self.allow)
+        if self.plugin and self.capability:
+            return {f"{self.plugin}.{self.capability}"}
+        return set(self.plugins) | ({self.skill, "run_skill"} if self.skill else set())
+
+    def expected(self) -> dict[str, Any]:
+        """The expectations as reports show them."""
+        data: dict[str, Any] = {"no_plugin": True} if self.no_plugin else {}
+        for key in ("plugin", "capability", "skill"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        if self.args:
+            data["args"] = self.args
+        if self.answers:
+            data["answer"] = self.answers
+        return data
+
+
+def read_tasks(path: Path) -> list[ChatTask]:
+    """Parse a task file (.yaml/.yml/.json list, or .jsonl); errors name the file, line, field."""
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "no such file"
+        raise NotFoundError(f"{path}: {what}", hint="pass a .yaml or .jsonl file of chat tasks")
+    tasks = _read_jsonl(path) if path.suffix == ".jsonl" else _read_yaml(path)
+    if not tasks:
+        raise UsageError(f"{path}: no tasks in the file", hint=FORMAT_HINT)
+    return tasks
+
+
+def _read_yaml(path: Path) -> list[ChatTask]:
+    try:
+        doc = read_document(path)
+    except DocumentError as exc:
+        where = f"{path}:{exc.line}" if exc.line else str(path)
+        raise UsageError(f"{where}: {exc.message}", hint=FORMAT_HINT) from None
+    items: Any = doc.data
+    prefix: FieldPath = ()
+    if isinstance(items, dict) and set(items) == {"tasks"}:
+        items, prefix = items["tasks"], ("tasks",)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise UsageError(
+            f"{path}: the file must hold a list of tasks (or `tasks:` with one)", hint=FORMAT_HINT
+        )
+    tasks = []
+    for index, item in enumerate(items):
+        pos = doc.position((*prefix, index))
+        line = pos[0] if pos else 0
+
+        def locate(loc: FieldPath, index: int = index, line: int = line) -> str:
+            field_pos = doc.position((*prefix, index, *loc))
+            return f"{path}:{field_pos[0] if field_pos else line}"
+
+        tasks.append(_task(path, item, line, locate))
+    return tasks
+
+
+def _read_jsonl(path: Path) -> list[ChatTask]:
+    tasks = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            item = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        tasks.append(_task(path, item, number, lambda _loc, n=number: f"{path}:{n}"))
+    return tasks
+
+
+def _task(path: Path, item: Any, line: int, where: Any) -> ChatTask:
+    """Validate one task; the error names the line, the task and the field."""
+    if not isinstance(item, dict):
+        raise UsageError(
+            f"{path}:{line}: each task must be a mapping with a `request`", hint=FORMAT_HINT
+        )
+    try:
+        task = ChatTask.model_validate(item)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(p for p in err["loc"] if isinstance(p, str | int))
+        loc = loc[:1] if loc and loc[0] == "request" else loc  # not the str|list union branch
+        field = ".".join(str(p) for p in loc) or "task"
+        name = f" (task {item['id']!r})" if isinstance(item.get("id"), str) else ""
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise UsageError(f"{where(loc)}{name}: {field}: {message}", hint=FORMAT_HINT) from None
+    task.line, task.source = line, path.name
+    return task

@@ -1,0 +1,291 @@
+"""`homeclaw eval chat` and `homeclaw plugin eval` end to end: real CLI, real chat loop, the
+official ollama client against the scripted FakeOllama, inline plugins."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.chat_plugins import fast_retrieval, write_plugin, write_test_plugins
+from tests.fakes.ollama_server import FakeOllama, error, text, tool_call
+from tests.json_output import envelope, payload
+
+__all__ = ["fast_retrieval"]
+
+JOURNAL_YAML = """\
+id: journal
+name: Journal
+description: Write an entry into the user's diary journal file.
+keywords: [journal, diary, entry]
+type: inline
+capabilities:
+  - id: write
+    name: Write an entry
+    description: Append an entry to the diary journal.
+    effects: write
+    parameters:
+      - {name: text, type: string, required: true}
+"""
+JOURNAL_PY = """\
+from homeclaw_cli.sdk import BasePlugin
+
+class Journal(BasePlugin):
+    def write(self, text: str) -> str:
+        with open(self.config["target"], "a") as fh:
+            fh.write(text + "\\n")
+        return "entry saved"
+"""
+
+TASKS = """\
+tasks:
+  - id: greet
+    request: please greet Ada with a hello
+    plugin: greeter
+    capability: hello
+    args: {name: ada}
+    answer: ["hello, ada"]
+  - id: tides
+    request: when is high tide in the harbour of Brest
+    plugin: tides
+    capability: times
+    answer: ["06:12"]
+  - id: capital
+    request: what is the capital of France
+    no_plugin: true
+    answer: [paris]
+  - id: follow-up
+    request: ["please greet Ada with a hello", "and greet Bo too"]
+    plugin: greeter
+    capability: hello
+    args: {name: [bo, bob]}
+  - id: diary
+    request: write a diary journal entry saying I ran 5 km
+    plugin: journal
+    capability: write
+  - id: no-diary
+    request: what should I put in my diary journal today
+    no_plugin: true
+"""
+
+
+@pytest.fixture
+def fake(hc_home: Path, fast_retrieval: object) -> Iterator[FakeOllama]:
+    with FakeOllama(strict_models=True) as fake:
+        fake.add_model("llama3.2")
+        yield fake
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> dict[str, Path]:
+    plugins = write_test_plugins(tmp_path / "plugins")
+    journal = write_plugin(plugins, "journal", JOURNAL_YAML, JOURNAL_PY)
+    diary = tmp_path / "diary.txt"
+    (journal / "config.yml").write_text(f"target: {diary}\n")
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(TASKS)
+    return {"plugins": plugins, "tasks": tasks, "diary": diary, "journal": journal}
+
+
+@pytest.fixture
+def hc(cli: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path]) -> Callable[..., Any]:
+    def run(*args: str) -> Any:
+        return cli(
+            "--plugins-dir",
+            str(setup["plugins"]),
+            *args,
+            # The scripted replies are the free rounds only: no constrained decision after the
+            # model answers by itself (tests/surfaces/cli/test_chat_turn_repair.py covers it).
+            env={
+                "HOMECLAW_NO_BUNDLED": "1",
+                "HOMECLAW_LLM__HOST": fake.host,
+                "HOMECLAW_LLM__DECIDE": "never",
+            },
+        )
+
+    return run
+
+
+def script_all(fake: FakeOllama) -> None:
+    """Replies for TASKS, in order: right, answered itself, right, right twice, a write the task
+    allows, a write the task does not allow."""
+    fake.script(
+        tool_call("greeter__hello", {"name": "Ada"}),
+        text("High tide is around noon."),
+        text("The capital of France is Paris."),
+        tool_call("greeter__hello", {"name": "Ada"}),
+        tool_call("greeter__hello", {"name": "Bo"}),
+        tool_call("journal__write", {"text": "ran 5 km"}),
+        tool_call("journal__write", {"text": "pwned"}),
+        text("I could not write it."),
+    )
+
+
+def test_eval_chat_json_rates_misses_and_approvals(
+    hc: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path]
+) -> None:
+    script_all(fake)
+    result = hc("eval", "chat", str(setup["tasks"]), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    rates = data["rates"]
+    assert rates["plugin"] == {"passed": 3, "total": 4, "rate": 0.75}
+    assert rates["capability"]["passed"] == 3 and rates["args"] == {
+        "passed": 2,
+        "total": 2,
+        "rate": 1.0,
+    }
+    assert rates["answer"] == {"passed": 2, "total": 3, "rate": 0.6667}  # tides answered itself
+    assert rates["no_plugin"] == {"passed": 1, "total": 2, "rate": 0.5}  # the unasked write
+    assert rates["retrieved"]["passed"] == 4  # tides was offered; the model did not call it
+    assert rates["passed"] == {"passed": 4, "total": 6, "rate": 0.6667}
+    assert data["leaked_calls"] == 0 and data["runs"] == 6 and data["repeat"] == 1
+    # The write the task allowed ran; the one it did not was declined, as a user would.
+    assert setup["diary"].read_text() == "ran 5 km\n"
+    missed = {m["task"]: m for m in data["misses"]}
+    assert set(missed) == {"tides", "no-diary"}
+    assert missed["tides"]["checks"]["plugin"] is False and missed["tides"]["calls"] == []
+    assert missed["no-diary"]["calls"] == [
+        {"name": "journal__write", "arguments": {"text": "pwned"}, "ok": False}
+    ]
+    kinds = [step["kind"] for step in missed["tides"]["trace"][0]]
+    assert kinds[:3] == ["retrieve", "prompt", "llm"]
+    assert data["latency_seconds"]["median"] > 0
+    assert data["prompt_tokens"]["first_round_median"] > 0  # the fake reports prompt_eval_count
+    # Each task starts with an empty history: the follow-up task's 2nd turn saw its 1st only.
+    follow_up = fake.chat_requests[4]["messages"]
+    assert [m["content"] for m in follow_up if m["role"] == "user"] == [
+        "please greet Ada with a hello",
+        "and greet Bo too",
+    ]
+
+
+def test_eval_chat_text_report_and_thresholds(
+    hc: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path]
+) -> None:
+    script_all(fake)
+    result = hc("eval", "chat", str(setup["tasks"]), "--fail-under", "plugin=90%")
+    assert result.exit_code == 1
+    assert "right plugin\t75%\t3/4" in result.stdout
+    assert "no-plugin answered without a tool\t50%\t1/2" in result.stdout
+    assert "miss tides (line" in result.stderr
+    assert "model round 1" in result.stderr and "'High tide is around noon.'" in result.stderr
+    assert "[6/6] MISS" in result.stderr
+    assert "below the thresholds: plugin 0.75 < 0.90" in result.stderr
+
+
+def test_eval_chat_threshold_failure_keeps_the_report_in_the_envelope(
+    hc: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path], tmp_path: Path
+) -> None:
+    tasks = tmp_path / "one.jsonl"
+    tasks.write_text(json.dumps({"request": "what is the capital of France", "answer": "rome"}))
+    fake.script(text("Paris."), text("Paris."))
+    result = hc("eval", "chat", str(tasks), "--json", "--repeat", "2", "--fail-under", "answer=1")
+    assert result.exit_code == 1
+    document = envelope(result)
+    assert document["ok"] is False
+    assert document["data"]["runs"] == 2 and document["data"]["rates"]["answer"]["passed"] == 0
+    assert document["data"]["thresholds"]["failed"] == ["answer 0.00 < 1.00"]
+
+
+@pytest.mark.parametrize(
+    ("content", "where", "words"),
+    [
+        (
+            "- request: hi\n  no_plugin: true\n- request: yo\n  plugin: x\n  no_plugin: true\n",
+            ":3",
+            ["no_plugin"],
+        ),
+        (
+            "tasks:\n  - request: hi\n    no_plugin: true\n"
+            "  - id: bad\n    request: a\n    colour: 1\n",
+            ":6",
+            ["task 'bad'", "colour", "Extra inputs"],
+        ),
+        ("- request: a\n  args: {x: 1}\n  plugin: p\n", ":1", ["args", "capability"]),
+        ("- request: []\n  no_plugin: true\n", ":1", ["request"]),
+        ("just text\n", "", ["list of tasks"]),
+    ],
+)
+def test_bad_task_file_names_file_line_and_field(
+    hc: Callable[..., Any], tmp_path: Path, content: str, where: str, words: list[str]
+) -> None:
+    path = tmp_path / "tasks.yaml"
+    path.write_text(content)
+    result = hc("eval", "chat", str(path))
+    assert result.exit_code == 2, result.output
+    assert f"{path}{where}" in result.stderr
+    for word in words:
+        assert word in result.stderr
+
+
+def test_bad_jsonl_line_and_missing_file(hc: Callable[..., Any], tmp_path: Path) -> None:
+    path = tmp_path / "tasks.jsonl"
+    path.write_text('{"request": "hi", "no_plugin": true}\n\n{"request": "x", "plugin": 3}\n')
+    result = hc("eval", "chat", str(path))
+    assert result.exit_code == 2 and f"{path}:3" in result.stderr and "plugin" in result.stderr
+    assert hc("eval", "chat", str(tmp_path / "nope.yaml")).exit_code == 4
+
+
+def test_plugin_eval_runs_the_plugins_own_tasks(
+    hc: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path]
+) -> None:
+    missing = hc("plugin", "eval", "journal")
+    assert missing.exit_code == 4 and "has no eval.yaml" in missing.stderr
+    (setup["journal"] / "eval.yaml").write_text(
+        "- request: write a diary journal entry saying hello\n"
+        "  plugin: journal\n  capability: write\n  args: {text: hello}\n"
+    )
+    fake.script(tool_call("journal__write", {"text": "hello"}))
+    result = hc("plugin", "eval", "journal", "--json", "--fail-under", "passed=1")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["tasks_file"].endswith("journal/eval.yaml")
+    assert data["rates"]["args"]["rate"] == 1.0
+    assert setup["diary"].read_text() == "hello\n"
+
+
+def test_skill_eval_scores_reading_the_skill(
+    cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    from tests.skill_helpers import make_skill
+
+    skills = tmp_path / "skills"
+    folder = make_skill(skills, "garden-log", description="Keep a log of watering the garden.")
+    (folder / "eval.yaml").write_text(
+        "- request: how do I log watering the garden\n  skill: garden-log\n"
+        "- request: log the garden watering please\n  skill: garden-log\n"
+    )
+    fake.script(
+        tool_call("read_skill", {"skill": "garden-log"}),
+        text("Follow the steps: do the thing."),
+        text("Sure, logged."),  # answered without reading the skill
+    )
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__HOST": fake.host}
+    env["HOMECLAW_SKILLS_PATH"] = str(skills)
+    result = cli("skill", "eval", "garden-log", "--json", env=env)
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["rates"]["skill"] == {"passed": 1, "total": 2, "rate": 0.5}
+    assert [m["task"] for m in data["misses"]] == ["eval.yaml:3"]
+
+
+def test_a_failed_model_call_is_a_miss_until_the_server_looks_gone(
+    hc: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "t.yaml"
+    tasks.write_text("".join(f"- {{request: question {n}, answer: [ok]}}\n" for n in range(3)))
+    fake.script(error(500, "model crashed"), text("ok"), text("ok"))
+    result = hc("eval", "chat", str(tasks), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["runs"] == 3 and data["rates"]["answer"]["passed"] == 2
+    (miss,) = data["misses"]
+    assert miss["error"].startswith("model call failed:") and "model crashed" in miss["error"]
+
+    fake.script(*[error(500, "model crashed")] * 3)
+    gone = hc("eval", "chat", str(tasks), "--json")
+    assert gone.exit_code == 5 and "model crashed" in envelope(gone)["error"]["message"]
