@@ -183,7 +183,7 @@ class IndexSettings(Section):
         "reachable (as `sync --expand`); off: only `sync --expand` does",
     )
     expand_count: int = Field(
-        default=5, ge=1, le=20, description="example requests generated per capability or skill"
+        default=5, ge=1, le=10, description="example requests generated per capability or skill"
     )
     expand_temperature: float = Field(
         default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
