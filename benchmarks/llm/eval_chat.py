@@ -189,9 +189,22 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def load_tasks(path: Path, limit: int | None) -> list[dict[str, Any]]:
+    """The tasks, each plugin's (and the no-plugin ones) spread evenly over the run, so the
+    first N tasks, or a run cut short, are a fair sample of the whole set."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     tasks: list[dict[str, Any]] = data["tasks"] if isinstance(data, dict) else data
-    return tasks[:limit] if limit else tasks
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for task in tasks:
+        plugin = task.get("plugin") or task.get("skill") or "-"
+        groups.setdefault(str(plugin[0] if isinstance(plugin, list) else plugin), []).append(task)
+    # Task i of a group of n sits at (i + 0.5) / n of the run.
+    spread = [
+        ((i + 0.5) / len(group), k, task)
+        for k, group in enumerate(groups.values())
+        for i, task in enumerate(group)
+    ]
+    mixed = [task for _, _, task in sorted(spread, key=lambda x: (x[0], x[1]))]
+    return mixed[:limit] if limit else mixed
 
 
 def _shown(path: Path) -> str:
