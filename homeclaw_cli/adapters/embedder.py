@@ -231,6 +231,13 @@ def load_onnx(models_dir: Path, model_name: str) -> OnnxEmbedder | None:
         return embedder
 
 
+def stack_vectors(rows: Sequence[Any]) -> Vectors:
+    """One float32 matrix from per-row vectors (embedded now or read back from the index)."""
+    import numpy as np
+
+    return np.asarray(rows, dtype=np.float32)
+
+
 def sentence_transformer(model_name: str, batch_size: int = 64) -> SentenceTransformerEmbedder:
     """The process-wide reference embedder for `model_name` (the model loads on first use)."""
     with _LOCK:

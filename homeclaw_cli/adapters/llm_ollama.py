@@ -15,8 +15,29 @@ from typing import Any
 
 import httpx
 
-from homeclaw_cli.core.ports import ChatMessage, JsonSchema, LLMReply, LLMToolCall, TextSink
-from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
+from homeclaw_cli.core.ports import (
+    ChatMessage,
+    JsonSchema,
+    LLMReply,
+    LLMToolCall,
+    ModelInfo,
+    TextSink,
+)
+from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
+
+
+def _tools_from_show(info: dict[str, Any]) -> bool:
+    capabilities = info.get("capabilities")
+    if capabilities is not None:
+        return "tools" in capabilities
+    return ".Tools" in str(info.get("template", ""))
+
+
+def _context_from_show(info: dict[str, Any]) -> int | None:
+    for key, value in (info.get("modelinfo") or info.get("model_info") or {}).items():
+        if key.endswith(".context_length") and isinstance(value, int) and value > 0:
+            return value
+    return None
 
 
 class ContextTooLongError(HomeclawError):
@@ -34,6 +55,9 @@ class OllamaLLM:
         timeout: float = 120.0,
         num_ctx: int | None = None,
         temperature: float | None = None,
+        headers: dict[str, str] | None = None,
+        retries: int = 0,
+        connect_timeout: float | None = None,
     ) -> None:
         import ollama
 
@@ -42,7 +66,17 @@ class OllamaLLM:
         self.temperature = temperature
         self._model = model
         self.timeout = timeout
-        self._client = ollama.AsyncClient(host=host, timeout=timeout)
+        # A remote server (llm.host) may sit behind a proxy that wants headers; connection
+        # failures are retried `retries` times, each connect waiting at most connect_timeout.
+        self._headers = headers or {}
+        self._timeout = httpx.Timeout(timeout, connect=connect_timeout or timeout)
+        self._retries = retries
+        self._client = ollama.AsyncClient(
+            host=host,
+            timeout=self._timeout,
+            headers=self._headers,
+            transport=httpx.AsyncHTTPTransport(retries=retries),
+        )
         self._show: dict[str, Any] | None = None
 
     @property
@@ -55,7 +89,13 @@ class OllamaLLM:
 
     async def version(self) -> str:
         """The server's version (checks that Ollama is running)."""
-        async with self._errors(), httpx.AsyncClient(timeout=self.timeout) as client:
+        transport = httpx.AsyncHTTPTransport(retries=self._retries)
+        async with (
+            self._errors(),
+            httpx.AsyncClient(
+                transport=transport, timeout=self._timeout, headers=self._headers
+            ) as client,
+        ):
             response = await client.get(self.host.rstrip("/") + "/api/version")
             response.raise_for_status()
             return str(response.json().get("version", "?"))
@@ -64,6 +104,36 @@ class OllamaLLM:
         async with self._errors():
             listed = await self._client.list()
         return [str(m.model) for m in listed.models]
+
+    async def models(self) -> list[ModelInfo]:
+        """/api/tags, then /api/show of each model (at once) for its capabilities and window."""
+        import asyncio
+
+        async with self._errors():
+            listed = await self._client.list()
+            names = [str(m.model) for m in listed.models]
+            shown = await asyncio.gather(
+                *(self._client.show(name) for name in names), return_exceptions=True
+            )
+        out = []
+        for entry, show in zip(listed.models, shown, strict=True):
+            info = {} if isinstance(show, BaseException) else show.model_dump(mode="json")
+            details = entry.details
+            words = (
+                [details.family, details.parameter_size, details.quantization_level]
+                if details
+                else []
+            )
+            out.append(
+                ModelInfo(
+                    str(entry.model),
+                    tools=_tools_from_show(info) if info else None,
+                    context_length=_context_from_show(info),
+                    size=entry.size,
+                    details=" ".join(str(w) for w in words if w),
+                )
+            )
+        return out
 
     async def show(self) -> dict[str, Any]:
         """/api/show for the model (capabilities, details, context length); cached."""
@@ -75,18 +145,11 @@ class OllamaLLM:
 
     async def supports_tools(self) -> bool:
         """True when /api/show lists the `tools` capability (or the template uses .Tools)."""
-        info = await self.show()
-        capabilities = info.get("capabilities")
-        if capabilities is not None:
-            return "tools" in capabilities
-        return ".Tools" in str(info.get("template", ""))
+        return _tools_from_show(await self.show())
 
-    async def context_length(self) -> int | None:
-        info = (await self.show()).get("modelinfo") or {}
-        for key, value in info.items():
-            if key.endswith(".context_length") and isinstance(value, int):
-                return value
-        return None
+    async def context_window(self) -> int | None:
+        """The model's window from /api/show (model_info `<arch>.context_length`)."""
+        return _context_from_show(await self.show())
 
     async def chat(
         self,
@@ -161,8 +224,21 @@ class OllamaLLM:
                 hint="a first call loads the model and can be slow; raise llm.timeout_sec",
             )
         if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.NetworkError):
+            local = any(name in self.host for name in ("127.0.0.1", "localhost", "[::1]"))
             return UnavailableError(
-                f"Ollama is not running at {self.host}", hint="start it with `ollama serve`"
+                f"Ollama is not running at {self.host}",
+                hint="start it with `ollama serve`"
+                if local
+                else "start `OLLAMA_HOST=0.0.0.0 ollama serve` on that host, or fix llm.host",
+            )
+        if isinstance(exc, httpx.HTTPStatusError | ollama.ResponseError) and _status(exc) in (
+            401,
+            403,
+        ):
+            return ConfigError(
+                f"the server at {self.host} refused the request (HTTP {_status(exc)})",
+                hint="a reverse proxy in front of Ollama wants credentials: set llm.headers "
+                "(e.g. Authorization: Bearer ${TOKEN}) or llm.api_key_env",
             )
         if isinstance(exc, ollama.ResponseError):
             text = str(exc.error)
@@ -183,3 +259,10 @@ class OllamaLLM:
                 )
             return UnavailableError(f"Ollama error: {text} (HTTP {exc.status_code})")
         return UnavailableError(f"Ollama call failed: {exc}")
+
+
+def _status(exc: Exception) -> int | None:
+    if isinstance(exc, httpx.HTTPStatusError):
+        return exc.response.status_code
+    code = getattr(exc, "status_code", None)
+    return code if isinstance(code, int) else None

@@ -7,6 +7,7 @@ the wire format is small and stable, and no extra SDK is needed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -15,7 +16,14 @@ from typing import Any
 
 import httpx
 
-from homeclaw_cli.core.ports import ChatMessage, JsonSchema, LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.ports import (
+    ChatMessage,
+    JsonSchema,
+    LLMReply,
+    LLMToolCall,
+    ModelInfo,
+    TextSink,
+)
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
 
@@ -151,14 +159,22 @@ class OpenAICompatLLM:
         api_key: str | None = None,
         timeout: float = 120.0,
         temperature: float | None = None,
+        headers: dict[str, str] | None = None,
+        retries: int = 0,
+        connect_timeout: float | None = None,
     ) -> None:
         self.host = host
         self.temperature = temperature
         self.base = api_base(host)
         self._model = model
         self.timeout = timeout
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.AsyncClient(timeout=timeout, headers=headers)
+        all_headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        all_headers.update(headers or {})
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=connect_timeout or timeout),
+            headers=all_headers,
+            transport=httpx.AsyncHTTPTransport(retries=retries),
+        )
 
     @property
     def model(self) -> str:
@@ -169,10 +185,36 @@ class OpenAICompatLLM:
         return f"(OpenAI-compatible, {len(models)} models)"
 
     async def list_models(self) -> list[str]:
+        return [m.name for m in await self.models()]
+
+    async def models(self) -> list[ModelInfo]:
+        """/v1/models; tool support is not reported there (None), the window sometimes is
+        (vLLM `max_model_len`, llama.cpp `meta.n_ctx_train`)."""
         async with self._errors():
             response = await self._client.get(f"{self.base}/models")
             self._raise_for(response)
-            return [str(m.get("id")) for m in response.json().get("data", [])]
+            data = response.json().get("data", [])
+        return [
+            ModelInfo(str(m.get("id")), tools=None, context_length=_window_of(m))
+            for m in data
+            if isinstance(m, dict)
+        ]
+
+    async def context_window(self) -> int | None:
+        """llama.cpp's /props (the window the server runs with), else what /v1/models says."""
+        root = self.base.removesuffix("/v1")
+        with contextlib.suppress(httpx.HTTPError, ValueError):
+            response = await self._client.get(f"{root}/props")
+            if response.status_code == 200:
+                settings = response.json().get("default_generation_settings") or {}
+                n_ctx = settings.get("n_ctx") or response.json().get("n_ctx")
+                if isinstance(n_ctx, int) and n_ctx > 0:
+                    return n_ctx
+        with contextlib.suppress(HomeclawError):
+            for model in await self.models():
+                if model.name == self._model:
+                    return model.context_length
+        return None
 
     async def supports_tools(self) -> bool:
         """These servers do not report it; check the model exists and assume tools.
@@ -226,7 +268,7 @@ class OpenAICompatLLM:
         if response.status_code in (401, 403):
             raise ConfigError(
                 f"the server at {self.host} refused the request ({detail})",
-                hint="set llm.api_key in the config",
+                hint="set llm.api_key_env to the variable holding the key (or llm.api_key)",
             )
         if response.status_code == 404:
             raise NotFoundError(
@@ -252,6 +294,15 @@ class OpenAICompatLLM:
                 hint="start it (e.g. `llama-server -m model.gguf --jinja --port 8080`) "
                 "or fix llm.host",
             ) from exc
+
+
+def _window_of(model: dict[str, Any]) -> int | None:
+    meta = model.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    for value in (model.get("max_model_len"), model.get("context_length"), meta.get("n_ctx_train")):
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
 
 
 def _arguments(raw: str) -> Any:

@@ -18,9 +18,11 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.adapters.facets import FacetMatrix, Fusion
 from homeclaw_cli.core.keywords import fold, search_words
 from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
@@ -28,12 +30,13 @@ from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FORMAT = 3
+FORMAT = 4
 POINTER = "current"
 
 
 def cache_root(index_uri: str) -> Path | None:
-    """Where snapshots of a local index live; None for object-store URIs (no local cache)."""
+    """Where snapshots of a local index live; None for object-store URIs (their snapshots
+    live under the data dir, see object_store.cache_dir, and record the table version)."""
     if "://" in index_uri and not index_uri.startswith("file://"):
         return None
     return Path(index_uri.removeprefix("file://")) / ".homeclaw-snapshots"
@@ -44,12 +47,37 @@ def invalidate(root: Path, table: str) -> None:
     (root / table / POINTER).unlink(missing_ok=True)
 
 
-def write_snapshot(
-    root: Path, table: str, rows: list[dict[str, Any]], vectors: Vectors, model: str
-) -> None:
-    """Write a new snapshot of `rows` (+ their vectors) and point readers at it."""
+def _save_array(path: Path, array: Any) -> None:
     import io
 
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _save_lines(target: Path, name: str, blobs: list[bytes]) -> None:
+    """One record per line, found by byte offset (`<name>.jsonl` + `<name>.offsets.npy`)."""
+    import numpy as np
+
+    offsets = np.cumsum([0, *(len(b) + 1 for b in blobs)], dtype=np.int64)
+    atomic_write_bytes(target / f"{name}.jsonl", b"\n".join(blobs) + b"\n")
+    _save_array(target / f"{name}.offsets.npy", offsets)
+
+
+def write_snapshot(
+    root: Path,
+    table: str,
+    rows: list[dict[str, Any]],
+    vectors: Vectors,
+    model: str,
+    *,
+    facets: tuple[Vectors, list[int]] | None = None,
+    version: int | None = None,
+) -> None:
+    """Write a new snapshot of `rows` (+ their vectors and facet vectors with the row each
+    belongs to, owner-sorted), taken at LanceDB table `version`, and point readers at it."""
     import numpy as np
     import tantivy
 
@@ -57,9 +85,11 @@ def write_snapshot(
     generation = uuid.uuid4().hex[:12]
     target = folder / generation
     target.mkdir(parents=True)
-    buffer = io.BytesIO()
-    np.save(buffer, np.asarray(vectors, dtype=np.float32), allow_pickle=False)
-    atomic_write_bytes(target / "vectors.npy", buffer.getvalue())
+    _save_array(target / "vectors.npy", np.asarray(vectors, dtype=np.float32))
+    dim = int(np.asarray(vectors).shape[1]) if len(rows) else 0
+    facet_vectors, owners = facets if facets is not None else (np.zeros((0, dim)), [])
+    _save_array(target / "facets.npy", np.asarray(facet_vectors, dtype=np.float32))
+    _save_array(target / "owners.npy", np.asarray(owners, dtype=np.int64))
     meta = {
         "format": FORMAT,
         "model": model,
@@ -67,17 +97,17 @@ def write_snapshot(
         "status": [r.get("status") or "ok" for r in rows],
         "detail": [r.get("status_detail") or "" for r in rows],
         "hash": [r.get("content_hash", "") for r in rows],
-        "examples": [r.get("examples") or "[]" for r in rows],
-        "dim": int(np.asarray(vectors).shape[1]) if len(rows) else 0,
+        "dim": dim,
+        "table_version": version,
     }
     atomic_write_text(target / "rows.json", json.dumps(meta))
     # Descriptors are big and a query needs a handful: one per line, found by byte offset.
-    blobs = [r["descriptor"].encode("utf-8") for r in rows]
-    offsets = np.cumsum([0, *(len(b) + 1 for b in blobs)], dtype=np.int64)
-    atomic_write_bytes(target / "descriptors.jsonl", b"\n".join(blobs) + b"\n")
-    buffer = io.BytesIO()
-    np.save(buffer, offsets, allow_pickle=False)
-    atomic_write_bytes(target / "offsets.npy", buffer.getvalue())
+    _save_lines(target, "descriptors", [r["descriptor"].encode("utf-8") for r in rows])
+    extras = [
+        json.dumps({"examples": r.get("examples") or "[]", "facets": r.get("facets") or "[]"})
+        for r in rows
+    ]
+    _save_lines(target, "extras", [e.encode("utf-8") for e in extras])
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
     builder.add_integer_field("row", stored=True, indexed=False)
@@ -102,31 +132,44 @@ def _map(path: Path) -> Any:
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
 
 
+class _Lines:
+    """Records saved by `_save_lines`, mapped now and decoded one at a time on demand."""
+
+    def __init__(self, target: Path, name: str, count: int) -> None:
+        import numpy as np
+
+        self.offsets = np.load(target / f"{name}.offsets.npy", allow_pickle=False)
+        # Mapped now: a sync that replaces this snapshot and deletes its folder cannot
+        # pull the file from under a running reader.
+        self.blob = _map(target / f"{name}.jsonl")
+        if len(self.offsets) != count + 1 or (count and len(self.blob) != int(self.offsets[-1])):
+            raise ValueError(f"{name} does not match the rows")  # truncated or replaced
+
+    def __getitem__(self, index: int) -> str:
+        start, end = int(self.offsets[index]), int(self.offsets[index + 1]) - 1
+        return bytes(self.blob[start:end]).decode("utf-8")
+
+
 class Snapshot:
     """One table's snapshot, opened read-only."""
 
     def __init__(
-        self,
-        folder: Path,
-        meta: dict[str, Any],
-        *,
-        vectors: Any,
-        offsets: Any,
-        blob: Any,
-        text: Any,
+        self, folder: Path, meta: dict[str, Any], *, vectors: Any, facets: FacetMatrix, text: Any
     ) -> None:
         self.folder = folder
         self.model: str = meta["model"]
         self.ids: list[str] = meta["ids"]
         self.status: list[str] = meta["status"]
         self.detail: list[str] = meta["detail"]
-        self._offsets = offsets
-        self._blob = blob
         self.hashes: list[str] = meta.get("hash") or [""] * len(self.ids)
-        self.examples: list[str] = meta.get("examples") or ["[]"] * len(self.ids)
         self.dim: int = int(meta.get("dim") or 0)
+        self.table_version: int | None = meta.get("table_version")
         self.vectors = vectors
+        self.facets = facets
         self._text = text
+        self._descriptors = _Lines(folder, "descriptors", len(self.ids))
+        self._extras = _Lines(folder, "extras", len(self.ids))
+        self._last: tuple[bytes, Any, Any] | None = None
 
     @classmethod
     def open(cls, root: Path, table: str) -> Snapshot | None:
@@ -140,46 +183,74 @@ class Snapshot:
             import numpy as np
 
             vectors = np.load(target / "vectors.npy", mmap_mode="r", allow_pickle=False)
-            offsets = np.load(target / "offsets.npy", allow_pickle=False)
-            # Everything is opened (mapped) now: a sync that replaces this snapshot and
-            # deletes its folder cannot pull the files from under a running reader.
-            blob = _map(target / "descriptors.jsonl")
+            facet_vectors = np.load(target / "facets.npy", mmap_mode="r", allow_pickle=False)
+            owners = np.load(target / "owners.npy", allow_pickle=False)
             import tantivy
 
             text = tantivy.Index.open(str(target / "text"))
+            if len(vectors) != len(meta["ids"]) or len(facet_vectors) != len(owners):
+                return None
+            facets = FacetMatrix(facet_vectors, owners, len(meta["ids"]))
+            return cls(target, meta, vectors=vectors, facets=facets, text=text)
         except (OSError, ValueError, KeyError):
             return None
-        if len(vectors) != len(meta["ids"]) or len(offsets) != len(meta["ids"]) + 1:
-            return None
-        if meta["ids"] and len(blob) != int(offsets[-1]):  # truncated or replaced: use the index
-            return None
-        return cls(target, meta, vectors=vectors, offsets=offsets, blob=blob, text=text)
 
     def row(self, index: int) -> dict[str, Any]:
+        extras = json.loads(self._extras[index])
         return {
             "id": self.ids[index],
             "status": self.status[index],
             "status_detail": self.detail[index],
-            "examples": self.examples[index],
+            "examples": extras["examples"],
+            "facets": extras["facets"],
             "descriptor": self.descriptor(index),
         }
 
     def descriptor(self, index: int) -> str:
         """The stored descriptor JSON of row `index`, read from disk on demand."""
-        start, end = int(self._offsets[index]), int(self._offsets[index + 1]) - 1
-        return bytes(self._blob[start:end]).decode("utf-8")
+        return self._descriptors[index]
 
-    def dense(self, vector: Any, limit: int) -> list[Match]:
-        """The `limit` rows closest to `vector` by cosine (the vectors are normalised)."""
+    def scores(self, vector: Any, fusion: Fusion) -> tuple[Any, Any]:
+        """(fused dense score, best facet score) of every row; the last query's are reused."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        key = query.tobytes() + repr(fusion).encode()
+        if self._last is None or self._last[0] != key:
+            descriptor = np.asarray(self.vectors) @ query
+            fused, best = self.facets.fuse(descriptor, query, fusion)
+            self._last = (key, fused, best)
+        return self._last[1], self._last[2]
+
+    def dense(self, vector: Any, limit: int, fusion: Fusion | None = None) -> list[Match]:
+        """The `limit` rows closest to `vector`: cosine (vectors are normalised), fused with
+        each row's facets."""
         import numpy as np
 
         if not len(self.ids):
             return []
-        scores = np.asarray(self.vectors) @ np.asarray(vector, dtype=np.float32)
+        scores, best = self.scores(vector, fusion or Fusion())
         limit = min(limit, len(scores))
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [self._match(int(i), float(scores[i])) for i in top]
+        return [self._match(int(i), float(scores[i]), float(best[i])) for i in top]
+
+    def dense_for(self, vector: Any, indexes: list[int], fusion: Fusion) -> list[Match]:
+        """The fused dense score of the rows at `indexes`."""
+        scores, best = self.scores(vector, fusion)
+        return [self._match(i, float(scores[i]), float(best[i])) for i in indexes]
+
+    def facet_scores(self, index: int, vector: Any) -> list[tuple[dict[str, Any], float]]:
+        """Every facet of row `index` with its cosine to `vector`, best first."""
+        import numpy as np
+
+        start, end = self.facets.span(index)
+        if start == end:
+            return []
+        scores = np.asarray(self.facets.vectors[start:end]) @ np.asarray(vector, np.float32)
+        facets = json.loads(json.loads(self._extras[index])["facets"])
+        pairs = [(facets[i], float(scores[i])) for i in range(min(len(facets), end - start))]
+        return sorted(pairs, key=lambda pair: -pair[1])
 
     def keyword(self, query: str, limit: int) -> list[Match]:
         """The `limit` best BM25 matches of the query's words."""
@@ -193,9 +264,45 @@ class Snapshot:
             hits.append(self._match(int(searcher.doc(address)["row"][0]), float(score)))
         return hits
 
-    def _match(self, index: int, score: float) -> Match:
-        return Match(self.ids[index], score, self.row(index))
+    def _match(self, index: int, score: float, facet: float | None = None) -> Match:
+        usable = facet is not None and facet > -1.5
+        return Match(self.ids[index], score, self.row(index), facet if usable else None)
 
     def vector(self, index: int) -> list[float]:
         values: list[float] = self.vectors[index].tolist()
         return values
+
+
+class SnapshotReader:
+    """The read side of VectorStore answered from a snapshot: same Match results, no lancedb."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.model = snapshot.model
+        self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
+
+    def dense(self, table: str, vector: Sequence[float], limit: int, fusion: Fusion) -> list[Match]:
+        return self.snapshot.dense(vector, limit, fusion)
+
+    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
+        return self.snapshot.keyword(query, limit)
+
+    def dense_for(
+        self, table: str, ids: Sequence[str], vector: Sequence[float], fusion: Fusion
+    ) -> list[Match]:
+        """The fused dense score of `ids` (keyword-only candidates)."""
+        indexes = [self._by_id[i] for i in ids if i in self._by_id]
+        return self.snapshot.dense_for(vector, indexes, fusion)
+
+    def facet_scores(
+        self, table: str, item: str, vector: Sequence[float]
+    ) -> list[tuple[dict[str, Any], float]]:
+        """The facets of `item` with their cosine to `vector`, best first."""
+        index = self._by_id.get(item)
+        return [] if index is None else self.snapshot.facet_scores(index, vector)
+
+    def all_rows(self, table: str) -> list[dict[str, Any]]:
+        return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
+
+    def ids(self, table: str) -> list[str]:
+        return list(self.snapshot.ids)

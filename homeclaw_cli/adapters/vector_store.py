@@ -12,132 +12,73 @@ from another model (or dimension) is rebuilt by overwriting it in one commit, so
 
 from __future__ import annotations
 
-import json
+import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters import query_cache
-from homeclaw_cli.core.examples import Example, examples_hash
+from homeclaw_cli.adapters import object_store, query_cache, table_search
+from homeclaw_cli.adapters.facets import Fusion
+from homeclaw_cli.adapters.index_row import RECIPE, IndexRow, row_examples
+from homeclaw_cli.adapters.index_table import (
+    FTS_COLUMN,
+    META_COLUMNS,
+    StoredEmbedding,
+    StoredMeta,
+    matrices,
+    merge_by_id,
+    records,
+    table_schema,
+)
+from homeclaw_cli.adapters.query_cache import SnapshotReader
 from homeclaw_cli.core.retrieval import Match
-from homeclaw_cli.errors import ConfigError, HomeclawError
+from homeclaw_cli.errors import ConfigError, HomeclawError, object_store_error
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FTS_COLUMN = "search_text"
-_META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
-
-
-# Bumped when what a row embeds changes, so every row is re-embedded once.
-RECIPE = "2"
-
-
-@dataclass
-class IndexRow:
-    """What sync writes for one plugin or skill.
-
-    `examples` holds the author's examples and any generated ones (Example.source says
-    which); `descriptor_hash` is the hash of the descriptor alone, what generated examples
-    are cached by. `content_hash` covers both, so new examples re-embed the row.
-    """
-
-    id: str
-    kind: str
-    source: str
-    text: str
-    search_text: str
-    descriptor_hash: str
-    descriptor: dict[str, Any]
-    status: str = "ok"  # ok | ineligible
-    status_detail: str = ""
-    examples: list[Example] = field(default_factory=list)
-
-    @property
-    def content_hash(self) -> str:
-        """What decides whether the stored row is current."""
-        return f"{self.descriptor_hash[:48]}:{RECIPE}:{examples_hash(self.examples)}"
-
-    @property
-    def keyword_text(self) -> str:
-        """The full-text index's text: the search text and every example."""
-        return "\n".join([self.search_text, *(e.text for e in self.examples)])
-
-
-@dataclass
-class StoredMeta:
-    id: str
-    content_hash: str
-    model: str
-    dim: int
-    status: str
-
-
-def row_examples(row: dict[str, Any]) -> list[Example]:
-    """The examples stored with an index row (author and generated, see Example.source)."""
-    return [Example.from_json(e) for e in json.loads(row.get("examples") or "[]")]
-
-
-def _schema(dim: int) -> Any:
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("id", pa.string()),
-            ("kind", pa.string()),
-            ("source", pa.string()),
-            ("text", pa.string()),
-            (FTS_COLUMN, pa.string()),
-            ("content_hash", pa.string()),
-            ("model", pa.string()),
-            ("dim", pa.int32()),
-            ("descriptor", pa.string()),
-            ("status", pa.string()),
-            ("status_detail", pa.string()),
-            ("examples", pa.string()),
-            ("updated_at", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
-        ]
-    )
+__all__ = [
+    "RECIPE",
+    "IndexRow",
+    "SnapshotReader",
+    "StoredMeta",
+    "VectorStore",
+    "open_store",
+    "row_examples",
+]
 
 
 def open_store(settings: Any) -> VectorStore:
     """The index of `settings` (index.uri, with snapshots unless index.snapshots is off)."""
-    return VectorStore(settings.index_uri, snapshots=settings.index.snapshots)
-
-
-class SnapshotReader:
-    """The read side of VectorStore answered from a snapshot: same Match results, no lancedb."""
-
-    def __init__(self, snapshot: query_cache.Snapshot) -> None:
-        self.snapshot = snapshot
-        self.model = snapshot.model
-        self._by_id = {item: i for i, item in enumerate(snapshot.ids)}
-
-    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
-        return self.snapshot.dense(vector, limit)
-
-    def keyword(self, table: str, query: str, limit: int) -> list[Match]:
-        return self.snapshot.keyword(query, limit)
-
-    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}
-
-    def all_rows(self, table: str) -> list[dict[str, Any]]:
-        return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
-
-    def ids(self, table: str) -> list[str]:
-        return list(self.snapshot.ids)
+    uri = settings.index_uri
+    return VectorStore(
+        uri,
+        snapshots=settings.index.snapshots,
+        storage_options=object_store.storage_options(settings.index, uri),
+        cache_dir=object_store.cache_dir(settings.data_dir, uri),
+        refresh_interval=settings.index.refresh_interval_sec,
+    )
 
 
 class VectorStore:
     """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
 
-    def __init__(self, uri: str, *, snapshots: bool = True) -> None:
+    def __init__(
+        self,
+        uri: str,
+        *,
+        snapshots: bool = True,
+        storage_options: dict[str, str] | None = None,
+        cache_dir: Path | None = None,
+        refresh_interval: float = 30.0,
+    ) -> None:
         self.uri = uri
         self._db: Any = None
-        self.snapshot_root = query_cache.cache_root(uri) if snapshots else None
+        self.remote = object_store.is_remote(uri)
+        self.storage_options = storage_options or {}
+        self.refresh_interval = refresh_interval
+        root = cache_dir if self.remote else query_cache.cache_root(uri)
+        self.snapshot_root = root if snapshots else None
 
     def _invalidate(self, table: str) -> None:
         if self.snapshot_root is not None:
@@ -156,7 +97,7 @@ class VectorStore:
         """
         root = query_cache.cache_root(self.uri)
         if root is None:
-            return True
+            return object_store.latest_version(self.uri, table, self.storage_options) != 0
         return (root.parent / f"{table}.lance").exists()
 
     def snapshot_generation(self, table: str) -> str | None:
@@ -172,23 +113,59 @@ class VectorStore:
     def snapshot_missing(self, table: str) -> bool:
         return self.snapshot_root is not None and self.snapshot(table) is None
 
+    def ensure_fresh(self, table: str, *, max_age: float | None = None) -> None:
+        """Object-store index: rebuild the local snapshot when the table has a newer version
+        (no re-embedding: rows and vectors are copied). Checked at most every `max_age`
+        seconds (index.refresh_interval_sec); a local index is always current."""
+        if not self.remote or self.snapshot_root is None:
+            return
+        stamp = self.snapshot_root / table / "checked"
+        max_age = self.refresh_interval if max_age is None else max_age
+        snapshot = self.snapshot(table)
+        if snapshot is not None and max_age > 0:
+            try:
+                if time.time() - stamp.stat().st_mtime < max_age:
+                    return
+            except OSError:
+                pass
+        version = object_store.latest_version(self.uri, table, self.storage_options)
+        if version == 0:  # no such table yet: nothing to copy, no lancedb import
+            query_cache.invalidate(self.snapshot_root, table)
+        elif snapshot is None or version is None or snapshot.table_version != version:
+            try:
+                self.refresh_snapshot(table)
+            except HomeclawError:
+                if snapshot is None:
+                    raise
+                stamp.touch()  # the store is unreachable now: answer from the last copy
+                return
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+
     def refresh_snapshot(self, table: str) -> None:
         """Rewrite the snapshot of `table` from what LanceDB holds now."""
-        import numpy as np
-
         if self.snapshot_root is None:
             return
         handle = self._open(table)
         if handle is None:
             query_cache.invalidate(self.snapshot_root, table)
             return
+        # The handle stays at the version it opened, so rows and version agree.
+        version = int(handle.version)
         rows = handle.search().limit(max(1, handle.count_rows())).to_list()
         models = {r["model"] for r in rows}
-        dim = rows[0]["dim"] if rows else 0
-        vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
+        vectors, facets, owners = matrices(rows)
+        model = models.pop() if len(models) == 1 else ""
         query_cache.write_snapshot(
-            self.snapshot_root, table, rows, vectors, models.pop() if len(models) == 1 else ""
+            self.snapshot_root,
+            table,
+            rows,
+            vectors,
+            model,
+            facets=(facets, owners),
+            version=version,
         )
+        (self.snapshot_root / table / "checked").touch()  # as fresh as a version check
 
     @property
     def db(self) -> Any:
@@ -196,8 +173,11 @@ class VectorStore:
             import lancedb
 
             try:
-                self._db = lancedb.connect(self.uri)
+                self._db = lancedb.connect(self.uri, storage_options=self.storage_options or None)
             except Exception as exc:  # bad scheme, missing credentials, permissions...
+                known = object_store_error(self.uri, exc)
+                if known is not None:
+                    raise known from None
                 raise ConfigError(
                     f"cannot open the index at {self.uri}: {exc}",
                     hint="check index.uri in the config (a folder or an object-store URI)",
@@ -207,8 +187,16 @@ class VectorStore:
     def _open(self, table: str) -> Any | None:
         try:
             return self.db.open_table(table)
-        except (ValueError, FileNotFoundError):
+        except (ValueError, FileNotFoundError) as exc:
+            known = object_store_error(self.uri, exc)
+            if known is not None:
+                raise known from None
             return None
+
+    def probe_write(self) -> None:
+        """Create and drop a one-row table: the store takes this machine's writes (doctor)."""
+        self.db.create_table("homeclaw_doctor_probe", data=[{"x": 1}], mode="overwrite")
+        self.db.drop_table("homeclaw_doctor_probe")
 
     def exists(self, table: str) -> bool:
         return self._open(table) is not None
@@ -232,7 +220,7 @@ class VectorStore:
         handle = self._open(table)
         if handle is None:
             return {}
-        data = handle.search().select(_META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
+        data = handle.search().select(META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
         return {
             r["id"]: StoredMeta(r["id"], r["content_hash"], r["model"], r["dim"], r["status"])
             for r in data
@@ -242,63 +230,62 @@ class VectorStore:
         handle = self._open(table)
         return 0 if handle is None else int(handle.count_rows())
 
-    def _records(
-        self, rows: Sequence[IndexRow], vectors: Vectors, model: str
-    ) -> list[dict[str, Any]]:
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        dim = int(vectors.shape[1]) if len(vectors) else 0
-        return [
-            {
-                "id": row.id,
-                "kind": row.kind,
-                "source": row.source,
-                "text": row.text,
-                FTS_COLUMN: row.keyword_text,
-                "content_hash": row.content_hash,
-                "model": model,
-                "dim": dim,
-                "descriptor": json.dumps(row.descriptor, sort_keys=True, default=str),
-                "status": row.status,
-                "status_detail": row.status_detail,
-                "examples": json.dumps([e.to_json() for e in row.examples]),
-                "updated_at": now,
-                "vector": vector.tolist(),
-            }
-            for row, vector in zip(rows, vectors, strict=True)
-        ]
-
     def replace_all(
-        self, table: str, rows: Sequence[IndexRow], vectors: Vectors, model: str, dim: int
+        self,
+        table: str,
+        rows: Sequence[IndexRow],
+        vectors: Vectors,
+        model: str,
+        dim: int,
+        *,
+        facets: Sequence[Vectors],
     ) -> None:
-        """Overwrite `table` with exactly `rows` in one commit (full sync, model change)."""
+        """Overwrite `table` with exactly `rows` in one commit (full sync, model change);
+        `facets` holds each row's facet vectors (one matrix per row, maybe empty)."""
         import pyarrow as pa
 
-        schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        schema = table_schema(dim)
+        data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
         self.db.create_table(table, data=data, schema=schema, mode="overwrite")
         self.rebuild_text_index(table)
 
-    def upsert(self, table: str, rows: Sequence[IndexRow], vectors: Vectors, model: str) -> None:
-        """Insert or update `rows` by id in one commit."""
+    def upsert(
+        self,
+        table: str,
+        rows: Sequence[IndexRow],
+        vectors: Vectors,
+        model: str,
+        *,
+        facets: Sequence[Vectors],
+    ) -> None:
+        """Insert or update `rows` (and their facet vectors) by id in one commit."""
         import pyarrow as pa
 
         if not rows:
             return
         handle = self._open(table)
         dim = int(vectors.shape[1])
-        schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model), schema=schema)
+        schema = table_schema(dim)
+        data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
-        if handle is None:
+        if handle is None and not self.remote:
             self.db.create_table(table, data=data, schema=schema)
             return
-        (
-            handle.merge_insert("id")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(data)
-        )
+        if handle is None:
+            self.create_empty(table, dim)
+        self._commit(table, lambda h: merge_by_id(h).execute(data))
+
+    def create_empty(self, table: str, dim: int) -> None:
+        """Create `table` without rows unless it exists. Two machines creating a table at
+        once: Lance lets the later create land as an Overwrite, so a shared index is created
+        empty (before embedding) and rows are merged into whichever create won."""
+        self.db.create_table(table, schema=table_schema(dim), exist_ok=True)
+
+    def _commit(self, table: str, action: Any) -> None:
+        """Run one commit on the newest version of `table`, retried when another writer's
+        commit won (Lance itself retries a merge; this covers what it gives up on)."""
+        object_store.retry_commit(lambda: action(self._require(table)))
 
     def delete(self, table: str, ids: Iterable[str]) -> int:
         """Delete rows by id in one commit; returns how many ids were asked for."""
@@ -308,7 +295,7 @@ class VectorStore:
             return 0
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in wanted)
         self._invalidate(table)
-        handle.delete(f"id IN ({quoted})")
+        self._commit(table, lambda h: h.delete(f"id IN ({quoted})"))
         return len(wanted)
 
     def rebuild_text_index(self, table: str) -> None:
@@ -318,7 +305,8 @@ class VectorStore:
         handle = self._open(table)
         if handle is None or handle.count_rows() == 0:
             return
-        handle.create_index(FTS_COLUMN, config=FTS(), replace=True)
+        config = FTS()
+        self._commit(table, lambda h: h.create_index(FTS_COLUMN, config=config, replace=True))
 
     def text_index_stale(self, table: str) -> bool:
         handle = self._open(table)
@@ -335,14 +323,19 @@ class VectorStore:
         from datetime import timedelta
 
         handle = self._open(table)
-        if handle is not None:
+        if handle is None:
+            return
+        try:
             handle.optimize(cleanup_older_than=timedelta(minutes=5))
+        except (RuntimeError, OSError, ValueError):
+            if not self.remote:
+                raise  # shared index: another writer's commit won; its next sync compacts
 
     def all_rows(self, table: str, *, limit: int | None = None) -> list[dict[str, Any]]:
         handle = self._open(table)
         if handle is None:
             return []
-        columns = [c for c in handle.schema.names if c != "vector"]
+        columns = [c for c in handle.schema.names if c not in ("vector", "facet_vectors")]
         query = handle.search().select(columns)
         if limit is not None:
             query = query.limit(limit)
@@ -358,46 +351,40 @@ class VectorStore:
         rows = handle.search().select(["id"]).limit(max(1, handle.count_rows())).to_list()
         return [str(r["id"]) for r in rows]
 
-    def dense(self, table: str, vector: Sequence[float], limit: int) -> list[Match]:
-        handle = self._require(table)
-        rows = handle.search(list(vector)).distance_type("cosine").limit(limit).to_list()
-        return [Match(r["id"], 1.0 - float(r["_distance"]), r) for r in rows]
+    def dense(self, table: str, vector: Sequence[float], limit: int, fusion: Fusion) -> list[Match]:
+        """Exact fused cosine over every row (the path without snapshots, e.g. object stores)."""
+        return table_search.dense(self._require(table), vector, limit, fusion)
+
+    def dense_for(
+        self, table: str, ids: Sequence[str], vector: Sequence[float], fusion: Fusion
+    ) -> list[Match]:
+        """The fused dense score of `ids` (keyword-only candidates)."""
+        return table_search.dense_for(self._require(table), ids, vector, fusion)
+
+    def facet_scores(
+        self, table: str, item: str, vector: Sequence[float]
+    ) -> list[tuple[dict[str, Any], float]]:
+        """The facets of `item` with their cosine to `vector`, best first."""
+        return table_search.facet_scores(self._require(table), item, vector)
 
     def keyword(self, table: str, query: str, limit: int) -> list[Match]:
-        handle = self._require(table)
-        try:
-            rows = (
-                handle.search(query, query_type="fts", fts_columns=FTS_COLUMN)
-                .limit(limit)
-                .to_list()
-            )
-        except Exception as exc:  # no text index yet or a query the parser rejects
-            if "index" in str(exc).lower() and "not found" in str(exc).lower():
-                return []
-            rows = self._keyword_plain(handle, query, limit)
-        return [Match(r["id"], float(r["_score"]), r) for r in rows]
+        """Full-text (BM25) matches of `query`."""
+        return table_search.keyword(self._require(table), query, limit)
 
-    @staticmethod
-    def _keyword_plain(handle: Any, query: str, limit: int) -> list[dict[str, Any]]:
-        from lancedb.query import MatchQuery
-
-        query_class: Any = MatchQuery
-
-        words = " ".join("".join(c if c.isalnum() else " " for c in query).split())
-        if not words:
-            return []
-        rows: list[dict[str, Any]] = (
-            handle.search(query_class(words, FTS_COLUMN), query_type="fts").limit(limit).to_list()
-        )
-        return rows
-
-    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        handle = self._require(table)
-        if not ids:
+    def stored_embeddings(self, table: str, ids: Sequence[str]) -> dict[str, StoredEmbedding]:
+        """The embedded texts and vectors of those `ids` that have a row."""
+        handle = self._open(table)
+        if handle is None or not ids:
             return {}
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
-        rows = handle.search().where(f"id IN ({quoted})").select(["id", "vector"]).limit(len(ids))
-        return {r["id"]: r["vector"] for r in rows.to_list()}
+        columns = ["id", "text", "facets", "model", "vector", "facet_vectors"]
+        rows = handle.search().where(f"id IN ({quoted})").select(columns).limit(len(ids))
+        return {
+            r["id"]: StoredEmbedding(
+                r["text"], r["facets"], r["model"], r["vector"], r["facet_vectors"]
+            )
+            for r in rows.to_list()
+        }
 
     def index_model(self, table: str) -> str | None:
         """The model the rows of `table` were embedded with (None for an empty table)."""

@@ -17,7 +17,10 @@ from typing import Any, cast
 
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
+from homeclaw_cli.app.models import explain_missing
+from homeclaw_cli.app.plugin_availability import ServerProbe
 from homeclaw_cli.app.resilient_retrieval import build_retriever
+from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
 from homeclaw_cli.core.agent import MAX_HISTORY_TURNS, Agent, AgentConfig, TurnResult
@@ -29,16 +32,18 @@ from homeclaw_cli.core.approval import (
     ToolAction,
 )
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state import audit
 from homeclaw_cli.state.conversations import ConversationLog, log_path, read_exchanges
 
 DEFAULT_CONTEXT_TOKENS = 4096  # Ollama's default window when num_ctx is not set
+KINDS = ("plugins", "skills")
+SYNC_LOCK_WAIT = 2.0  # seconds a starting chat waits for another process's index write
 
 
 class SkillsBridge:
@@ -146,8 +151,11 @@ class ChatSession:
                 tool_mode=settings.llm.tool_mode,
                 workspace_dirs=workspace_dirs(settings),
                 context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
+                search_tools=settings.llm.search_tools,
+                decide=settings.llm.decide,
             ),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
+            offerable=ServerProbe(self.caller.health),
         )
         path = log_path(settings.state_dir)
         self.log = ConversationLog(path, session=resume) if log else None
@@ -166,13 +174,19 @@ class ChatSession:
         entry = self.registry.plugins.get(plugin_id)
         return entry.manifest if entry else None
 
-    async def ask(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
+    async def ask(
+        self,
+        message: str,
+        *,
+        on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
+    ) -> TurnResult:
         """One turn, logged. A turn cancelled midway (Ctrl-C) is logged as cancelled, with
         what it did until then, and the cancellation goes on up to the surface."""
         before = self.agent.last
         started = time.perf_counter()
         try:
-            result = await self.agent.turn(message, on_text=on_text)
+            result = await self.agent.turn(message, on_text=on_text, on_status=on_status)
         except asyncio.CancelledError:
             if self.log is not None:
                 partial = self.agent.last
@@ -204,11 +218,12 @@ class ChatSession:
             fresh = await asyncio.to_thread(scan, self.settings)
             report = ReloadReport()
             merge_plugins(self.registry, fresh, changed, report)
-            await self._sync()
-            self.registry = fresh
-            self.context.set_registry(fresh)  # the caller keeps its live MCP sessions
             if self.skills is not None:
                 await asyncio.to_thread(self.skills.refresh, changed, report)
+                self.context.set_skill_registry(self.skills.registry)
+            self.registry = fresh
+            self.context.set_registry(fresh)  # the caller keeps its live MCP sessions
+            await self._sync(self.context)  # what is active now, last good versions included
             self.retriever = build_retriever(
                 self.context, fresh, self.skills.keyword_documents if self.skills else None
             )
@@ -217,11 +232,33 @@ class ChatSession:
 
     async def start(self) -> None:
         """Check the model first (fail fast when the server is down or the model missing),
-        then bring the index up to date when `refresh_on_startup` is set (seed 002 §8.5)."""
-        await self.llm.supports_tools()  # /api/show: server up, model pulled
+        then bring the index up to date (seed 002 §8.4 `refresh_on_startup`, per kind): a
+        no-change sync is a stat walk, it loads neither LanceDB nor the embedding model."""
+        try:
+            await self.llm.supports_tools()  # /api/show: server up, model pulled
+        except NotFoundError as exc:
+            raise await explain_missing(self.settings, self.llm, exc) from None
         await self.agent.native_tools()
-        if self.settings.plugins.refresh_on_startup or self.settings.skills.refresh_on_startup:
-            await self._sync(self.context)  # the folders are as this session scanned them
+        kinds = self._startup_kinds()
+        if kinds:
+            await self._sync(self.context, kinds=kinds)
+        if "plugins" not in kinds and await asyncio.to_thread(
+            plugins_changed_since_sync, self.settings
+        ):
+            self._warnings.append(
+                "plugins changed since the last sync and plugins.refresh_on_startup is off; "
+                "run `homeclaw sync` to search them"
+            )
+
+    def _startup_kinds(self) -> list[str]:
+        return [
+            kind
+            for kind, section in (
+                ("plugins", self.settings.plugins),
+                ("skills", self.settings.skills),
+            )
+            if section.refresh_on_startup
+        ]
 
     def take_warnings(self) -> list[str]:
         """Warnings since the last call (degraded retrieval, failed sync)."""
@@ -230,13 +267,21 @@ class ChatSession:
         self.retriever.warnings.clear()
         return out
 
-    async def _sync(self, context: AppContext | None = None) -> None:
+    async def _sync(self, context: AppContext, kinds: Sequence[str] = KINDS) -> None:
+        """Incremental sync; when it cannot run (index locked by another process, read-only,
+        damaged) the chat goes on with the index as it is and says so in one line."""
         from homeclaw_cli.app.sync import sync
 
         try:
-            await asyncio.to_thread(sync, self.settings, context=context)
+            await asyncio.to_thread(
+                sync, self.settings, kinds=kinds, context=context, lock_timeout=SYNC_LOCK_WAIT
+            )
         except HomeclawError as exc:
-            self._warnings.append(f"index sync failed: {exc.message}")
+            self._warnings.append(f"index not updated: {exc.message}; run `homeclaw sync`")
+        except Exception as exc:  # the chat works on the last index rather than not at all
+            self._warnings.append(
+                f"index not updated ({type(exc).__name__}: {exc}); run `homeclaw sync`"
+            )
 
     def _audit_decision(self, action: ToolAction, record: ApprovalRecord) -> None:
         """Every call that needed a decision goes to the audit log (`homeclaw audit`)."""

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.adapters.facets import Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
+from homeclaw_cli.core.keywords import clauses, search_words
 from homeclaw_cli.core.retrieval import (
     Candidate,
     Kind,
@@ -20,6 +23,7 @@ from homeclaw_cli.core.retrieval import (
     RetrievalHit,
     RetrievalResult,
     fallback_names,
+    name_bonus,
     rank_candidates,
 )
 from homeclaw_cli.errors import HomeclawError, LockedError, UsageError
@@ -28,6 +32,11 @@ from homeclaw_cli.state.health import HealthStore
 
 # How many candidates each search returns before the policy ranks them.
 MIN_POOL = 20
+# The best candidates get their matching example and capability ranking worked out.
+EXPLAINED = 8
+# Each clause of a two-need request adds its best few candidates (more adds noise: a stray
+# word of one clause, "drive", lifts an unrelated plugin).
+CLAUSE_TOP = 1
 
 
 class RetrievalService:
@@ -46,6 +55,7 @@ class RetrievalService:
         root = self.store.snapshot_root
         if root is None:
             return self.store
+        self.store.ensure_fresh(table)
         try:
             generation = (root / table / "current").read_text(encoding="utf-8").strip()
         except OSError:
@@ -113,23 +123,15 @@ class RetrievalService:
         reader = self.reader(table)
         if method != "fts":
             self._check_model(reader, table)
-        dense: list[Match] = []
-        keyword: list[Match] = []
-        if method in ("dense", "hybrid"):
-            t0 = time.perf_counter()
-            vector = self.embed_query(query)
-            timings["embed"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            dense = reader.dense(table, vector, pool)
-            timings["dense"] = time.perf_counter() - t0
-        if method in ("fts", "hybrid"):
-            t0 = time.perf_counter()
-            keyword = reader.keyword(table, query, pool)
-            timings["keyword"] = time.perf_counter() - t0
-        if method == "hybrid":
-            self._fill_dense(reader, table, vector, dense, keyword)
-
-        candidates = self._candidates(kind, dense, keyword)
+        fusion = Fusion(section.fusion, section.fusion_weight)
+        search = _Search(reader, table, method, pool, fusion)
+        dense, keyword, vector = self._matches(search, query, timings)
+        words = set(search_words(query))
+        candidates = _named(self._candidates(kind, dense, keyword), words, section.name_bonus)
+        for clause in clauses(query) if section.split_clauses else []:
+            part = self._candidates(kind, *self._matches(search, clause, {})[:2])
+            part = _named(part, words, section.name_bonus)
+            _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
         self._drop_stale(kind, table, candidates)
         t0 = time.perf_counter()
         kept, everything = rank_candidates(
@@ -138,8 +140,12 @@ class RetrievalService:
             method=method,
             threshold=section.similarity_threshold,
             max_in_prompt=cap,
+            margin=section.relative_margin,
         )
         everything = everything[: max(pool, len(kept))]
+        if vector:
+            for hit in everything[:EXPLAINED]:
+                _explain_facets(hit, reader.facet_scores(table, hit.id, vector))
         timings["rank"] = time.perf_counter() - t0
         fallback = not kept
         names: list[str] = []
@@ -153,27 +159,37 @@ class RetrievalService:
         timings["search"] = timings.get("dense", 0.0) + timings.get("keyword", 0.0)
         return RetrievalResult(query, kept, everything, fallback, names, timings, method)
 
-    def _fill_dense(
-        self,
-        reader: SnapshotReader | VectorStore,
-        table: str,
-        vector: list[float],
-        dense: list[Match],
-        keyword: list[Match],
-    ) -> None:
-        """Give keyword-only candidates their cosine score too, so they rank on one scale."""
-        have = {m.id for m in dense}
-        missing = [m.id for m in keyword if m.id not in have]
-        if not missing:
-            return
-        vectors = reader.vectors_for(table, missing)
-        for match in keyword:
-            stored = vectors.get(match.id)
-            if match.id in have or stored is None:
-                continue
-            score = sum(a * b for a, b in zip(vector, stored, strict=False))
-            dense.append(Match(match.id, float(score), match.row))
-            have.add(match.id)
+    def _matches(
+        self, search: _Search, query: str, timings: dict[str, float]
+    ) -> tuple[list[Match], list[Match], list[float]]:
+        """(dense matches, keyword matches, the query vector) for `query`."""
+        reader, table, method, pool, fusion = (
+            search.reader,
+            search.table,
+            search.method,
+            search.pool,
+            search.fusion,
+        )
+        dense: list[Match] = []
+        keyword: list[Match] = []
+        vector: list[float] = []
+        if method in ("dense", "hybrid"):
+            t0 = time.perf_counter()
+            vector = self.embed_query(query)
+            timings["embed"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            dense = reader.dense(table, vector, pool, fusion)
+            timings["dense"] = time.perf_counter() - t0
+        if method in ("fts", "hybrid"):
+            t0 = time.perf_counter()
+            keyword = reader.keyword(table, query, pool)
+            timings["keyword"] = time.perf_counter() - t0
+        if method == "hybrid":
+            have = {m.id for m in dense}
+            missing = list(dict.fromkeys(m.id for m in keyword if m.id not in have))
+            if missing:  # keyword-only candidates get their dense score too: one scale
+                dense += reader.dense_for(table, missing, vector, fusion)
+        return dense, keyword, vector
 
     def _candidates(
         self, kind: Kind, dense: list[Match], keyword: list[Match]
@@ -191,6 +207,7 @@ class RetrievalService:
                 )
         for match in dense:
             out[match.id].dense = match.score
+            out[match.id].facet = match.facet
         for match in keyword:
             out[match.id].keyword = match.score
         if kind == "plugin":
@@ -208,6 +225,8 @@ class RetrievalService:
 
     def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
+        if self.store.remote:
+            return  # a shared index holds other machines' paths; their syncs delete their rows
         gone = [c for c in candidates.values() if c.status == "ok" and _is_gone(self.settings, c)]
         if not gone:
             return
@@ -253,6 +272,59 @@ class RetrievalService:
         )
 
 
+@dataclass(frozen=True)
+class _Search:
+    """What every search of one request shares: the reader, table, method, pool, fusion."""
+
+    reader: SnapshotReader | VectorStore
+    table: str
+    method: str
+    pool: int
+    fusion: Fusion
+
+
+def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: str) -> None:
+    """A clause's candidates join the request's: each id keeps its better score and its
+    smaller gap to the best match of a search (see Candidate.gap)."""
+    _set_gaps(into, method)
+    _set_gaps(other, method)
+    for item, cand in other.items():
+        mine = into.get(item)
+        if mine is None:
+            into[item] = cand
+            continue
+        if cand.final(method) > mine.final(method):
+            cand.gap, mine = min(cand.gap or 0.0, mine.gap or 0.0), cand
+            into[item] = cand
+        mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
+
+
+def _named(candidates: dict[str, Candidate], words: set[str], bonus: float) -> dict[str, Candidate]:
+    """Give the candidates whose id or name the query uses the name bonus."""
+    if bonus:
+        for cand in candidates.values():
+            source = cand.descriptor.get("manifest") or cand.descriptor
+            cand.bonus = name_bonus(words, cand.id, str(source.get("name", "")), bonus)
+    return candidates
+
+
+def _best_of(candidates: dict[str, Candidate], method: str, count: int) -> dict[str, Candidate]:
+    """The `count` best usable candidates (gaps set against the best of all)."""
+    _set_gaps(candidates, method)
+    usable = [c for c in candidates.values() if c.status == "ok"]
+    usable.sort(key=lambda c: -c.final(method))
+    return {c.id: c for c in usable[:count]}
+
+
+def _set_gaps(candidates: dict[str, Candidate], method: str) -> None:
+    scores = {i: c.final(method) for i, c in candidates.items()}
+    usable = [scores[i] for i, c in candidates.items() if c.status == "ok"]
+    best = max(usable, default=0.0)
+    for item, cand in candidates.items():
+        if cand.gap is None:
+            cand.gap = best - scores[item]
+
+
 def _cap(section: RetrievalSettings) -> int:
     """How many hits a prompt gets: max_retrieved, further capped by max_in_prompt (0 = none)."""
     if section.max_in_prompt:
@@ -271,3 +343,20 @@ def _is_gone(settings: Settings, cand: Candidate) -> bool:
         return all(m.id != cand.id for m in manifests)
     manifest_path = descriptor.get("manifest_path")
     return bool(manifest_path) and not Path(str(manifest_path)).is_file()
+
+
+def _explain_facets(hit: RetrievalHit, facets: list[tuple[dict[str, Any], float]]) -> None:
+    """Name the example that matched `hit` best and rank its capabilities (best first)."""
+    examples = [(f, score) for f, score in facets if f.get("kind") == "example"]
+    if examples:
+        hit.matched = str(examples[0][0]["text"])
+    best: dict[str, float] = {}
+    for facet, score in facets:
+        capability = facet.get("capability")
+        if capability and score > best.get(capability, -2.0):
+            best[capability] = score
+    manifest = hit.descriptor.get("manifest") or {}
+    declared = [str(c["id"]) for c in manifest.get("capabilities", [])]
+    if len(declared) > 1:
+        order = {cap: n for n, cap in enumerate(declared)}
+        hit.capabilities = sorted(declared, key=lambda c: (-best.get(c, -2.0), order[c]))

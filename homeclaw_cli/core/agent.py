@@ -37,8 +37,9 @@ from homeclaw_cli.core.agent_prompt import (
     read_workspace,
 )
 from homeclaw_cli.core.approval import ApprovalGate
+from homeclaw_cli.core.capability_tools import ranked_capabilities
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
@@ -50,6 +51,7 @@ from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 MAX_HISTORY_TURNS = 10  # earlier exchanges offered to the model at most (then the budget trims)
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
+DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits of the real model's tasks
 
 
 # --- protocols ------------------------------------------------------------------------------
@@ -177,6 +179,9 @@ class AgentConfig:
     max_search_results: int = 5
     workspace_dirs: list[Path] = field(default_factory=list)
     context_tokens: int = 4096  # the model's window; history is trimmed to fit
+    search_tools: bool = True  # offer search_plugins / search_skills (llm.search_tools)
+    decide: str = "never"  # the constrained decision (llm.decide): never | auto | always
+    decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
 
 
 class Agent:
@@ -193,8 +198,11 @@ class Agent:
         builtins: ToolRegistry | None = None,
         config: AgentConfig | None = None,
         approval: ApprovalGate | None = None,
+        offerable: Callable[[PluginManifest], bool] | None = None,
     ) -> None:
+        """`offerable` says whether a retrieved plugin can be offered now (its server up)."""
         self.llm = llm
+        self.offerable = offerable
         self.approval = approval  # None: every valid call runs
         self.retriever = retriever
         self.caller = caller
@@ -204,6 +212,7 @@ class Agent:
         self.config = config or AgentConfig()
         self.exchanges: list[list[ChatMessage]] = []  # one per answered turn, oldest first
         self.last: TurnResult | None = None
+        self.last_plugins: list[str] = []  # the plugins the previous answered turn called
         self._native: bool | None = None
 
     @property
@@ -223,6 +232,7 @@ class Agent:
     def clear(self) -> None:
         self.exchanges.clear()
         self.last = None
+        self.last_plugins = []
 
     def set_llm(self, llm: LLM) -> None:
         self.llm = llm
@@ -243,13 +253,27 @@ class Agent:
         previous = self.exchanges[-1][0]["content"] if self.exchanges else ""
         return f"{previous}\n{message}".strip() if previous else message
 
-    async def turn(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
-        """Run one user message to an answer. Raises only for an unusable model (LLM errors)."""
+    async def turn(
+        self,
+        message: str,
+        *,
+        on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
+    ) -> TurnResult:
+        """Run one user message to an answer. Raises only for an unusable model (LLM errors).
+        `on_status` hears what the turn waits for (the model, a tool), for a spinner."""
         started = time.perf_counter()
         result = TurnResult(message=message)
         self.last = result
-        retrieve_seconds = await self._retrieve(result)
-        state = await self._prepare(result, on_text)
+        if on_status is not None:
+            on_status("finding tools")
+        try:
+            retrieve_seconds = await self._retrieve(result)
+            state = await self._prepare(result, on_text)
+        finally:
+            if on_status is not None:
+                on_status(None)
+        state.on_status = on_status
         for round_no in range(1, self.config.max_rounds + 1):
             result.rounds = round_no
             if await run_round(self.llm, state, round_no):
@@ -296,13 +320,16 @@ class Agent:
         started = time.perf_counter()
         plugin_res, skill_res = result.plugin_retrieval, result.skill_retrieval
         assert plugin_res is not None
-        plugins = self._manifests_for(plugin_res.hits)
+        plugins = self._manifests_for(plugin_res.hits, result.message)
         skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
+        search = self.config.search_tools
         tools = build_turn_tools(
             self._tool_context(result.message),
             self.builtins,
             plugins,
             skills_shown=bool(skills_text),
+            query=self.retrieval_query(result.message),
+            search=search,
         )
         show_started = time.perf_counter()
         native = result.native_tools = await self.native_tools()
@@ -314,9 +341,11 @@ class Agent:
             plugins,
             fallback_names,
             json_tools=None if native else json_tools_text(tools),
+            tools=bool(tools.names()),
+            search=search,
         )
         result.tools_offered = tools.names()
-        if native:
+        if native and tools.names():
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
         budget = int(self.config.context_tokens * CONTEXT_SHARE)
         history = self._fitting_history(
@@ -337,6 +366,7 @@ class Agent:
                 history_dropped=len(self.history) - len(history),
             )
         )
+        top = plugin_res.hits[0].score if plugin_res.hits else 0.0
         return TurnState(
             result.message,
             tools,
@@ -347,6 +377,8 @@ class Agent:
             llm_seconds=show_seconds,
             approval=self.approval,
             own_from=len(history) + 1,
+            decide=self.config.decide,
+            confident=top >= self.config.decide_min_score,
         )
 
     def _tool_context(self, message: str) -> TurnToolContext:
@@ -389,14 +421,26 @@ class Agent:
                 result.exchange.append(tool_message(name, text, native=state.native))
             result.exchange.append({"role": "assistant", "content": result.answer})
             self.exchanges.append(result.exchange)
+            called = [s.name for s in result.tool_steps() if s.ok]
+            self.last_plugins = list(dict.fromkeys(n.split("__")[0] for n in called if "__" in n))
 
-    def _manifests_for(self, hits: Sequence[RetrievalHit]) -> list[PluginManifest]:
+    def _manifests_for(self, hits: Sequence[RetrievalHit], message: str) -> list[PluginManifest]:
+        """The retrieved plugins that can be offered now; a short follow-up ("and in
+        pounds?") also gets the plugin the previous turn used."""
+        ids = [h.id for h in hits]
+        if self.is_follow_up(message):
+            ids += [p for p in self.last_plugins if p not in ids]
         out: list[PluginManifest] = []
-        for hit in hits:
-            manifest = self.manifests(hit.id)
-            if manifest is not None:
-                out.append(manifest)
+        capabilities = {h.id: h.capabilities for h in hits}
+        for plugin_id in ids:
+            manifest = self.manifests(plugin_id)
+            if manifest is not None and (self.offerable is None or self.offerable(manifest)):
+                out.append(ranked_capabilities(manifest, list(capabilities.get(plugin_id, []))))
         return out
+
+    def is_follow_up(self, message: str) -> bool:
+        """A short message after an earlier turn, read together with it."""
+        return bool(self.history) and len(message.split()) < FOLLOW_UP_WORDS
 
 
 __all__ = [

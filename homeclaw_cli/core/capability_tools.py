@@ -55,11 +55,14 @@ def capability_description(manifest: PluginManifest, capability: Capability) -> 
     return f"[{manifest.name}] {description}"
 
 
-def capability_tool(manifest: PluginManifest, capability: Capability, handler: Handler) -> Tool:
-    """The tool for one capability, run by `handler`."""
+def capability_tool(
+    manifest: PluginManifest, capability: Capability, handler: Handler, *, compact: bool = False
+) -> Tool:
+    """The tool for one capability, run by `handler`; `compact` (chat, where the prompt lists
+    the plugin) describes it by the capability's own sentence only."""
     return Tool(
         tool_name(manifest.id, capability.id),
-        capability_description(manifest, capability),
+        capability.description if compact else capability_description(manifest, capability),
         parameters_schema(capability),
         handler,
         kind="plugin",
@@ -70,11 +73,26 @@ def capability_tool(manifest: PluginManifest, capability: Capability, handler: H
 
 
 def add_plugin_tools(
-    registry: ToolRegistry, manifest: PluginManifest, handlers: CapabilityHandlers
+    registry: ToolRegistry,
+    manifest: PluginManifest,
+    handlers: CapabilityHandlers,
+    *,
+    compact: bool = False,
 ) -> None:
     """Register one tool per callable capability of `manifest`."""
     for capability in manifest.callable_capabilities():
-        registry.add(capability_tool(manifest, capability, handlers(manifest.id, capability.id)))
+        handler = handlers(manifest.id, capability.id)
+        registry.add(capability_tool(manifest, capability, handler, compact=compact))
+
+
+def ranked_capabilities(manifest: PluginManifest, order: list[str]) -> PluginManifest:
+    """`manifest` with its capabilities in retrieval's order (best match first), so the
+    model meets the one the user needs first."""
+    if len(order) < 2 or len(manifest.capabilities) < 2:
+        return manifest
+    rank = {cap: n for n, cap in enumerate(order)}
+    caps = sorted(manifest.capabilities, key=lambda c: rank.get(c.id, len(rank)))
+    return manifest.model_copy(update={"capabilities": caps})
 
 
 def plugin_tools(manifest: PluginManifest) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
 from homeclaw_cli.core.examples import Example, ExampleError, check_examples
+from homeclaw_cli.core.server_start import ServerStart, check_http_url
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -173,13 +174,6 @@ class Capability(_Model):
         return value
 
 
-def _check_http_url(value: str, what: str) -> str:
-    parsed = urlparse(value)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise ValueError(f"{what} {value!r} is not an http(s) URL, e.g. http://127.0.0.1:3100")
-    return value
-
-
 class InlineConfig(_Model):
     type: Literal["inline"] = "inline"
     config_file: str = "config.yml"
@@ -199,11 +193,12 @@ class HttpConfig(_Model):
     base_url: str
     path: str = "/run"
     timeout_sec: float = Field(default=30.0, gt=0, le=3600)
+    start: ServerStart | None = None  # homeclaw starts and stops the server itself
 
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str) -> str:
-        return _check_http_url(value, "base_url")
+        return check_http_url(value, "base_url")
 
 
 class McpConfig(_Model):
@@ -218,6 +213,7 @@ class McpConfig(_Model):
         default_factory=dict, description="capability id -> server tool name, where they differ"
     )
     timeout_sec: float = Field(default=60.0, gt=0, le=3600)
+    start: ServerStart | None = None  # sse / streamable-http: homeclaw runs the server
 
     @model_validator(mode="before")
     @classmethod
@@ -232,10 +228,16 @@ class McpConfig(_Model):
     def _transport(self) -> McpConfig:
         if self.transport == "stdio" and not self.command:
             raise rule_error("transport stdio needs `command` (and optional `args`)", "command")
+        if self.transport == "stdio" and self.start is not None:
+            raise rule_error(
+                "`start` is for sse / streamable-http servers; a stdio server is started "
+                "from `command` already",
+                "start",
+            )
         if self.transport != "stdio":
             if not self.url:
                 raise rule_error(f"transport {self.transport} needs `url`", "url")
-            _check_http_url(self.url, "url")
+            check_http_url(self.url, "url")
         return self
 
 
@@ -358,7 +360,7 @@ class PluginManifest(_Model):
     @field_validator("health_check_url")
     @classmethod
     def _health(cls, value: str | None) -> str | None:
-        return None if value is None else _check_http_url(value, "health_check_url")
+        return None if value is None else check_http_url(value, "health_check_url")
 
     @field_validator("capabilities")
     @classmethod
@@ -381,6 +383,11 @@ class PluginManifest(_Model):
                         )
         return value
 
+    def managed_start(self) -> ServerStart | None:
+        """`config.start` of an http or url-transport MCP plugin: homeclaw runs its server."""
+        config = self.config
+        return config.start if isinstance(config, HttpConfig | McpConfig) else None
+
     def capability(self, capability_id: str) -> Capability | None:
         return next((c for c in self.capabilities if c.id == capability_id), None)
 
@@ -402,8 +409,11 @@ class PluginManifest(_Model):
             return list(self.capabilities)
         return [default_capability(self)]
 
-    def embedding_text(self) -> str:
-        """The text embedded for retrieval (seed 000 §4: description + description_long)."""
+    def embedding_text(self, style: str = "full") -> str:
+        """The text embedded for retrieval: `description` is description + description_long
+        (seed 000 §4); `full` adds the name, keywords and capabilities."""
+        if style == "description":
+            return "\n".join(p for p in (self.description, self.description_long) if p)
         parts = [self.name, self.description]
         if self.description_long:
             parts.append(self.description_long)

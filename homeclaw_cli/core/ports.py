@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Required, TypedDict
+from typing import Any, Protocol, Required, TypedDict, runtime_checkable
 
 from homeclaw_cli.core.retrieval import RetrievalResult
 
 TextSink = Callable[[str], None]
+# What a turn is doing, for a spinner: "thinking" (waiting for the model), "running NAME" (a
+# tool), None (neither: text is streaming, the user is being asked, or the turn is over).
+StatusSink = Callable[[str | None], None]
 JsonSchema = dict[str, Any]  # a JSON schema or an OpenAI-style tool definition: untyped JSON
 
 
@@ -48,6 +51,34 @@ class LLMReply:
     prompt_tokens: int | None = None
     eval_tokens: int | None = None
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One model a server offers; None where the server does not say."""
+
+    name: str
+    tools: bool | None  # supports structured tool calls
+    context_length: int | None = None  # the model's window, in tokens
+    size: int | None = None  # bytes on disk
+    details: str = ""  # family / parameter size / quantization, as the server words it
+
+
+@runtime_checkable
+class ModelServer(Protocol):
+    """What an LLM adapter says about its server: the models and the model's window."""
+
+    async def version(self) -> str:
+        """The server's version (a cheap call that checks it is up)."""
+        ...
+
+    async def models(self) -> list[ModelInfo]:
+        """Every model the server offers (with what it reports about each)."""
+        ...
+
+    async def context_window(self) -> int | None:
+        """The configured model's context window in tokens, None when unknown."""
+        ...
 
 
 class LLM(Protocol):

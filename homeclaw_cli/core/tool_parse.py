@@ -186,15 +186,24 @@ _ANSWER_KEY = re.compile(r'"answer"\s*:\s*"')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
 
 
-class TextGate:
-    """Streams a reply to the user unless it could be a tool call written as JSON.
+_SUSPECT = ("```", "{", "<tool", "tool", "function")
 
-    Held back while the reply is empty, a <think> block or starts like JSON; once it reads as
-    prose everything passes. `buffer` keeps what was held back for the end of the round.
+
+class TextGate:
+    """Streams a reply to the user unless it could be a tool call or talk about one.
+
+    Held back while the reply is empty, a <think> block or starts like JSON, and (with `hold`)
+    until it is `hold` characters of prose that mention no tool, call or JSON: a preamble
+    ("I'll call the units tool: ...") and a call written into prose then never reach the user
+    before the round has decided what the reply is. `buffer` keeps what was held back.
     """
 
-    def __init__(self, sink: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, sink: Callable[[str], None] | None, *, hold: int = 0, watch: Collection[str] = ()
+    ) -> None:
         self.sink = sink
+        self.hold = hold
+        self.watch = tuple(w.lower() for w in watch) + (_SUSPECT if hold else ())
         self.buffer = ""
         self.passing = False
         self.emitted = False
@@ -209,7 +218,10 @@ class TextGate:
         if still_thinking(self.buffer):
             return
         visible = strip_think(self.buffer)
-        if visible.strip() and not looks_like_json_start(visible):
+        if not visible.strip() or looks_like_json_start(visible) or len(visible) < self.hold:
+            return
+        lowered = visible.lower()
+        if not any(word in lowered for word in self.watch):
             self.passing = True
             self.emitted = True
             self.sink(visible)

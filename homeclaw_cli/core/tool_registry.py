@@ -16,6 +16,8 @@ Plugins may call the tools named in `tools.plugin_allowed` (seed 002 §5) throug
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +66,9 @@ class Tool:
     capability_id: str | None = None
     # A tool whose effect depends on its arguments (run_skill: the skill's declaration).
     effects_of: Callable[[dict[str, Any]], tuple[str | None, frozenset[Effect]]] | None = None
+    # Chat offers the tool only for a request matching this regex (None: always); keeps
+    # built-ins out of prompts that have no use for them.
+    offer_if: str | None = None
 
     def schema(self) -> dict[str, Any]:
         """The Ollama / OpenAI function-calling tool definition."""
@@ -85,6 +90,48 @@ def object_schema(
     return {"type": "object", "properties": properties, "required": required or []}
 
 
+def coerce_arguments(schema: dict[str, Any], arguments: Any) -> Any:
+    """The arguments with the safe repairs small models need: "5" for a number, 5 for a
+    string, "true" for a boolean, one value for an array, an enum value in another case, and
+    null for an optional parameter dropped. Anything else is left for check_arguments."""
+    if not isinstance(arguments, dict):
+        return arguments
+    properties: dict[str, Any] = schema.get("properties") or {}
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        spec = properties.get(name)
+        if value is None and spec is not None and name not in (schema.get("required") or []):
+            continue
+        out[name] = _coerce(value, spec) if isinstance(spec, dict) else value
+    return out
+
+
+def _coerce(value: Any, spec: dict[str, Any]) -> Any:
+    wanted = spec.get("type")
+    if wanted in ("number", "integer") and isinstance(value, str):
+        try:
+            number = float(value.strip().replace(",", ""))
+        except ValueError:
+            return value
+        if not math.isfinite(number):
+            return value
+        whole = number.is_integer() and (wanted == "integer" or "." not in value)
+        return int(number) if whole else number
+    if wanted == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if wanted == "string" and isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if wanted == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if wanted == "array" and value is not None and not isinstance(value, list):
+        return [value]
+    enum = spec.get("enum")
+    if enum and value not in enum and isinstance(value, str):
+        folded = [e for e in enum if isinstance(e, str) and e.casefold() == value.casefold()]
+        return folded[0] if len(folded) == 1 else value
+    return value
+
+
 def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
     """None when `arguments` fit `schema`, else a sentence naming the bad parameter."""
     if not isinstance(arguments, dict):
@@ -103,6 +150,10 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
         if value is not None and wanted and not _matches(value, wanted):
             article = "an" if wanted[0] in "aeiou" else "a"
             return f"parameter `{name}` must be {article} {wanted}, got {json_type(value)}"
+        enum = spec.get("enum")
+        if enum and value is not None and value not in enum:
+            shown = ", ".join(json.dumps(e) for e in enum)
+            return f"parameter `{name}` must be one of {shown}, got {json.dumps(value)}"
     for name in schema.get("required") or []:
         if arguments.get(name) is None:
             return f"missing required parameter `{name}`"
@@ -171,8 +222,14 @@ class ToolRegistry:
         problem = check_arguments(tool.parameters, arguments)
         return f"bad call to `{name}`: {problem}" if problem else None
 
+    def coerce(self, name: str, arguments: Any) -> Any:
+        """The call's arguments with the safe repairs of coerce_arguments (unknown tool: as is)."""
+        tool = self._tools.get(name)
+        return coerce_arguments(tool.parameters, arguments) if tool else arguments
+
     async def execute(self, name: str, arguments: Any, *, caller: str = "model") -> ToolOutcome:
-        """Validate and run one call; every failure becomes an error outcome."""
+        """Coerce, validate and run one call; every failure becomes an error outcome."""
+        arguments = self.coerce(name, arguments)
         problem = self.problem(name, arguments, caller=caller)
         if problem:
             return ToolOutcome(False, problem)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-CallSource = Literal["native", "content", "json"]  # structured calls, JSON in text, format mode
+# structured calls, JSON in text, format mode, the constrained decision (core/turn_decide.py)
+CallSource = Literal["native", "content", "json", "decided"]
 
 
 def _step_json(step: TraceStep) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
-from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, StatusSink, TextSink
 from homeclaw_cli.core.tool_parse import (
     parse_content_calls,
     parse_json_mode_reply,
@@ -25,6 +25,7 @@ from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
 MAX_SAME_CALL = 2  # the same tool with the same arguments, in one turn
+MAX_CORRECTIONS = 1  # rounds a turn spends telling the model its call or answer was wrong
 TRACE_OUTPUT_CHARS = 500
 
 
@@ -47,6 +48,22 @@ class TurnState:
     calls_made: dict[str, int] = field(default_factory=dict)  # call signature -> times run
     own_from: int = 1  # messages[own_from:] are this turn's (the user's message onwards)
     final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
+    corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
+    stopped: str | None = None  # why the turn ends without an answer (set by a tool round)
+    decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
+    confident: bool = False  # retrieval's best plugin scored high enough for `auto`
+    decided: bool = False  # the constrained decision was asked in this turn
+    on_status: StatusSink | None = None
+
+    def status(self, what: str | None) -> None:
+        """Tell the surface what the turn waits for (its spinner)."""
+        if self.on_status is not None:
+            self.on_status(what)
+
+    def correct(self) -> bool:
+        """Spend one corrective round; False when the turn has none left."""
+        self.corrections += 1
+        return self.corrections <= MAX_CORRECTIONS
 
 
 @dataclass
@@ -78,9 +95,18 @@ def read_reply(reply: LLMReply, names: list[str], *, native: bool) -> ModelMove:
 
 
 async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome | None:
-    """Run the calls in order; a successful plugin result ends the turn and is returned."""
+    """Run the calls in order; a successful plugin result ends the turn and is returned.
+
+    A call that cannot run as written (unknown tool, bad arguments) is answered with the
+    problem once; a second one ends the turn (`state.stopped`) instead of looping."""
     for call in calls:
-        outcome = await _run_call(state, call)
+        arguments = state.tools.coerce(call.name, coerce_arguments(call.arguments))
+        problem = state.tools.problem(call.name, arguments)
+        if problem and not state.correct():
+            state.stopped = f"the model's tool call was still wrong after a correction: {problem}"
+        outcome = await _run_call(state, LLMToolCall(call.name, arguments))
+        if state.stopped:
+            return None
         if outcome.final and outcome.ok:
             state.final_call = (call.name, outcome.text[:MAX_TOOL_TEXT])
             return outcome
@@ -91,7 +117,7 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
 
 async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     started = time.perf_counter()
-    arguments = coerce_arguments(call.arguments)
+    arguments = call.arguments
     outcome, record = await _outcome(state, call.name, arguments)
     spent = time.perf_counter() - started
     state.tool_seconds += spent
@@ -124,6 +150,8 @@ async def _outcome(
             f"{name} was already called {MAX_SAME_CALL} times with these arguments in this "
             "turn; do not call it again, answer the user with what you have"
         )
+        if not state.correct():
+            state.stopped = f"the model kept repeating the same call to {name}"
         return ToolOutcome(False, repeated), None
     record = await _approve(state, name, arguments)
     if record is not None and not record.allowed:
@@ -131,7 +159,11 @@ async def _outcome(
         assert tool is not None  # approval is only asked for offered tools
         return ToolOutcome(False, refusal_text(tool.action(arguments), record)), record
     state.read_tool_output = True
-    return await state.tools.execute(name, arguments), record
+    state.status(f"running {name}")
+    try:
+        return await state.tools.execute(name, arguments), record
+    finally:
+        state.status(None)
 
 
 async def _approve(state: TurnState, name: str, arguments: Any) -> ApprovalRecord | None:

@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import time
 
+from homeclaw_cli.core.answer_checks import check_answer, strip_calls, written_call
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
-from homeclaw_cli.core.trace import LlmStep, PostProcessStep
-from homeclaw_cli.core.turn_calls import TurnState, assistant_message, read_reply, run_calls
+from homeclaw_cli.core.trace import LlmStep, PostProcessStep, ToolStep
+from homeclaw_cli.core.turn_calls import (
+    ModelMove,
+    TurnState,
+    assistant_message,
+    read_reply,
+    run_calls,
+)
+from homeclaw_cli.core.turn_decide import second_look, wants_decision
+
+HOLD_CHARS = 160  # prose held back until it cannot be a preamble to a tool call
+HOLD_ALL = 1 << 30  # the whole reply: a constrained decision may still replace it
 
 DEFAULT_POST_PROCESS_PROMPT = (
     "Turn the tool output below into a short, friendly answer to the user's request. "
@@ -24,13 +35,22 @@ DEFAULT_POST_PROCESS_PROMPT = (
 async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     """One model call and its tool calls; True when the turn has its answer."""
     names = state.tools.names()
-    stream = TextGate(state.on_text) if state.native else AnswerStreamer(state.on_text)
-    reply = await llm.chat(
-        state.messages,
-        tools=state.tools.schemas() if state.native else None,
-        format=None if state.native else json_mode_schema(names),
-        on_text=stream,
+    hold = HOLD_ALL if wants_decision(state) and not state.decided else HOLD_CHARS
+    stream = (
+        TextGate(state.on_text, hold=hold, watch=names)
+        if state.native
+        else AnswerStreamer(state.on_text)
     )
+    state.status("thinking")
+    try:
+        reply = await llm.chat(
+            state.messages,
+            tools=(state.tools.schemas() or None) if state.native else None,
+            format=None if state.native else json_mode_schema(names),
+            on_text=stream,
+        )
+    finally:
+        state.status(None)
     state.llm_seconds += reply.seconds
     move = read_reply(reply, names, native=state.native)
     state.steps.append(
@@ -43,30 +63,46 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
             call_source=move.source if move.calls else None,
         )
     )
+    if not move.calls and written_call(move.answer) is None:
+        move = await second_look(llm, state, move, round_no)  # a written call is corrected
     if not move.calls:
-        state.answer = move.answer
-        _show_held_back(state.on_text, stream, move.answer)
-        return True
+        return _answer(state, stream, move)
     if state.on_text and isinstance(stream, TextGate) and stream.emitted:
         state.on_text("\n")  # keep the model's preamble apart from what follows
     preamble = move.content if move.source == "native" else ""
     state.messages.append(assistant_message(preamble, move.calls))
     final = await run_calls(state, move.calls)
+    if state.stopped:
+        state.pending_failure = state.stopped
+        return True
     if final is None:
         return False
     state.answer = await _deliver(llm, state, final)
     return True
 
 
-def _show_held_back(
-    on_text: TextSink | None, stream: TextGate | AnswerStreamer, answer: str
-) -> None:
-    """An answer that did not stream (it looked like JSON at first) is shown whole."""
-    if on_text is None or stream.emitted:
-        return
-    text = strip_think(stream.buffer) if isinstance(stream, TextGate) else answer
-    if text:
-        on_text(text)
+def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove) -> bool:
+    """The reply as the answer, unless it is (or holds) a tool call or claims a tool result
+    it never got: then one corrective round (False), and a call still written after that is
+    cut out of the answer."""
+    called = any(isinstance(s, ToolStep) for s in state.steps)
+    problem = check_answer(move.answer, state.tools.names(), called=called)
+    if problem is not None and state.correct():
+        state.messages.append({"role": "assistant", "content": move.content})
+        state.messages.append({"role": "user", "content": problem.correction})
+        return False
+    answer = move.answer
+    if problem is not None and problem.kind == "call":
+        answer = strip_calls(answer)
+        if not answer:
+            state.pending_failure = (
+                f"the model wrote a call to `{problem.name}` instead of an answer"
+            )
+    state.answer = answer
+    if state.on_text is not None and not stream.emitted and answer:
+        held = strip_think(stream.buffer) if isinstance(stream, TextGate) else ""
+        state.on_text(held if held and answer == move.answer else answer)
+    return True
 
 
 async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:
@@ -76,7 +112,11 @@ async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:
             state.on_text(outcome.text)
         return outcome.text
     started = time.perf_counter()
-    answer = await post_process(llm, state.message, outcome, state.on_text)
+    state.status("thinking")
+    try:
+        answer = await post_process(llm, state.message, outcome, state.on_text)
+    finally:
+        state.status(None)
     spent = time.perf_counter() - started
     state.steps.append(PostProcessStep(seconds=spent))
     state.llm_seconds += spent

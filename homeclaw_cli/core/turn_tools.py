@@ -8,6 +8,7 @@ run_skill once some skill is in play.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -43,14 +44,24 @@ def build_turn_tools(
     plugins: list[PluginManifest],
     *,
     skills_shown: bool,
+    query: str | None = None,
+    search: bool = True,
 ) -> ToolRegistry:
-    """A fresh registry for one turn; `skills_shown` offers read_skill/run_skill at once."""
-    tools = ToolRegistry(builtins.tools())
+    """A fresh registry for one turn; `skills_shown` offers read_skill/run_skill at once.
+
+    A built-in with `offer_if` is offered only when `query` (default: the message) matches
+    it; `search` offers search_plugins / search_skills."""
+    text = ctx.message if query is None else query
+    tools = ToolRegistry(
+        [t for t in builtins.tools() if t.offer_if is None or re.search(t.offer_if, text, re.I)]
+    )
     for manifest in plugins:
         add_plugin_tools(tools, manifest, ctx)
-    tools.add(_search_plugins_tool(tools, ctx))
+    if search:
+        tools.add(_search_plugins_tool(tools, ctx))
     if ctx.skills is not None:
-        tools.add(_search_skills_tool(tools, ctx, ctx.skills))
+        if search:
+            tools.add(_search_skills_tool(tools, ctx, ctx.skills))
         if skills_shown:
             _add_skill_call_tools(tools, ctx.skills)
     return tools
@@ -58,7 +69,9 @@ def build_turn_tools(
 
 def add_plugin_tools(tools: ToolRegistry, manifest: PluginManifest, ctx: TurnToolContext) -> None:
     """One `<plugin>__<capability>` tool per callable capability of `manifest`."""
-    capability_tools.add_plugin_tools(tools, manifest, lambda p, c: _plugin_handler(ctx, p, c))
+    capability_tools.add_plugin_tools(
+        tools, manifest, lambda p, c: _plugin_handler(ctx, p, c), compact=True
+    )
 
 
 def _plugin_handler(ctx: TurnToolContext, plugin_id: str, capability_id: str) -> Handler:

@@ -29,6 +29,16 @@ MAX_READ_BYTES = 64 * 1024
 FILE_TOOLS = frozenset({"read_file", "list_dir"})
 NETWORK: frozenset[Effect] = frozenset({"network"})
 MAX_LIST_ENTRIES = 200
+# Chat offers a built-in only to a request that could want it (core/turn_tools.py): every
+# offered tool costs prompt tokens, and small models call whatever they are shown.
+OFFER_IF = {
+    "current_time": r"\b(time|times|date|day|days|today|tonight|tomorrow|yesterday|clock|now|"
+    r"week|weekday|month|year|hour|hours|o'?clock|when)\b",
+    "fetch_url": r"https?://|\bwww\.|\b(url|urls|web|page|pages|website|site|fetch|download|"
+    r"link)\b",
+    "read_file": r"\b(files?|folders?|director(y|ies)|read|open|contents?|documents?)\b|[~/\\]\w",
+    "list_dir": r"\b(files?|folders?|director(y|ies)|list|ls|contents?|documents?)\b|[~/\\]\w",
+}
 
 
 @dataclass
@@ -47,7 +57,7 @@ def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
     specs: list[tuple[str, str, dict[str, Any], Handler]] = [
         (
             "current_time",
-            "The current date and time (optionally in an IANA timezone like Europe/Paris).",
+            "The current date and time, optionally in an IANA time zone.",
             object_schema({"timezone": {"type": "string", "description": "IANA timezone"}}),
             tools.current_time,
         ),
@@ -76,7 +86,15 @@ def add_builtins(registry: ToolRegistry, config: BuiltinConfig) -> None:
         allowed = name in config.plugin_allowed
         effects = NETWORK if name == "fetch_url" else READ_ONLY
         registry.add(
-            Tool(name, description, schema, handler, plugin_allowed=allowed, effects=effects)
+            Tool(
+                name,
+                description,
+                schema,
+                handler,
+                plugin_allowed=allowed,
+                effects=effects,
+                offer_if=OFFER_IF.get(name),
+            )
         )
 
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli import sdk
 from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.registry import PluginEntry, Registry
 from homeclaw_cli.core.manifest import Capability, Permissions, PluginManifest
-from homeclaw_cli.core.params import ParameterError, validate_parameters
+from homeclaw_cli.core.params import ParameterError, example_call, validate_parameters
 from homeclaw_cli.core.permissions import requested_permissions
-from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.errors import NotFoundError, UnavailableError, UsageError
+from homeclaw_cli.runtime.managed_server import ManagedServers
 from homeclaw_cli.runtime.runners.base import (
     FailureKind,
     PluginRequest,
@@ -32,6 +33,9 @@ from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.approvals import ApprovalStore
 from homeclaw_cli.state.health import HealthStore
 from homeclaw_cli.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from homeclaw_cli.runtime.runners.mcp import McpRunner
 
 __all__ = ["CallOutcome", "ParameterError", "PluginCaller", "PluginRequest", "PluginResult"]
 
@@ -74,6 +78,8 @@ class PluginCaller:
         self.settings = settings
         self._registry = registry
         self._runners: dict[str, Runner] = {}
+        # The plugin servers this caller starts (config.start); stopped by aclose().
+        self.servers = ManagedServers.for_settings(settings)
         self.health = health
         self.approvals = approvals
         # What an inline plugin's use_tool runs during this caller's calls (None: refused).
@@ -101,7 +107,7 @@ class PluginCaller:
                 return entry, caps[0], bool(manifest.capabilities)
             raise UsageError(
                 f"plugin {plugin_id} has {len(caps)} capabilities; name one: {', '.join(valid)}",
-                hint=f"homeclaw plugin call {plugin_id} {valid[0]} -p name=value",
+                hint=f"e.g. {example_call(plugin_id, caps[0])}",
             )
         wanted = method_name(capability_id)
         for cap in caps:
@@ -139,14 +145,7 @@ class PluginCaller:
             chat_context=chat_context,
             metadata=dict(metadata or {}),
         )
-        target = RunTarget(
-            manifest=entry.manifest,
-            capability=capability,
-            folder=entry.folder,
-            data_dir=self.settings.data_dir,
-            declared=declared,
-            permissions=self.granted(entry.manifest),
-        )
+        target = self._target(entry, capability, declared)
         try:
             with sdk.tool_executor(self.tool_executor):
                 run = await self._runner(entry.manifest.type).run(target, request)
@@ -171,6 +170,44 @@ class PluginCaller:
             capability_id=capability.id,
         )
 
+    def _target(self, entry: PluginEntry, capability: Capability, declared: bool) -> RunTarget:
+        return RunTarget(
+            manifest=entry.manifest,
+            capability=capability,
+            folder=entry.folder,
+            data_dir=self.settings.data_dir,
+            declared=declared,
+            permissions=self.granted(entry.manifest),
+        )
+
+    def mcp_runner(self) -> McpRunner | None:
+        """The MCP runner when an MCP plugin was called (or reconnected) in this session."""
+        from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+        runner = self._runners.get("mcp")
+        return runner if isinstance(runner, McpRunner) else None
+
+    async def reconnect(self, plugin_id: str) -> int:
+        """Restart an MCP plugin's session; returns how many tools its server lists."""
+        from homeclaw_cli.adapters.mcp_client import McpUnavailable
+        from homeclaw_cli.runtime.runners.mcp import McpRunner
+
+        entry = self.registry.get(plugin_id)
+        if entry.manifest.type != "mcp":
+            raise UsageError(
+                f"plugin {plugin_id} is not an MCP plugin (type: {entry.manifest.type})",
+                hint="only MCP plugins keep a session to reconnect",
+            )
+        caps = entry.manifest.callable_capabilities()
+        target = self._target(entry, caps[0], bool(entry.manifest.capabilities))
+        runner = self._runner("mcp")
+        assert isinstance(runner, McpRunner)
+        try:
+            session = await runner.reconnect(target)
+        except McpUnavailable as exc:
+            raise UnavailableError(str(exc)) from None
+        return len(session.tools)
+
     def granted(self, manifest: PluginManifest) -> Permissions:
         """What a plugin runs with: what it requests, limited by its approval (if installed)."""
         return self.approvals.effective(manifest.id, requested_permissions(manifest))
@@ -182,7 +219,7 @@ class PluginCaller:
     def _runner(self, plugin_type: str) -> Runner:
         runner = self._runners.get(plugin_type)
         if runner is None:
-            runner = _make_runner(plugin_type, self.settings)
+            runner = _make_runner(plugin_type, self.settings, self.servers)
             self._runners[plugin_type] = runner
         return runner
 
@@ -196,8 +233,11 @@ class PluginCaller:
 
     async def aclose(self) -> None:
         runners, self._runners = list(self._runners.values()), {}
-        for runner in runners:
-            await runner.aclose()
+        try:
+            for runner in runners:
+                await runner.aclose()
+        finally:
+            self.servers.stop_all()
 
     async def __aenter__(self) -> PluginCaller:
         return self
@@ -206,7 +246,7 @@ class PluginCaller:
         await self.aclose()
 
 
-def _make_runner(plugin_type: str, settings: Settings) -> Runner:
+def _make_runner(plugin_type: str, settings: Settings, servers: ManagedServers) -> Runner:
     if plugin_type == "inline":
         from homeclaw_cli.runtime.runners.inline import InlineRunner
 
@@ -218,9 +258,9 @@ def _make_runner(plugin_type: str, settings: Settings) -> Runner:
     if plugin_type == "http":
         from homeclaw_cli.runtime.runners.http import HttpRunner
 
-        return HttpRunner()
+        return HttpRunner(servers=servers)
     if plugin_type == "mcp":
         from homeclaw_cli.runtime.runners.mcp import McpRunner
 
-        return McpRunner()
+        return McpRunner(servers=servers)
     raise UsageError(f"unknown plugin type {plugin_type!r}")

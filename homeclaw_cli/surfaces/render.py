@@ -98,6 +98,18 @@ def error_kind(error: errors.HomeclawError) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", family.__name__.removesuffix("Error")).lower()
 
 
+def clip(text: str, width: int) -> str:
+    """`text` on one line, at most `width` characters, cut at a word boundary with `…`."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    cut = flat[: width - 1]
+    space = cut.rfind(" ")
+    if space > width // 2:  # a word boundary not too far back; else cut the long word
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 class Output:
     """Where a command's results and messages go.
 
@@ -255,6 +267,28 @@ class Output:
         ) as progress:
             yield ProgressBars(progress)
 
+    @contextmanager
+    def item_progress(self, what: str, *, enabled: bool) -> Iterator[ItemProgress | None]:
+        """Per-item progress on stderr while `enabled`: a Rich bar on a terminal, one plain
+        line per finished item when piped (a long run in cron still shows it is moving)."""
+        if not enabled or self.json_mode:
+            yield None
+            return
+        if not self.err.is_terminal:
+            yield ItemProgress(what, self.err, None)
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.err,
+            transient=True,
+        ) as progress:
+            yield ItemProgress(what, self.err, progress)
+
     def _write(self, text: str) -> None:
         self.out.file.write(text)
         self.out.file.flush()
@@ -275,6 +309,36 @@ class ProgressBars:
         """Move the current bar on by `count` items."""
         if self._task is not None:
             self._progress.advance(self._task, count)
+
+
+class ItemProgress:
+    """Progress of a run over items (the ExpandProgress protocol of app/expand.py)."""
+
+    def __init__(self, what: str, console: Console, progress: Any) -> None:
+        self._what = what
+        self._console = console
+        self._progress = progress
+        self._task: Any = None
+        self._total = 0
+        self._done = 0
+
+    def start(self, total: int) -> None:
+        """`total` items are about to be worked on."""
+        self._total = total
+        if self._progress is not None:
+            self._task = self._progress.add_task(self._what, total=total)
+
+    def item(self, label: str, examples: int, seconds: float, error: str | None) -> None:
+        """One item finished: `examples` written in `seconds`, or `error`."""
+        self._done += 1
+        outcome = f"failed: {error}" if error else f"{examples} examples"
+        if self._progress is not None:
+            self._progress.advance(self._task, 1)
+            if error:
+                self._progress.console.print(Text(f"{label}: {outcome}", style="yellow"))
+            return
+        line = f"{self._what} {self._done}/{self._total} {label}: {outcome} ({seconds:.1f}s)"
+        self._console.print(Text(line), highlight=False, soft_wrap=True)
 
 
 def _dumps(document: object) -> str:

@@ -68,7 +68,7 @@ def test_tools_capability_detection(fake_ollama: FakeOllama) -> None:
     fake_ollama.add_model("gemma2", tools=False)
     assert using(fake_ollama.host, "llama3.2", lambda llm: llm.supports_tools()) is True
     assert using(fake_ollama.host, "gemma2", lambda llm: llm.supports_tools()) is False
-    assert using(fake_ollama.host, "gemma2", lambda llm: llm.context_length()) == 131072
+    assert using(fake_ollama.host, "gemma2", lambda llm: llm.context_window()) == 131072
 
 
 def test_format_is_passed_through(fake_ollama: FakeOllama) -> None:

@@ -84,7 +84,8 @@ def test_server_down_and_unknown_model(
     with FakeOpenAI(models=("other", "another")) as fake:
         pre, env = chat_env(tmp_path, fake.host)
         result = cli(*pre, "chat", "-q", "hi", env=env)
-        assert result.exit_code == 4 and "has no model local-model" in result.stderr
+        assert result.exit_code == 4 and "model local-model is not installed" in result.stderr
+        assert "installed: other, another" in result.stderr and "llm.model" in result.stderr
 
 
 def test_single_model_server_answers_any_name(
@@ -139,3 +140,23 @@ def test_streamed_text_tool_call_parts_and_usage_are_assembled() -> None:
     assert (reply.prompt_tokens, reply.eval_tokens) == (12, 5)
     assert sent[0]["response_format"]["json_schema"]["schema"] == {"type": "object"}
     assert sent[0]["stream"] is True and "tools" not in sent[0]
+
+
+def test_context_window_from_props_then_models_then_unknown() -> None:
+    from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
+
+    async def window(host: str) -> int | None:
+        llm = OpenAICompatLLM(host, "local-model")
+        try:
+            return await llm.context_window()
+        finally:
+            await llm.aclose()
+
+    props = {"default_generation_settings": {"n_ctx": 8192}}
+    with FakeOpenAI(props=props) as fake:
+        assert asyncio.run(window(fake.host)) == 8192
+    with FakeOpenAI() as fake:
+        fake.model_fields = {"max_model_len": 32768}
+        assert asyncio.run(window(fake.host)) == 32768
+    with FakeOpenAI() as fake:
+        assert asyncio.run(window(fake.host)) is None

@@ -175,3 +175,34 @@ def test_a_damaged_snapshot_falls_back_to_lancedb(synced: dict[str, Any], cli: A
     result = cli("plugin", "search", "slack message")
     assert result.exit_code == 0, result.output
     assert result.stdout.split("\t")[0] == "slack"
+
+
+@pytest.mark.parametrize("snapshots", [True, False])
+def test_example_vectors_lift_a_plugin_on_both_read_paths(
+    index_env: dict[str, Any], snapshots: bool
+) -> None:
+    from tests.fakes.index import write_plugin
+
+    write_plugin(
+        index_env["plugins"], "units", "Units", "Length and mass conversion.",
+        examples=["how many inches is a foot"],
+    )  # fmt: skip
+    settings = settings_for(index_env["home"], **{"index.snapshots": snapshots})
+    sync(settings)
+    query = "how many inches is a yard"
+    fused = RetrievalService(settings).search_plugins(query).candidates
+    plain = (
+        RetrievalService(
+            settings_for(
+                index_env["home"], **{"index.snapshots": snapshots, "plugins.fusion": "none"}
+            )
+        )
+        .search_plugins(query)
+        .candidates
+    )
+    hit = next(c for c in fused if c.id == "units")
+    before = next(c for c in plain if c.id == "units")
+    assert hit.facet_score is not None and hit.dense_score is not None
+    assert hit.dense_score > before.dense_score
+    assert hit.matched == "how many inches is a foot"
+    assert fused[0].id == "units"

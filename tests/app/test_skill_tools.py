@@ -40,6 +40,9 @@ def test_chat_reads_and_runs_skills(source: ScannedSkills) -> None:
     assert read.ok and read.text.startswith("---\nname: hello")
     ran = call(registry, "run_skill", skill_name="hello", script="hi.py", args=["a"])
     assert ran.ok and ran.text.startswith("exit code: 0") and "hi a" in ran.text
+    # one value where a list is wanted is mended, as small models write it
+    single = call(registry, "run_skill", skill_name="hello", script="hi.py", args="a")
+    assert single.ok and "hi a" in single.text
 
 
 @pytest.mark.parametrize(
@@ -50,7 +53,6 @@ def test_chat_reads_and_runs_skills(source: ScannedSkills) -> None:
         ("run_skill", {"skill_name": "nope", "script": "x.py"}, "no skill 'nope'"),
         ("run_skill", {"skill_name": "hello"}, "missing required parameter `script`"),
         ("run_skill", {"skill_name": "hello", "script": ""}, "`script` is required"),
-        ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": "a"}, "an array"),
         ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": [1]}, "list of strings"),
         ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": ["fail"]}, "code: 3"),
         ("delete_skill", {"skill": "hello"}, "unknown tool `delete_skill`"),

@@ -94,21 +94,25 @@ def test_post_process_runs_one_more_model_call_with_the_prompt() -> None:
     assert [s.kind for s in result.steps][-1] == "post_process"
 
 
-def test_bad_calls_go_back_to_the_model_as_errors() -> None:
-    llm = FakeLLM(
-        call("radar", city="Paris"),
-        call("weather__now"),
-        call("weather__now", city=3),
-        call("weather__now", city="Paris"),
-    )
+def test_a_bad_call_gets_one_correction_naming_the_valid_tools() -> None:
+    llm = FakeLLM(call("radar", city="Paris"), call("weather__now", city=3))
     agent, caller = make_agent(llm)
     result = run(agent, "weather in Paris")
-    errors = [m["content"] for m in llm.requests[3]["messages"] if m["role"] == "tool"]
-    assert "unknown tool `radar`; available tools: " in errors[0]
-    assert "missing required parameter `city`" in errors[1]
-    assert "`city` must be a string, got number" in errors[2]
-    assert caller.calls == [("weather", "now", {"city": "Paris"})]
+    errors = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert "unknown tool `radar`; available tools: weather__now" in errors[0]
+    assert caller.calls == [("weather", "now", {"city": "3"})]  # a number for a string: coerced
     assert result.ok
+
+
+def test_a_second_bad_call_ends_the_turn_with_the_field_named() -> None:
+    llm = FakeLLM(call("weather__now"), call("weather__now", days="x"), "never asked")
+    agent, caller = make_agent(llm)
+    result = run(agent, "weather in Paris")
+    assert len(llm.requests) == 2 and caller.calls == []
+    errors = [m["content"] for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert "missing required parameter `city`" in errors[0]
+    assert not result.ok and "still wrong after a correction" in (result.error or "")
+    assert "unknown parameter `days`" in (result.error or "")
 
 
 def test_malformed_argument_string_is_an_error_not_a_crash() -> None:
@@ -267,7 +271,7 @@ def test_trace_json_has_timings_and_prompt_size() -> None:
 
 def test_history_is_trimmed_to_fit_the_context_window() -> None:
     llm = FakeLLM(*["word " * 500 for _ in range(4)])
-    agent, _ = make_agent(llm, context_tokens=2000)
+    agent, _ = make_agent(llm, context_tokens=1300)
     for i in range(4):
         run(agent, f"question number {i} about nothing in particular today")
     last = llm.requests[-1]["messages"]
@@ -340,10 +344,52 @@ def test_an_empty_answer_is_an_error_that_says_what_was_tried() -> None:
 
 def test_a_third_identical_call_is_stopped_and_the_model_told_to_answer() -> None:
     same = call("current_time", timezone="Australia/Sydney")
-    llm = FakeLLM(same, same, same, "Canberra.")
+    llm = FakeLLM(same, same, same, "It is noon.")
     agent, _ = make_agent(llm)
-    result = run(agent, "whats the capital of australia")
-    assert result.ok and result.answer == "Canberra."
+    result = run(agent, "what time is it in sydney")
+    assert result.ok and result.answer == "It is noon."
     tool_steps = [s for s in result.steps if s.kind == "tool"]
     assert [s.ok for s in tool_steps] == [True, True, False]
     assert "already called 2 times" in tool_steps[2].output
+
+
+def test_status_events_frame_the_model_and_the_tool_and_clear_before_a_question() -> None:
+    from homeclaw_cli.core.approval import ApprovalGate, ApprovalPolicy, ToolAction
+
+    events: list[str | None] = []
+
+    async def ask(action: ToolAction, reason: str) -> Any:
+        events.append(f"asked {action.tool}")
+        return "yes"
+
+    llm = FakeLLM(call("notes__add", text="milk"), "Noted.")
+    agent, caller = make_agent(llm)
+    agent.approval = ApprovalGate(ApprovalPolicy(), ask)
+    result = asyncio.run(agent.turn("add a note: milk", on_status=events.append))
+    assert result.ok and caller.calls == [("notes", "add", {"text": "milk"})]
+    assert events == [
+        "finding tools",
+        None,
+        "thinking",
+        None,  # the spinner is gone before the user is asked
+        "asked notes__add",
+        "running notes__add",
+        None,
+    ]
+
+
+class _FirstOnly(FakeRetriever):
+    """Retrieves for a message on its own, nothing for a follow-up read with the one before."""
+
+    def search_plugins(self, query: str, *, limit: int | None = None) -> Any:
+        return super().search_plugins("" if "\n" in query else query, limit=limit)
+
+
+def test_a_short_follow_up_is_offered_the_plugin_the_last_turn_used() -> None:
+    llm = FakeLLM(call("weather__now", city="Paris"), call("weather__now", city="Rome"))
+    agent, caller = make_agent(llm)
+    agent.retriever = _FirstOnly({"weather": ["weather"]}, {})
+    run(agent, "weather in Paris")
+    result = run(agent, "and rome?")
+    assert "weather__now" in result.tools_offered
+    assert caller.calls[-1] == ("weather", "now", {"city": "Rome"})

@@ -32,23 +32,27 @@ def test_later_workspace_folder_wins(tmp_path: Path) -> None:
     ]
 
 
-def test_block_order_and_routing_lines(tmp_path: Path) -> None:
+def test_stable_blocks_first_then_routing_then_skills(tmp_path: Path) -> None:
     prompt = build_system_prompt(
         read_workspace([tmp_path]), "<available_skills/>", [WEATHER, NOTES], []
     )
-    assert [b.name for b in prompt.blocks] == ["identity", "untrusted_data", "skills", "routing"]
-    routing = prompt.blocks[3].text
-    assert (
-        "- weather: Current weather and forecast for a city. (tools: weather__now, "
-        "weather__summary)" in routing
-    )
-    assert "- notes: Write and search personal notes. (tools: notes__add)" in routing
+    # what changes with every message comes last, so servers reuse their prompt cache
+    assert [b.name for b in prompt.blocks] == ["identity", "untrusted_data", "routing", "skills"]
+    routing = prompt.blocks[2].text
+    assert "- weather: Current weather and forecast for a city." in routing
+    assert "- notes: Write and search personal notes." in routing
+    assert "search_plugins" not in prompt.text  # not offered unless asked for
     assert prompt.tokens > 0
+
+
+def test_a_turn_without_tools_has_no_tool_text(tmp_path: Path) -> None:
+    prompt = build_system_prompt(read_workspace([tmp_path]), "", [], ["p1"], tools=False)
+    assert [b.name for b in prompt.blocks] == ["identity"] and prompt.tokens < 30
 
 
 def test_no_plugins_offers_search_and_caps_fallback_names(tmp_path: Path) -> None:
     names = [f"p{i}" for i in range(50)]
-    prompt = build_system_prompt(read_workspace([tmp_path]), "", [], names)
+    prompt = build_system_prompt(read_workspace([tmp_path]), "", [], names, search=True)
     routing = prompt.blocks[-1].text
     assert "search_plugins(query)" in routing
     assert f"p{MAX_FALLBACK_NAMES - 1}" in routing and f"p{MAX_FALLBACK_NAMES}," not in routing

@@ -38,12 +38,12 @@ def test_a_json_looking_answer_is_held_back_then_shown_whole() -> None:
     assert sink == ['{"name": "Ada"} ']
 
 
-def test_a_preamble_is_kept_apart_from_the_plugin_result() -> None:
+def test_a_preamble_is_not_shown_only_the_plugin_result() -> None:
     sink: list[str] = []
     state = _state(sink, ToolOutcome(True, "12:00", final=True))
     reply = LLMReply("Checking.", [LLMToolCall("clock__now", {})])
     assert asyncio.run(run_round(FakeLLM(reply), state, 1))
-    assert sink == ["Checking. ", "\n", "12:00"] and state.answer == "12:00"
+    assert sink == ["12:00"] and state.answer == "12:00"
     assert state.messages[0]["content"] == "Checking."  # the preamble stays in the conversation
 
 

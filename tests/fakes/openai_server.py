@@ -12,8 +12,12 @@ from typing import Any, Self
 class FakeOpenAI:
     """Replies are str (text) or ("tool", name, arguments_json_string)."""
 
-    def __init__(self, models: tuple[str, ...] = ("local-model",)) -> None:
+    def __init__(
+        self, models: tuple[str, ...] = ("local-model",), props: dict[str, Any] | None = None
+    ) -> None:
         self.models = list(models)
+        self.props = props  # llama.cpp's GET /props; None: 404 like vLLM or LM Studio
+        self.model_fields: dict[str, Any] = {}  # extra keys of every /v1/models entry
         self.replies: deque[Any] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -43,7 +47,11 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:
                 fake.headers.append(dict(self.headers))
-                self._json(200, {"data": [{"id": m, "object": "model"} for m in fake.models]})
+                if self.path == "/props":
+                    self._json(*((200, fake.props) if fake.props else (404, {"error": "no"})))
+                    return
+                data = [{"id": m, "object": "model", **fake.model_fields} for m in fake.models]
+                self._json(200, {"data": data})
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -14,8 +14,8 @@ import typer
 from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_deletion
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
-from homeclaw_cli.surfaces.conversation_view import one_line, when
 from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.views import one_line, when
 
 if TYPE_CHECKING:
     from homeclaw_cli.state.conversations import LoggedTurn, TurnFilter
@@ -87,7 +87,7 @@ def sessions(
 ) -> None:
     """List the recent conversations, newest first (`homeclaw chat --session ID` continues one)."""
     from homeclaw_cli.state.conversations import list_sessions
-    from homeclaw_cli.surfaces.conversation_view import show_sessions
+    from homeclaw_cli.surfaces.views import show_sessions
 
     found = list_sessions(_log_path(ctx), limit=limit)
     out = Output(json_mode=as_json)
@@ -102,7 +102,7 @@ def show(
 ) -> None:
     """Print one whole conversation: each message, its tool calls and results, the answer."""
     from homeclaw_cli.state.conversations import read_turns, resolve_session
-    from homeclaw_cli.surfaces.conversation_view import show_conversation
+    from homeclaw_cli.surfaces.views import show_conversation
 
     path = _log_path(ctx)
     session = resolve_session(path, session_id)

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.cli.sync import sync_command_for
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
-    from homeclaw_cli.core.retrieval import RetrievalResult
+    from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 
 Kind = Literal["plugin", "skill"]
 
@@ -26,7 +27,11 @@ LimitOpt = Annotated[
 ]
 MethodOpt = Annotated[
     str | None,
-    typer.Option("--method", help="dense, fts or hybrid (default from config: hybrid)."),
+    typer.Option(
+        "--method",
+        help="dense, fts or hybrid (default from config: hybrid).",
+        autocompletion=complete.choices("dense", "fts", "hybrid"),
+    ),
 ]
 ExplainFlag = Annotated[
     bool,
@@ -106,11 +111,12 @@ def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: s
                 _fmt(c.keyword_score),
                 "kept" if c.kept else "dropped",
                 c.reason,
+                _matched(c),
             ]
             for c in result.candidates
         ]
         out.table(
-            ["RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY"],
+            ["RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY", "MATCHED"],
             rows,
             title=f"{kind} candidates for {result.query!r} ({result.method})",
             styles={"ID": "cyan"},
@@ -126,6 +132,16 @@ def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: s
     if result.fallback:
         names = ", ".join(result.fallback_names) or "(none indexed: run `homeclaw sync`)"
         out.info(f"no {kind} cleared the similarity threshold; closest: {names}")
+
+
+def _matched(hit: RetrievalHit) -> str:
+    """The closest example request and the capability order."""
+    parts = []
+    if hit.matched:
+        parts.append(repr(hit.matched))
+    if hit.capabilities:
+        parts.append("capabilities: " + ", ".join(hit.capabilities))
+    return "; ".join(parts)
 
 
 def _description(descriptor: dict[str, object]) -> str:

@@ -17,6 +17,8 @@ from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
+    from homeclaw_cli.app.context import AppContext
+    from homeclaw_cli.app.expand import ExpandReport
     from homeclaw_cli.app.sync import SyncReport
 
 FullFlag = Annotated[
@@ -26,6 +28,14 @@ CheckFlag = Annotated[
     bool, typer.Option("--check", help="Only report whether the index is stale (exit 1 if so).")
 ]
 QuietFlag = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing unless it fails.")]
+ExpandFlag = Annotated[
+    bool,
+    typer.Option(
+        "--expand",
+        help="First have the chat model write example requests for items without any "
+        "(cached; only new and changed items are asked about).",
+    ),
+]
 LockTimeout = Annotated[
     float,
     typer.Option("--lock-timeout", help="Seconds to wait for another sync to finish.", min=0),
@@ -43,6 +53,7 @@ def sync_command_for(kinds: Sequence[str], doc: str) -> Callable[..., None]:
         quiet: QuietFlag = False,
         as_json: JsonFlag = False,
         lock_timeout: LockTimeout = 30.0,
+        expand: ExpandFlag = False,
     ) -> None:
         run_sync(
             ctx,
@@ -52,6 +63,7 @@ def sync_command_for(kinds: Sequence[str], doc: str) -> Callable[..., None]:
             quiet=quiet,
             as_json=as_json,
             lock_timeout=lock_timeout,
+            expand=expand,
         )
 
     sync.__doc__ = doc
@@ -76,12 +88,19 @@ def run_sync(
     quiet: bool,
     as_json: bool,
     lock_timeout: float,
+    expand: bool = False,
 ) -> None:
-    """Sync `kinds` into the index and report it (`--check`: exit 1 when stale)."""
+    """Sync `kinds` into the index and report it (`--check`: exit 1 when stale).
+
+    `--expand` (or `index.expand: auto`) generates missing example requests first, outside
+    the index lock; whatever happens to it, the sync itself runs."""
     from homeclaw_cli.app.sync import sync
 
     context = get_state(ctx).context()
     out = Output(json_mode=as_json)
+    expansion = None
+    if not check and (expand or context.settings.index.expand == "auto"):
+        expansion = _expand(out, context, kinds, explicit=expand, show=not quiet)
     with out.progress(enabled=not (quiet or as_json or check)) as progress:
         report = sync(
             context.settings,
@@ -92,10 +111,36 @@ def run_sync(
             lock_timeout=lock_timeout,
             context=context,
         )
+    report.expansion = expansion
     if out.json_mode or not quiet:
         out.result(report, lambda: _print_summary(out, report))
     if check and report.stale:
         raise typer.Exit(int(ExitCode.FAILURE))
+    if expand and expansion is not None and expansion.unreachable:
+        raise typer.Exit(int(ExitCode.UNAVAILABLE))
+
+
+def _expand(
+    out: Output, context: AppContext, kinds: Sequence[str], *, explicit: bool, show: bool
+) -> ExpandReport | None:
+    """Run the expansion; auto mode skips the plugins when their folders did not change."""
+    from homeclaw_cli.app.expand import expand, plugins_unchanged
+
+    wanted = list(kinds)
+    if not explicit and plugins_unchanged(context):
+        wanted = [k for k in wanted if k != "plugins"]
+    if not wanted:
+        return None
+    with out.item_progress("examples", enabled=show) as progress:
+        report = expand(context, kinds=wanted, progress=progress)
+    if report.unreachable and (explicit or report.pending):
+        out.warning(
+            f"no examples generated for {report.pending} item(s): {report.unreachable}; "
+            "the index is synced without them"
+        )
+    for failure in report.failed:
+        out.warning(f"examples: {failure}")
+    return report
 
 
 def _print_summary(out: Output, report: SyncReport) -> None:
@@ -103,6 +148,13 @@ def _print_summary(out: Output, report: SyncReport) -> None:
         out.warning(f"not indexed: {message}")
     for message in report.warnings:
         out.warning(message)
+    expansion = report.expansion
+    if expansion is not None and (expansion.generated or expansion.failed):
+        per_item = expansion.llm_seconds / max(expansion.generated, 1)
+        out.info(
+            f"examples: {expansion.generated} item(s) generated ({expansion.examples} examples, "
+            f"{per_item:.1f}s each), {expansion.cached} cached, model {expansion.model}"
+        )
     for name, kind in report.kinds.items():
         if kind.rebuilt and kind.rebuilt != "--full":
             out.info(f"{name}: rebuilt ({kind.rebuilt})")

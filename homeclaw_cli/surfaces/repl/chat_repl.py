@@ -31,6 +31,7 @@ from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.surfaces.approval_prompt import repl_asker
 from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.repl.activity import Activity
 from homeclaw_cli.surfaces.repl.commands import COMMANDS, SlashCommands
 
 T = TypeVar("T")
@@ -187,8 +188,17 @@ class Repl(SlashCommands):
             self._turn.cancel()
 
     async def _stream_turn(self, text: str) -> None:
-        with self.out.stream(markdown=True) as show:
-            result = await self._session.ask(text, on_text=show)
+        activity = Activity(self.out.out) if self.out.out.is_terminal else None
+        try:
+            with self.out.stream(markdown=True) as show:
+                result = await self._session.ask(
+                    text,
+                    on_text=activity.text_sink(show) if activity else show,
+                    on_status=activity,
+                )
+        finally:
+            if activity is not None:
+                activity.stop()
         if not result.ok:
             self.out.error(result.error or "failed")
         self._show_warnings()

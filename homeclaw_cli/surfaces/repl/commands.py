@@ -12,10 +12,10 @@ from typing import Any
 
 from homeclaw_cli.app.chat import ChatSession
 from homeclaw_cli.app.hot_reload import ReloadReport
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.render import Output, clip
 
 COMMANDS: dict[str, str] = {
     "/help": "this list",
@@ -23,10 +23,11 @@ COMMANDS: dict[str, str] = {
     "/skills": "installed skills",
     "/search": "/search QUERY: what retrieval finds for a query",
     "/why": "explain the last retrieval (scores, what was kept and why)",
-    "/model": "/model [NAME]: show or switch the chat model",
+    "/model": "/model [NAME]: the server's models (tools?), or switch for this session",
     "/reload": "rescan plugins and skills now",
     "/trace": "toggle the trace after each answer",
-    "/context": "what is in the prompt and its size",
+    "/context": "tokens used (system, tools, history) against the model's window",
+    "/status": "model, server, index and MCP sessions; /status reconnect ID",
     "/clear": "forget the conversation so far",
     "/sessions": "/sessions [ID]: recent conversations, or one whole (chat -c continues)",
     "/exit": "leave (Ctrl-D works too)",
@@ -62,6 +63,7 @@ class SlashCommands:
             "/reload": self._reload,
             "/trace": self._trace,
             "/context": self._context,
+            "/status": self._status,
             "/clear": self._clear,
             "/sessions": self._sessions,
             "/exit": self._exit,
@@ -95,7 +97,7 @@ class SlashCommands:
                 e.source,
                 len(e.manifest.callable_capabilities()),
                 status(e.id),
-                e.manifest.description[:70],
+                clip(e.manifest.description, 70),
             ]
             for e in sorted(registry.plugins.values(), key=lambda e: e.id)
         ]
@@ -113,7 +115,7 @@ class SlashCommands:
                 s.id,
                 s.source,
                 "yes" if s.eligible else f"no: {s.ineligible_reason}",
-                s.description[:70],
+                clip(s.description, 70),
             ]
             for s in sorted(skills.values(), key=lambda s: s.id)
         ]
@@ -149,19 +151,26 @@ class SlashCommands:
             self.out.text("nothing cleared the threshold: the model was offered search_plugins")
 
     async def _model(self, name: str) -> None:
+        from homeclaw_cli.app.models import explain_missing, list_models
+        from homeclaw_cli.surfaces.views import show_models
+
         session = self._session
         if not name:
             native = await session.agent.native_tools()
             mode = "native tool calls" if native else "JSON replies (no tool support)"
             self.out.text(f"model {session.model} · {mode}")
+            show_models(self.out, await list_models(session.settings, session.llm))
+            self.out.text("/model NAME switches for this session")
             return
         previous = session.model
         session.set_model(name)
         try:
             native = await session.agent.native_tools()
-        except HomeclawError:
+        except HomeclawError as exc:
+            if isinstance(exc, NotFoundError):
+                exc = await explain_missing(session.settings, session.llm, exc)
             session.set_model(previous)
-            raise
+            raise exc from None
         mode = "native tool calls" if native else "JSON replies"
         self.out.text(f"model is now {name} ({mode})")
 
@@ -173,18 +182,24 @@ class SlashCommands:
         self.out.text(f"trace {'on' if self.trace else 'off'}")
 
     async def _context(self, _: str) -> None:
-        session = self._session
-        last = session.agent.last
-        history = session.agent.history
-        self.out.text(f"history: {len(history)} messages")
-        if last is None or last.prompt is None:
-            self.out.text("no prompt built yet: ask something first")
+        from homeclaw_cli.app.chat_status import context_report
+        from homeclaw_cli.surfaces.views import show_context
+
+        show_context(self.out, await context_report(self._session))
+
+    async def _status(self, arg: str) -> None:
+        from homeclaw_cli.app.chat_status import reconnect, status_report
+        from homeclaw_cli.surfaces.views import show_status
+
+        action, _, plugin_id = arg.partition(" ")
+        if action == "reconnect" and plugin_id.strip():
+            state = await reconnect(self._session, plugin_id.strip())
+            self.out.text(f"reconnected {state.plugin_id}: {state.tools} tools")
             return
-        rows: list[list[Any]] = [[b.name, b.tokens] for b in last.prompt.blocks]
-        rows.append(["tool schemas", last.tool_tokens])
-        rows.append(["total", last.prompt_tokens])
-        self.out.table(["BLOCK", "TOKENS"], rows)
-        self.out.text(f"tools: {', '.join(last.tools_offered)}")
+        if action:
+            self.out.text("usage: /status, or /status reconnect PLUGIN_ID")
+            return
+        show_status(self.out, await status_report(self._session))
 
     async def _clear(self, _: str) -> None:
         self._session.agent.clear()
@@ -197,7 +212,7 @@ class SlashCommands:
             read_turns,
             resolve_session,
         )
-        from homeclaw_cli.surfaces.conversation_view import show_conversation, show_sessions
+        from homeclaw_cli.surfaces.views import show_conversation, show_sessions
 
         path = log_path(self.settings.state_dir)
         if not wanted:

@@ -34,7 +34,8 @@ def chat(cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path) -> Callable[
             "--host",
             fake.host,
             *args,
-            env={"HOMECLAW_NO_BUNDLED": "1", **(env or {})},
+            # history is what these tests read: no constrained-decision round in between
+            env={"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__DECIDE": "never", **(env or {})},
         )
 
     return run

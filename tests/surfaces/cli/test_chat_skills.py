@@ -53,9 +53,8 @@ def test_skill_read_and_run(
     assert data["retrieved"]["skills"][0]["id"] == "hello-world"
     first = fake_ollama.chat_requests[0]
     assert "<name>hello-world</name>" in first["messages"][0]["content"]
-    assert {"read_skill", "run_skill", "search_skills"} <= {
-        t["function"]["name"] for t in first["tools"]
-    }
+    offered = {t["function"]["name"] for t in first["tools"]}
+    assert {"read_skill", "run_skill"} <= offered and "search_skills" not in offered
     results = [
         m["content"] for m in fake_ollama.chat_requests[2]["messages"] if m["role"] == "tool"
     ]

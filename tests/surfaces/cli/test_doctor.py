@@ -36,7 +36,17 @@ def test_model_not_pulled_and_no_tools(cli: Callable[..., Any], fake_ollama: Fak
     result = cli("doctor", "--host", fake_ollama.host, "--model", "mistral", "--json")
     assert result.exit_code == 1
     model = by_name(result)["model"]
-    assert model["status"] == "fail" and model["fix"] == "run `ollama pull mistral`"
+    assert model["status"] == "fail"
+    # the installed models, the key to set, a model with tools when there is one
+    assert model["detail"].endswith(
+        "is not installed on Ollama at " + fake_ollama.host + "; installed: tiny:latest (no tools)"
+    )
+    assert "llm.model" in model["fix"] and "HOMECLAW_MODEL=tiny:latest" in model["fix"]
+    assert "`ollama pull mistral`" in model["fix"]
+    fake_ollama.add_model("qwen2.5:3b")
+    fix = by_name(cli("doctor", "--host", fake_ollama.host, "-m", "mistral", "--json"))["model"]
+    assert "HOMECLAW_MODEL=qwen2.5:3b (it supports tools)" in fix["fix"]
+    assert "qwen2.5:3b (tools)" in fix["detail"]
     result = cli("doctor", "--host", fake_ollama.host, "--model", "tiny", "--json")
     assert by_name(result)["model"]["status"] == "warn"
 

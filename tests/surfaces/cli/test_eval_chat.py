@@ -97,7 +97,13 @@ def hc(cli: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path]) -> Cal
             "--plugins-dir",
             str(setup["plugins"]),
             *args,
-            env={"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__HOST": fake.host},
+            # The scripted replies are the free rounds only: no constrained decision after the
+            # model answers by itself (tests/surfaces/cli/test_chat_turn_repair.py covers it).
+            env={
+                "HOMECLAW_NO_BUNDLED": "1",
+                "HOMECLAW_LLM__HOST": fake.host,
+                "HOMECLAW_LLM__DECIDE": "never",
+            },
         )
 
     return run

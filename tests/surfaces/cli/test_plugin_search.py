@@ -69,7 +69,7 @@ def test_explain_table_on_a_terminal_names_every_column(
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
     header = next(line for line in shown.splitlines() if "RANK" in line)
     assert [cell.strip() for cell in header.split("┃")] == [
-        *("RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY")
+        *("RANK", "ID", "SCORE", "DENSE", "KEYWORD", "RESULT", "WHY", "MATCHED")
     ]
 
 
@@ -87,3 +87,43 @@ def test_search_warns_in_one_line_when_plugins_changed_since_the_sync(
     assert stale.stderr.count("\n") == 1 and "run `homeclaw sync`" in stale.stderr
     cli("sync")
     assert "homeclaw sync" not in cli("plugin", "search", "weather").stderr
+
+
+def test_an_example_request_finds_its_plugin_and_explain_names_it(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    from tests.fakes.index import write_plugin
+
+    write_plugin(
+        index_env["plugins"],
+        "mathx",
+        "Mathx",
+        "Exact integer arithmetic.",
+        examples=["7 factorial pls", "gcd of 12 and 18"],
+        capabilities=[
+            {"id": "gcd", "name": "Gcd", "description": "Greatest common divisor."},
+            {
+                "id": "factorial",
+                "name": "Factorial",
+                "description": "n!",
+                "examples": ["factorial of 20"],
+            },
+        ],
+    )
+    cli("sync")
+    data = payload(cli("plugin", "search", "factorial of 9 pls", "--explain", "--json"))
+    top = data["hits"][0]
+    assert top["id"] == "mathx"
+    assert top["matched"] in ("7 factorial pls", "factorial of 20")
+    assert top["capabilities"] == ["factorial", "gcd"]
+    assert top["facet_score"] > top["dense_score"] - 1e-6 or top["facet_score"] > 0.5
+    text = cli("plugin", "search", "factorial of 9 pls", "--explain").stdout
+    first = text.splitlines()[0].split("\t")
+    assert first[1] == "mathx" and "factorial" in first[7] and "capabilities: factorial" in first[7]
+
+
+def test_a_two_need_request_offers_both_plugins(cli: Any, index_env: dict[str, Any]) -> None:
+    cli("sync")
+    query = "rain forecast for Paris and set a countdown timer for ten minutes"
+    hits = [h["id"] for h in payload(cli("plugin", "search", query, "--json"))["hits"]]
+    assert {"weather", "timer"} <= set(hits[:3])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -90,11 +91,14 @@ def test_slash_commands(settings: Settings, fake: FakeOllama) -> None:
     assert "HEALTH" in out
     assert "High tide in Brest at 06:12." in out
     assert "retrieval for: tide times for the harbour of Brest" in out  # /why
-    assert "routing" in out and "tool schemas" in out  # /context
+    assert "routing" in out and "tools (" in out  # /context
     assert "trace on" in out
     assert "model llama3.2 · native tool calls" in out
+    # /model lists the server's models: the configured one marked, tool support
+    assert re.search(r"^\*\W+llama3\.2:latest\W+yes\W", out, re.MULTILINE)
+    assert re.search(r"^\W+tiny:latest\W+no\W", out, re.MULTILINE)
     assert "model is now tiny (JSON replies)" in out
-    assert "conversation cleared" in out and "history: 0 messages" in out
+    assert "conversation cleared" in out and "history (0 turns)" in out
     assert "unknown command /skils (did you mean `/skills`?)" in out
 
 
@@ -120,7 +124,8 @@ def test_errors_are_one_sentence_and_the_repl_continues(
 ) -> None:
     fake.script(text("fine"))
     out = drive(settings, "/model mistral\nhello\n/exit\n")
-    assert "model mistral is not pulled" in out and "ollama pull mistral" in out
+    assert "model mistral is not installed on Ollama" in out and "ollama pull mistral" in out
+    assert "installed: llama3.2:latest (tools), tiny:latest (no tools)" in out
     assert "fine" in out  # switched back to the working model
     assert "Traceback" not in out
 
@@ -247,3 +252,20 @@ def test_hot_reload_shows_a_broken_edit_in_the_repl(
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert "not reloaded (kept the last good version)" in out and "tides" in out
     assert "High and low tide times" in out  # /plugins still lists the last good tides
+
+
+def test_plugins_and_skills_tables_cut_descriptions_at_a_word(
+    settings: Settings, tmp_path: Path
+) -> None:
+    skill = tmp_path / "my-skills" / "long-one"
+    skill.mkdir(parents=True)
+    words = "Summarize quarterly spreadsheets into concise bullet points " * 3
+    (skill / "SKILL.md").write_text(f"---\nname: long-one\ndescription: {words}\n---\nHi\n")
+    with_skills = settings.model_copy(update={"extra_skill_dirs": [tmp_path / "my-skills"]})
+    out = drive(with_skills, "/skills\n/exit\n")
+    line = next(ln for ln in out.splitlines() if "long-one" in ln)
+    shown = line.split("Summarize", 1)[1].rstrip()
+    assert shown.endswith("…")
+    last_word = shown.removesuffix("…").split()[-1]
+    assert last_word in words.split()  # a whole word, not "spreadsh"
+    assert len("Summarize" + shown) <= 70

@@ -1,0 +1,126 @@
+"""Facet vectors: the extra vectors of an index row, and how they fuse with the descriptor's.
+
+A row's facets are its example requests (author or generated) and, for a plugin with more
+than one capability, each capability's own text. Each facet is embedded alone, so a query
+close to one example or one capability is found even when the whole descriptor reads
+differently. The dense score of a row is the descriptor's cosine fused with its facets'
+(see `fuse`); rows without facets keep the descriptor's score.
+
+Facets are stored owner by owner (a row's facets are contiguous), so the best facet of
+every row is one matrix product and one `maximum.reduceat`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+FusionMode = Literal["none", "max", "centroid", "weighted"]
+EXAMPLE = "example"
+CAPABILITY = "capability"
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How a row's facet scores join its descriptor score.
+
+    none      the descriptor only
+    max       the best of the descriptor and every facet
+    centroid  the best of the descriptor and the mean of the facet vectors
+    weighted  (1 - weight) * descriptor + weight * max(descriptor, best facet)
+    """
+
+    mode: FusionMode = "weighted"
+    weight: float = 0.5
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One embedded piece of a row: an example or a capability's text."""
+
+    text: str
+    kind: str  # example | capability
+    capability: str | None = None
+    source: str = "author"  # author | generated | manifest
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "capability": self.capability,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Facet:
+        return cls(data["text"], data["kind"], data.get("capability"), data.get("source", ""))
+
+
+class FacetMatrix:
+    """Every facet vector of a table, owner-sorted, with the row each belongs to."""
+
+    def __init__(self, vectors: Any, owners: Any, rows: int) -> None:
+        import numpy as np
+
+        self.vectors = vectors
+        self.owners = np.asarray(owners, dtype=np.int64)
+        self.rows = rows
+        if len(self.owners):
+            change = np.flatnonzero(np.diff(self.owners)) + 1
+            self.starts = np.concatenate([[0], change]).astype(np.int64)
+        else:
+            self.starts = np.zeros(0, dtype=np.int64)
+        self.ends = np.append(self.starts[1:], len(self.owners)).astype(np.int64)
+        self.has = self.owners[self.starts] if len(self.owners) else self.starts
+        self._centroids: Any = None
+
+    def span(self, row: int) -> tuple[int, int]:
+        """The facet positions [start, end) of `row` (empty when it has none)."""
+        import numpy as np
+
+        at = int(np.searchsorted(self.has, row))
+        if at < len(self.has) and int(self.has[at]) == row:
+            return int(self.starts[at]), int(self.ends[at])
+        return 0, 0
+
+    def best(self, query: Any) -> Any:
+        """Per row: the cosine of its closest facet (-inf for rows without facets)."""
+        import numpy as np
+
+        out = np.full(self.rows, -np.inf, dtype=np.float32)
+        if len(self.owners):
+            scores = np.asarray(self.vectors) @ query
+            out[self.has] = np.maximum.reduceat(scores, self.starts)
+        return out
+
+    def centroid(self, query: Any) -> Any:
+        """Per row: the cosine of the mean of its facet vectors (-inf without facets)."""
+        import numpy as np
+
+        if self._centroids is None:
+            sums = np.add.reduceat(np.asarray(self.vectors), self.starts, axis=0)
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)
+            self._centroids = sums / np.maximum(norms, 1e-9)
+        out = np.full(self.rows, -np.inf, dtype=np.float32)
+        if len(self.owners):
+            out[self.has] = self._centroids @ query
+        return out
+
+    def fuse(self, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
+        """(fused dense score per row, best facet score per row or -inf)."""
+        import numpy as np
+
+        if fusion.mode == "none" or not len(self.owners):
+            return descriptor, np.full(self.rows, -np.inf, dtype=np.float32)
+        best = self.best(query)
+        if fusion.mode == "max":
+            return np.maximum(descriptor, best), best
+        if fusion.mode == "centroid":
+            return np.maximum(descriptor, self.centroid(query)), best
+        lifted = np.maximum(descriptor, best)
+        return (1.0 - fusion.weight) * descriptor + fusion.weight * lifted, best
+
+
+def owner_layout(counts: list[int]) -> list[int]:
+    """The owner row of every facet, given how many facets each row has, in row order."""
+    return [row for row, count in enumerate(counts) for _ in range(count)]

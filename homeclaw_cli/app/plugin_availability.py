@@ -1,0 +1,82 @@
+"""Whether a retrieved plugin can be offered to the model right now.
+
+A plugin served by a server someone else starts (http, external, MCP over a URL) is offered
+only when that server answers: the health store's recent good status, or else a TCP connect
+with a short timeout, remembered for a while. Without this a small model calls a plugin whose
+server is down, reads "connection refused" and flounders. Plugins homeclaw starts itself
+(inline, subprocess, stdio MCP, servers marked `managed`) are always available.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from datetime import UTC, datetime
+from urllib.parse import urlparse
+
+from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.state.health import HealthStore
+
+RECENT_SEC = 30.0  # a health status or probe this fresh is trusted
+CONNECT_TIMEOUT_SEC = 0.3
+
+
+class ServerProbe:
+    """`offerable(manifest)` for the agent: a cheap, cached is-the-server-up check."""
+
+    def __init__(
+        self,
+        health: HealthStore,
+        *,
+        recent_sec: float = RECENT_SEC,
+        timeout_sec: float = CONNECT_TIMEOUT_SEC,
+    ) -> None:
+        self.health = health
+        self.recent_sec = recent_sec
+        self.timeout_sec = timeout_sec
+        self._seen: dict[str, tuple[float, bool]] = {}
+
+    def __call__(self, manifest: PluginManifest) -> bool:
+        url = server_url(manifest)
+        if url is None or getattr(manifest.config, "managed", False):
+            return True
+        now = time.monotonic()
+        cached = self._seen.get(manifest.id)
+        if cached is not None and now - cached[0] < self.recent_sec:
+            return cached[1]
+        up = self._recently_ok(manifest.id) or reachable(url, self.timeout_sec)
+        self._seen[manifest.id] = (now, up)
+        return up
+
+    def _recently_ok(self, plugin_id: str) -> bool:
+        status = self.health.get(plugin_id)
+        if status is None or not status.ok:
+            return False
+        try:
+            checked = datetime.fromisoformat(status.checked_at)
+        except ValueError:
+            return False
+        return (datetime.now(UTC) - checked).total_seconds() < self.recent_sec
+
+
+def server_url(manifest: PluginManifest) -> str | None:
+    """The URL of the server a plugin needs running, or None when homeclaw runs it."""
+    config = manifest.config
+    for key in ("base_url", "url"):
+        value = getattr(config, key, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def reachable(url: str, timeout_sec: float) -> bool:
+    """True when something accepts a TCP connection at the URL's host and port."""
+    parsed = urlparse(url)
+    if not parsed.hostname:
+        return True  # nothing to probe: let the call report what is wrong
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parsed.hostname, port), timeout=timeout_sec):
+            return True
+    except OSError:
+        return False

@@ -1,0 +1,111 @@
+"""What a model's final text must not be: a tool call, or a claim of a tool result it never got.
+
+Small models write calls to tools that do not exist (`{"name": "factorial", ...}`), wrap them in
+prose or <tool_call> tags, or answer "Here's the result using the units__convert tool: ..."
+without calling anything. Each gets one corrective round (core/turn_round.py); a call left in
+the text after that is cut out, so raw call JSON never reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR
+
+_CALL_NAME = re.compile(
+    r'"(?:name|function|tool|tool_name)"\s*:\s*"([^"]+)"\s*,\s*"(?:arguments|parameters|args|input)"'
+    r"\s*:"
+)
+_ARGS_FIRST = re.compile(
+    r'"(?:arguments|parameters|args)"\s*:\s*\{[^{}]*\}\s*,\s*"(?:name|function|tool)"\s*:\s*"([^"]+)"'
+)
+_TAGGED = re.compile(r"<tool_call>.*?(?:</tool_call>|$)", re.DOTALL)
+_FENCED_JSON = re.compile(r"```[a-zA-Z]*\s*\{.*?\}\s*```", re.DOTALL)
+_CLAIM = re.compile(
+    r"\b(?:using|used|use|with|via|through|call(?:ed|ing)?|run(?:ning)?)\s+(?:the\s+)?`?"
+    r"[\w.-]+`?\s+(?:tool|function|plugin)\b"
+    r"|\btool(?:'s)?\s+(?:returned|result|output|says)"
+    r"|\b(?:I'll|I will|let me|I'm going to|I am going to)\s+(?:now\s+)?(?:use|call|run)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class AnswerProblem:
+    """Why a final text cannot go to the user as is, and what to tell the model."""
+
+    kind: str  # "call" (the text is or holds a tool call) | "claim" (a result with no call)
+    correction: str
+    name: str = ""
+
+
+def written_call(text: str) -> str | None:
+    """The tool name of a call written into `text` (JSON or <tool_call> tags), else None."""
+    for pattern in (_CALL_NAME, _ARGS_FIRST):
+        match = pattern.search(text)
+        if match:
+            return match.group(1)
+    if "<tool_call>" in text:
+        return "?"
+    return None
+
+
+def strip_calls(text: str) -> str:
+    """`text` without the tool calls written into it (tagged, fenced or bare JSON)."""
+    out = _TAGGED.sub("", text)
+    out = _FENCED_JSON.sub("", out)
+    return _strip_bare_calls(out).strip()
+
+
+def _strip_bare_calls(text: str) -> str:
+    decoder = json.JSONDecoder()
+    pieces: list[str] = []
+    pos = 0
+    for match in re.finditer(r"\{", text):
+        if match.start() < pos:
+            continue
+        try:
+            _, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if written_call(text[match.start() : end]):
+            pieces.append(text[pos : match.start()])
+            pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def check_answer(text: str, offered: Collection[str], *, called: bool) -> AnswerProblem | None:
+    """The problem with a final answer, or None when it may go to the user."""
+    valid = ", ".join(offered)
+    name = written_call(text)
+    if name is not None:
+        if offered:
+            correction = (
+                f"`{name}` is not a tool you can call here. Call one of these tools as a real "
+                f"tool call: {valid}. Or, if none fits, answer the user in plain text, no JSON."
+            )
+        else:
+            correction = "There are no tools in this chat: answer the user in plain text."
+        return AnswerProblem("call", correction, name)
+    if called or not offered:
+        return None
+    mentioned = [n for n in offered if n in text or _capability(n) in text]
+    if mentioned or _CLAIM.search(text):
+        return AnswerProblem(
+            "claim",
+            "You have not called any tool in this turn, so there is no tool result to report. "
+            f"If a tool fits the request, call it now ({valid}); otherwise answer from your own "
+            "knowledge and do not mention tools.",
+        )
+    return None
+
+
+def _capability(name: str) -> str:
+    """The capability id of a tool name when it is distinctive enough to count as a mention
+    (`search_notes`), else the whole name (`convert` alone is an ordinary word)."""
+    _, _, capability = name.partition(TOOL_NAME_SEPARATOR)
+    return capability if capability and ("_" in capability or len(capability) > 10) else name

@@ -1,0 +1,126 @@
+"""The constrained decision: when a model answered by itself although a plugin was offered.
+
+Small models often skip a retrieved plugin and answer from memory (badly: 350F to Celsius as
+LaTeX) or invent its output. When the free round ended without a call and retrieval was
+confident (`llm.decide: auto`, or whenever a plugin was offered with `always`), two short
+structured-output requests follow, before that answer is shown: one whose JSON schema is an
+enum of the offered tools plus "answer", and, if a tool was picked, one whose schema is that
+tool's parameters. Constrained decoding (Ollama `format`, OpenAI `response_format`) makes both
+well-formed, and each is a far easier task for a small model than the free round.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
+from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_wrappers
+from homeclaw_cli.core.tool_registry import Tool
+from homeclaw_cli.core.trace import LlmStep, ToolStep
+from homeclaw_cli.core.turn_calls import ModelMove, TurnState
+
+DECIDE_MODES = ("never", "auto", "always")
+HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
+DECIDE_SYSTEM = (
+    "Pick the tool that does what the user asks, or `answer` when no tool is needed. Tools:"
+)
+ARGUMENTS_SYSTEM = "Write the arguments of the tool `{name}` for the user's request, with the "
+ARGUMENTS_SYSTEM += "user's own values. {name}: {description}"
+
+
+def wants_decision(state: TurnState) -> bool:
+    """True when a free answer in this turn gets the constrained decision first."""
+    if state.decide == "never" or not state.native:
+        return False
+    if any(isinstance(s, ToolStep) for s in state.steps):
+        return False
+    if not any(t.kind == "plugin" for t in state.tools.tools()):
+        return False
+    return state.decide == "always" or state.confident
+
+
+async def second_look(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
+    """The move after the constrained decision: a call to the picked tool, or `move` as is."""
+    if not wants_decision(state) or state.decided:
+        return move
+    state.decided = True
+    tools = [t for t in state.tools.tools() if t.kind != "search"]
+    picked = await _ask(
+        llm,
+        state,
+        _messages(state, _decide_system(tools)),
+        round_no,
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"type": "string", "enum": [*(t.name for t in tools), ANSWER_TOOL]}
+            },
+            "required": ["tool"],
+        },
+    )
+    name = picked.get("tool") if isinstance(picked, dict) else None
+    tool = state.tools.get(name) if isinstance(name, str) else None
+    if tool is None:
+        return move
+    system = ARGUMENTS_SYSTEM.format(name=tool.name, description=tool.description)
+    arguments = await _ask(llm, state, _messages(state, system), round_no, _arguments_schema(tool))
+    if not isinstance(arguments, dict):
+        return move
+    return ModelMove(move.content, [LLMToolCall(tool.name, arguments)], "decided", move.answer)
+
+
+def _decide_system(tools: list[Tool]) -> str:
+    lines = [DECIDE_SYSTEM]
+    lines += [f"- {t.name}: {t.description}" for t in tools]
+    lines.append(f"- {ANSWER_TOOL}: reply to the user yourself")
+    return "\n".join(lines)
+
+
+def _messages(state: TurnState, system: str) -> list[ChatMessage]:
+    """The request with the previous exchange (not this turn's tool traffic)."""
+    earlier = [
+        m
+        for m in state.messages[1 : state.own_from]
+        if m.get("role") in ("user", "assistant") and not m.get("tool_calls")
+    ]
+    return [
+        {"role": "system", "content": system},
+        *earlier[-HISTORY_MESSAGES:],
+        {"role": "user", "content": state.message},
+    ]
+
+
+def _arguments_schema(tool: Tool) -> dict[str, Any]:
+    schema = dict(tool.parameters)
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    return schema
+
+
+async def _ask(
+    llm: LLM, state: TurnState, messages: list[ChatMessage], round_no: int, schema: Any
+) -> Any:
+    """One structured-output request; its JSON (None when it is not JSON)."""
+    state.status("thinking")
+    try:
+        reply = await llm.chat(messages, format=schema)
+    finally:
+        state.status(None)
+    state.llm_seconds += reply.seconds
+    try:
+        data = json.loads(strip_wrappers(reply.content))
+    except json.JSONDecodeError:
+        data = None
+    name = data.get("tool") if isinstance(data, dict) else None
+    state.steps.append(
+        LlmStep(
+            seconds=reply.seconds,
+            round=round_no,
+            prompt_tokens=reply.prompt_tokens,
+            eval_tokens=reply.eval_tokens,
+            tool_calls=[name] if isinstance(name, str) and name != ANSWER_TOOL else [],
+            call_source="decided",
+        )
+    )
+    return data

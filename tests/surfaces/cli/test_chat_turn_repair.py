@@ -1,0 +1,163 @@
+"""`homeclaw chat -q` against the scripted Ollama server: what a small model gets wrong in a
+turn, and how the turn repairs it (calls written as text, unknown names, bad arguments,
+claimed results, the constrained decision, lean tool offers, servers that are down)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
+from tests.fakes.ollama_server import FakeOllama, Reply, text, tool_call, unused_port_host
+from tests.json_output import payload
+
+__all__ = ["fast_retrieval"]
+
+
+@pytest.fixture
+def fake(hc_home: Path, fast_retrieval: object) -> Iterator[FakeOllama]:
+    with FakeOllama(strict_models=True) as fake:
+        fake.add_model("llama3.2")
+        yield fake
+
+
+@pytest.fixture
+def plugins(tmp_path: Path) -> Path:
+    return write_test_plugins(tmp_path / "plugins")
+
+
+@pytest.fixture
+def chat(cli: Callable[..., Any], fake: FakeOllama, plugins: Path) -> Callable[..., Any]:
+    def run(*args: str, env: dict[str, str] | None = None) -> Any:
+        return cli(
+            "--plugins-dir",
+            str(plugins),
+            "chat",
+            "--host",
+            fake.host,
+            *args,
+            env={"HOMECLAW_NO_BUNDLED": "1", **(env or {})},
+        )
+
+    return run
+
+
+def offered(request: dict[str, Any]) -> list[str]:
+    return [t["function"]["name"] for t in request.get("tools") or []]
+
+
+def feedback(request: dict[str, Any]) -> list[str]:
+    """What homeclaw told the model after its reply (tool results, corrections)."""
+    return [m["content"] for m in request["messages"][2:] if m["role"] in ("tool", "user")]
+
+
+def test_a_call_to_an_unknown_tool_gets_one_round_listing_the_valid_names(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(
+        text('```json\n{"name": "factorial", "arguments": {"n": 7}}\n```'),
+        tool_call("tides__times", {"harbour": "Brest"}),
+    )
+    result = chat("-q", "tide times for the harbour of Brest")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Brest at 06:12.\n"  # never the call JSON
+    assert "unknown tool `factorial`" in feedback(fake.chat_requests[1])[-1]
+    assert "tides__times" in feedback(fake.chat_requests[1])[-1]
+
+
+def test_a_call_in_prose_is_never_the_answer(chat: Callable[..., Any], fake: FakeOllama) -> None:
+    leaked = 'Sure! <tool_call>{"name": "shout_it_out", "arguments": {"text": "hi"}}</tool_call>'
+    fake.script(text(leaked), text(leaked))
+    result = chat("-q", "tide times for the harbour of Brest", "--json")
+    assert len(fake.chat_requests) == 2  # one corrective round, no more
+    assert "`shout_it_out` is not a tool" in feedback(fake.chat_requests[1])[-1]
+    data = payload(result)
+    assert data["answer"] == "Sure!"  # the call cut out of what the user sees
+
+
+def test_bad_arguments_are_repaired_or_named(chat: Callable[..., Any], fake: FakeOllama) -> None:
+    fake.script(tool_call("tides__times", {"harbour": 7}))  # a number for a string: repaired
+    result = chat("-q", "tide times for the harbour of Brest")
+    assert result.exit_code == 0 and result.stdout == "High tide in 7 at 06:12.\n"
+    fake.script(tool_call("tides__times", {"port": "Brest"}), tool_call("tides__times", {}))
+    result = chat("-q", "tide times for the harbour of Brest")
+    assert result.exit_code == 1
+    assert "unknown parameter `port`" in feedback(fake.chat_requests[-1])[-1]
+    assert "still wrong after a correction" in result.stderr
+    assert "missing required parameter `harbour`" in result.stderr
+
+
+def test_a_claimed_tool_result_gets_one_corrective_round(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(
+        text("Using the tides__times tool: high tide in Brest is at 9:00."),
+        tool_call("tides__times", {"harbour": "Brest"}),
+    )
+    never = {"HOMECLAW_LLM__DECIDE": "never"}
+    result = chat("-q", "tide times for the harbour of Brest", env=never)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Brest at 06:12.\n"
+    assert "You have not called any tool" in feedback(fake.chat_requests[1])[-1]
+
+
+def _decision(request: dict[str, Any]) -> Reply | str:
+    schema = request.get("format") or {}
+    if "tool" in schema.get("properties", {}):
+        assert "tides__times" in schema["properties"]["tool"]["enum"]
+        assert "answer" in schema["properties"]["tool"]["enum"]
+        return text('{"tool": "tides__times"}')
+    assert schema["required"] == ["harbour"]  # the tool's own parameters
+    return text('{"harbour": "Cork"}')
+
+
+def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(text("High tide is probably around noon."), _decision, _decision)
+    result = chat(
+        "-q", "tide times in the harbour of Cork", "--trace", env={"HOMECLAW_LLM__DECIDE": "always"}
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"  # the guess was never shown
+    assert "tools" not in fake.chat_requests[1] or not fake.chat_requests[1]["tools"]
+    assert "[decided]" in result.stderr
+
+
+def test_the_decision_may_keep_the_answer(chat: Callable[..., Any], fake: FakeOllama) -> None:
+    fake.script(text("Tides follow the moon."), text('{"tool": "answer"}'))
+    result = chat("-q", "why are there tides in a harbour", env={"HOMECLAW_LLM__DECIDE": "always"})
+    assert result.exit_code == 0 and result.stdout == "Tides follow the moon.\n"
+    assert len(fake.chat_requests) == 2
+
+
+def test_small_talk_offers_no_tools_and_time_offers_the_clock(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(text("Canberra."), text("It is noon."))
+    assert chat("-q", "whats the capital of australia").stdout == "Canberra.\n"
+    first = fake.chat_requests[0]
+    assert offered(first) == []
+    assert "tool" not in first["messages"][0]["content"].lower()  # no tool talk either
+    chat("-q", "what time is it now")
+    assert "current_time" in offered(fake.chat_requests[1])
+
+
+def test_a_plugin_whose_server_is_down_is_not_offered(
+    chat: Callable[..., Any], fake: FakeOllama, plugins: Path
+) -> None:
+    (plugins / "lamp").mkdir()
+    (plugins / "lamp" / "plugin.yaml").write_text(
+        "id: lamp\nname: Lamp\ndescription: Switch the tide lamp of the harbour on or off.\n"
+        "keywords: [lamp, tide, harbour]\ntype: http\n"
+        f"config: {{base_url: '{unused_port_host()}'}}\n"
+        "capabilities:\n  - {id: switch, name: Switch, description: Switch the lamp.}\n"
+    )
+    fake.script(text("ok"))
+    data = payload(chat("-q", "switch the tide lamp of the harbour on", "--json"))
+    assert "lamp" in [p["id"] for p in data["retrieved"]["plugins"]]
+    assert "lamp__switch" not in data["tools_offered"]
+    assert "lamp__switch" not in offered(fake.chat_requests[0])
