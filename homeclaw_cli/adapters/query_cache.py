@@ -301,9 +301,6 @@ class SnapshotReader:
         index = self._by_id.get(item)
         return [] if index is None else self.snapshot.facet_scores(index, vector)
 
-    def vectors_for(self, table: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        return {i: self.snapshot.vector(self._by_id[i]) for i in ids if i in self._by_id}
-
     def all_rows(self, table: str) -> list[dict[str, Any]]:
         return [self.snapshot.row(i) for i in range(len(self.snapshot.ids))]
 
