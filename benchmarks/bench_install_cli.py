@@ -87,8 +87,10 @@ def main() -> None:
         )
     load = os.getloadavg()[0]
     for name, samples in times.items():
+        cpu = statistics.median(CPU[name])
         print(
-            f"plugin {name:9} median {statistics.median(samples):5.1f} s   max {max(samples):5.1f} s"
+            f"plugin {name:9} wall median {statistics.median(samples):5.1f} s"
+            f" (max {max(samples):5.1f})   cpu median {cpu:5.1f} s"
         )
     print(f"({RUNS} runs each, load average {load:.2f}, {os.cpu_count()} cpus)")
 
