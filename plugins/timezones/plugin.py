@@ -114,6 +114,10 @@ def resolve_zone(place: str) -> ZoneInfo:
         raise PluginError("no place given")
     try:
         return ZoneInfo(zone_name(key) or key)
+    except IsADirectoryError:  # a zone region such as `Australia` or `America`
+        raise PluginError(
+            f"{place!r} has several time zones; name a city in it, e.g. its capital"
+        ) from None
     except (ZoneInfoNotFoundError, ValueError):
         raise PluginError(
             f"unknown city or time zone {place!r}; try an IANA name such as Europe/Paris"

@@ -84,6 +84,9 @@ def test_timezones(cli: Any) -> None:
         assert code == 0 and ("EST" in result["text"] or "EDT" in result["text"]), place
     code, result = call(cli, "timezones", "current_time", "-pplace=Atlantis")
     assert code == 1 and "unknown city or time zone 'Atlantis'" in result["error"]
+    # a region of the zone database is a folder, not a zone: a clear error, not a crash
+    code, result = call(cli, "timezones", "current_time", "-pplace=Australia")
+    assert code == 1 and "'Australia' has several time zones" in result["error"]
 
 
 def test_notes_round_trip(cli: Any) -> None:

@@ -29,7 +29,7 @@ MODELS_DIR = os.environ.get("HOMECLAW_BENCH_MODELS")
 TASKS = """\
 - {id: units, request: "how many km is 5 miles", plugin: units, capability: convert,
    args: {value: 5}, answer: ["8.04"]}
-- {id: capital, request: "whats the capital of australia", no_plugin: true, answer: [canberra]}
+- {id: hamlet, request: "who wrote hamlet", no_plugin: true, answer: [shakespeare]}
 - {id: hash, request: "sha256 of hello", plugin: hashkit, capability: hash, args: {text: hello},
    answer: ["2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"]}
 - {id: note, request: "remember that the garage code is 7391", plugin: notes,
