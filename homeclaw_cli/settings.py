@@ -127,15 +127,9 @@ class LLMSettings(_Section):
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
     )
     decide: Literal["auto", "always", "never"] = Field(
-        default="auto",
-        description="a constrained tool-or-answer decision when the model answered without "
-        "calling an offered plugin: auto (retrieval confident), always (small models), never",
+        default="auto", description="constrained tool-or-answer step (README, Configuration)"
     )
-    search_tools: bool = Field(
-        default=False,
-        description="offer search_plugins/search_skills in chat (small models call them for "
-        "small talk)",
-    )
+    search_tools: bool = Field(default=False, description="offer search_plugins in chat")
 
 
 class ToolSettings(_Section):

@@ -95,6 +95,18 @@ def workspace_dirs(settings: Settings) -> list[Path]:
     return [settings.data_dir / "workspace", settings.cwd]
 
 
+def agent_config(settings: Settings) -> AgentConfig:
+    """The turn loop's settings (`llm.*` and the workspace folders)."""
+    return AgentConfig(
+        max_rounds=settings.llm.max_rounds,
+        tool_mode=settings.llm.tool_mode,
+        workspace_dirs=workspace_dirs(settings),
+        context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
+        search_tools=settings.llm.search_tools,
+        decide=settings.llm.decide,
+    )
+
+
 def approval_policy(settings: Settings) -> ApprovalPolicy:
     """The standing answers from `tools.approve` and `tools.approve_rules` (flags included)."""
     return ApprovalPolicy(mode=settings.tools.approve, rules=dict(settings.tools.approve_rules))
@@ -146,14 +158,7 @@ class ChatSession:
             manifests=self.manifest,
             skills=self.skills,
             builtins=builtins,
-            config=AgentConfig(
-                max_rounds=settings.llm.max_rounds,
-                tool_mode=settings.llm.tool_mode,
-                workspace_dirs=workspace_dirs(settings),
-                context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
-                search_tools=settings.llm.search_tools,
-                decide=settings.llm.decide,
-            ),
+            config=agent_config(settings),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
             offerable=ServerProbe(self.caller.health),
         )
