@@ -97,3 +97,32 @@ def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
         f"the search index at {uri} is damaged ({first.split(', /')[0]})",
         hint=f"delete {uri} and run `homeclaw sync`: it is rebuilt from your plugins and skills",
     )
+
+
+_UNREACHABLE = ("connect error", "connectionrefused", "dns error", "timed out", "sending request")
+_REFUSED = ("invalidaccesskeyid", "signaturedoesnotmatch", "accessdenied", "forbidden", "403")
+
+
+def object_store_error(uri: str, exc: BaseException) -> HomeclawError | None:
+    """The user-facing error for an object store that cannot be reached or refuses the keys."""
+    if "://" not in uri or uri.startswith("file://"):
+        return None
+    text = str(exc).lower()
+    if any(word in text for word in _REFUSED):
+        return ConfigError(
+            f"the object store refused the credentials for index.uri {uri}",
+            hint="set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or index.profile, or keys in "
+            "index.storage_options) to keys that may read and write that bucket",
+        )
+    if "nosuchbucket" in text or "bucket does not exist" in text:
+        return ConfigError(
+            f"the bucket of index.uri {uri} does not exist",
+            hint="create the bucket, or fix index.uri",
+        )
+    if any(word in text for word in _UNREACHABLE):
+        return UnavailableError(
+            f"cannot reach the object store of index.uri {uri}",
+            hint="check index.endpoint (or AWS_ENDPOINT_URL), index.allow_http for http://, "
+            "and that the server is up",
+        )
+    return None

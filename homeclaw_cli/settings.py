@@ -19,186 +19,45 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from homeclaw_cli.errors import ConfigError, missing_path
+from homeclaw_cli.settings_sections import (
+    DEFAULT_EMBEDDING_MODEL,
+    EmbeddingSettings,
+    IndexSettings,
+    LLMSettings,
+    PluginSettings,
+    RetrievalSettings,
+    Section,
+    ServeSettings,
+    SkillSettings,
+    ToolSettings,
+)
 from homeclaw_cli.suggest import did_you_mean
+
+__all__ = [
+    "BUNDLED_PLUGINS_DIR",
+    "BUNDLED_SKILLS_DIR",
+    "DEFAULT_EMBEDDING_MODEL",
+    "RetrievalSettings",
+    "Settings",
+    "effective_values",
+    "load_settings",
+    "mask_secret",
+]
 
 APP_NAME = "homeclaw"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_PLUGINS_DIR = REPO_ROOT / "plugins"
 BUNDLED_SKILLS_DIR = REPO_ROOT / "skills"
-DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 MAX_CONFIG_BYTES = 1024 * 1024
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class RetrievalSettings(_Section):
-    """Seed 002 §8.4 keys, shared by plugins and skills."""
-
-    use_vector_search: bool = True
-    method: Literal["dense", "fts", "hybrid"] = Field(
-        default="hybrid", description="retrieval method (benchmarks/retrieval/RESULTS.md)"
-    )
-    table: str
-    max_retrieved: int = Field(default=5, ge=1, le=100)
-    similarity_threshold: float = Field(
-        default=0.2, ge=-1.0, le=1.0, description="tuned on benchmarks/retrieval (RESULTS.md)"
-    )
-    max_in_prompt: int = Field(default=5, ge=0, description="0 = no limit")
-    relative_margin: float = Field(
-        default=0.15, ge=0.0, le=2.0, description="drop hits this far below the best one"
-    )
-    fusion: Literal["none", "max", "centroid", "weighted"] = Field(
-        default="weighted",
-        description="how example and capability vectors join the descriptor's score",
-    )
-    fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
-    refresh_on_startup: bool = True
-    incremental_sync: bool = True
-    dirs: list[Path] = Field(default_factory=list, description="extra folders to scan")
-    user_dir: Path | None = Field(default=None, description="default: <data_dir>/<kind>")
-
-
-class PluginSettings(RetrievalSettings):
-    table: str = "homeclaw_plugins"
-    embed_text: Literal["full", "description"] = Field(
-        default="full",
-        description="what a plugin's vector embeds: full (name, descriptions, keywords, "
-        "capabilities) or description (description + description_long)",
-    )
-    trust_workspace: bool = Field(
-        default=False, description="load ./plugins of the cwd (a cloned repository's, too)"
-    )
-    inline_timeout_sec: float = Field(
-        default=60.0, gt=0, description="how long an inline plugin call may take"
-    )
-
-
-class SkillEntrySettings(_Section):
-    """Per-skill switches, OpenClaw's `skills.entries.<id>`."""
-
-    enabled: bool = True
-    env: dict[str, str] = Field(
-        default_factory=dict, description="env vars given to this skill's scripts"
-    )
-
-
-class SkillSettings(RetrievalSettings):
-    table: str = "homeclaw_skills"
-    test_dir: Path | None = None
-    trust_workspace: bool = Field(default=False, description="load ./skills of the cwd")
-    script_allowlist: list[str] = Field(
-        default_factory=lambda: ["*"],
-        description="glob patterns of `<skill id>/<script>` run_skill may run",
-    )
-    script_timeout_sec: float = Field(default=30.0, gt=0, le=3600)
-    script_max_output_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
-    entries: dict[str, SkillEntrySettings] = Field(default_factory=dict)
-    config: dict[str, Any] = Field(
-        default_factory=dict, description="values metadata requires.config paths look up"
-    )
-
-
-class LLMSettings(_Section):
-    provider: Literal["ollama", "openai"] = "ollama"
-    host: str = "http://127.0.0.1:11434"
-    model: str = "llama3.2"
-    max_rounds: int = Field(default=6, ge=1, le=50)
-    timeout_sec: float = Field(default=120.0, gt=0)
-    api_key: str | None = Field(default=None, description="provider openai: bearer token")
-    num_ctx: int | None = Field(
-        default=None, ge=512, description="context window to request (Ollama num_ctx)"
-    )
-    temperature: float | None = Field(
-        default=0.2,
-        ge=0,
-        le=2,
-        description="sampling temperature sent to the server (low: steady tool routing); "
-        "null: the server's default",
-    )
-    tool_mode: Literal["auto", "native", "json"] = Field(
-        default="auto", description="auto: native tool calls when /api/show lists `tools`"
-    )
-    decide: Literal["auto", "always", "never"] = Field(
-        default="auto", description="constrained tool-or-answer step (README, Configuration)"
-    )
-    search_tools: bool = Field(default=False, description="offer search_plugins in chat")
-
-
-class ToolSettings(_Section):
-    """The chat's built-in tools (seed 002 §5)."""
-
-    allowed_dirs: list[Path] = Field(
-        default_factory=list,
-        description="folders read_file/list_dir may read; none: the file tools are not offered",
-    )
-    approve: Literal["ask", "auto", "never"] = Field(
-        default="ask",
-        description="model tool calls that are not read-only: ask (default), auto (run), never",
-    )
-    approve_rules: dict[str, Literal["ask", "auto", "never"]] = Field(
-        default_factory=dict,
-        description="per plugin or capability, e.g. {notes: auto, notes.delete_note: never}",
-    )
-    fetch_max_bytes: int = Field(default=512 * 1024, ge=1024)
-    fetch_timeout_sec: float = Field(default=15.0, gt=0, le=300)
-    fetch_allow_private: bool = Field(default=False, description="allow 127.0.0.1/LAN URLs")
-    plugin_allowed: list[str] = Field(
-        default_factory=lambda: ["current_time", "fetch_url"],
-        description="built-in tools plugins may call",
-    )
-
-
-class EmbeddingSettings(_Section):
-    model: str = DEFAULT_EMBEDDING_MODEL
-    batch_size: int = Field(default=64, ge=1)
-
-
-class IndexSettings(_Section):
-    uri: str | None = Field(default=None, description="default: <data_dir>/index")
-    snapshots: bool = Field(
-        default=True, description="fast read-only snapshots for queries (local index only)"
-    )
-    expand: Literal["off", "auto"] = Field(
-        default="off",
-        description="auto: sync writes example requests with the chat model when it is "
-        "reachable (as `sync --expand`); off: only `sync --expand` does",
-    )
-    expand_count: int = Field(
-        default=5, ge=1, le=20, description="example requests generated per capability or skill"
-    )
-    expand_temperature: float = Field(
-        default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
-    )
-
-
-class ServeSettings(_Section):
-    """`homeclaw serve` (registration API) and the health checks of external plugins."""
-
-    host: str = "127.0.0.1"
-    port: int = Field(default=9750, ge=0, le=65535)
-    require_token: bool = Field(default=True, description="bearer token for register/unregister")
-    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
-    check_on_register: bool = Field(default=True, description="GET health_check_url first")
-    health_interval_sec: float = Field(default=30.0, ge=0, description="0 = no interval checks")
-    health_timeout_sec: float = Field(default=5.0, gt=0)
-    unhealthy_after: int = Field(default=3, ge=1, description="failed checks before unhealthy")
-    allow_command_plugins: bool = Field(
-        default=False, description="accept subprocess / stdio-MCP registrations over HTTP"
-    )
-    sync_on_register: bool = Field(
-        default=True, description="update the plugin index after each registration change"
-    )
-
-
-class Settings(_Section):
+class Settings(Section):
     """Everything a command needs to know about its environment, passed down explicitly."""
 
     data_dir: Path
@@ -240,7 +99,7 @@ class Settings(_Section):
         return self.data_dir / "state"
 
 
-CONFIGURABLE_SECTIONS: dict[str, type[_Section]] = {
+CONFIGURABLE_SECTIONS: dict[str, type[Section]] = {
     "llm": LLMSettings,
     "embedding": EmbeddingSettings,
     "index": IndexSettings,
@@ -278,26 +137,14 @@ def load_settings(
     env = os.environ if env is None else env
     cwd = (cwd or Path.cwd()).resolve()
     default_config, default_data = default_paths(env)
-
-    if config_file is not None:
-        config_path, config_source = config_file.expanduser(), "flag --config"
-        if not config_path.is_file():
-            hint = "create it, or drop --config to use " + str(default_config)
-            if not config_path.exists():
-                raise missing_path(f"config file {config_path}", hint=hint)
-            raise ConfigError(
-                f"config file {config_path} is a folder, not a file",
-                hint=hint,
-            )
-    elif env.get("HOMECLAW_CONFIG"):
-        config_path, config_source = Path(env["HOMECLAW_CONFIG"]).expanduser(), "env"
-    else:
-        config_path, config_source = default_config, "default"
+    config_path, config_source = _config_location(config_file, env, default_config)
 
     values: dict[str, Any] = {"data_dir": str(default_data)}
     sources: dict[str, str] = {}
+    problems: list[str] = []  # every bad key and value, reported together
     if config_path.is_file():
-        for key, value in _flatten(_read_config_file(config_path)).items():
+        data, problems = _read_config_file(config_path)
+        for key, value in _flatten(data).items():
             values[key] = value
             sources[key] = f"config {config_path}"
 
@@ -319,9 +166,28 @@ def load_settings(
     try:
         settings = Settings.model_validate(nested)
     except ValidationError as exc:
-        raise _config_error(exc, sources) from None
+        raise _config_error(problems + _value_problems(exc, sources)) from None
+    if problems:
+        raise _config_error(problems)
     settings.sources.setdefault("config_path", config_source)
     return settings
+
+
+def _config_location(
+    config_file: Path | None, env: Mapping[str, str], default_config: Path
+) -> tuple[Path, str]:
+    """The config file to read and where that choice came from (flag, env or default)."""
+    if config_file is None:
+        if env.get("HOMECLAW_CONFIG"):
+            return Path(env["HOMECLAW_CONFIG"]).expanduser(), "env"
+        return default_config, "default"
+    config_path = config_file.expanduser()
+    if not config_path.is_file():
+        hint = "create it, or drop --config to use " + str(default_config)
+        if not config_path.exists():
+            raise missing_path(f"config file {config_path}", hint=hint)
+        raise ConfigError(f"config file {config_path} is a folder, not a file", hint=hint)
+    return config_path, "flag --config"
 
 
 def effective_values(settings: Settings) -> list[tuple[str, Any, str]]:
@@ -330,13 +196,26 @@ def effective_values(settings: Settings) -> list[tuple[str, Any, str]]:
     dumped = settings.model_dump(mode="json")
     for key, value in _flatten(dumped).items():
         rows.append((key, value, settings.sources.get(key, "default")))
+    rows = [(key, mask_secret(key, value), source) for key, value, source in rows]
     rows.append(("index.uri (effective)", settings.index_uri, "derived from data_dir"))
     rows.append(("plugins.user_dir (effective)", str(settings.user_plugins_dir), "derived"))
     rows.append(("skills.user_dir (effective)", str(settings.user_skills_dir), "derived"))
     return rows
 
 
-def _read_config_file(path: Path) -> dict[str, Any]:
+def mask_secret(key: str, value: Any) -> Any:
+    """`value` with secrets replaced by `***`: llm.api_key, header values, storage keys."""
+    if key == "llm.api_key" and value:
+        return "***"
+    if key in ("llm.headers", "index.storage_options") and isinstance(value, dict):
+        words = ("secret", "key", "token", "password", "authorization", "sas", "credential")
+        hide = [k for k in value if key == "llm.headers" or any(w in k.lower() for w in words)]
+        return {k: "***" if k in hide else v for k, v in value.items()}
+    return value
+
+
+def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The file's known keys, and one problem line per unknown key."""
     try:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
@@ -353,28 +232,34 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read config file ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config file must be a mapping of keys to values")
-    _check_known_keys(data, path)
-    return data
+    return _known_keys(data, path)
 
 
-def _check_known_keys(data: dict[str, Any], path: Path) -> None:
+def _known_keys(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
     known_top = [*TOP_LEVEL_KEYS, *CONFIGURABLE_SECTIONS]
+    kept: dict[str, Any] = {}
+    problems: list[str] = []
     for key, value in data.items():
         if key in CONFIGURABLE_SECTIONS:
             if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `{key}` must be a mapping, e.g. `{key}: {{...}}`")
+                problems.append(f"{path}: `{key}` must be a mapping, e.g. `{key}: {{...}}`")
+                continue
             fields = CONFIGURABLE_SECTIONS[key].model_fields
-            for sub in value:
-                if sub not in fields:
-                    raise ConfigError(
-                        f"{path}: unknown key `{key}.{sub}`{did_you_mean(sub, fields)}",
-                        hint=f"valid keys under `{key}`: {', '.join(fields)}",
-                    )
-        elif key not in TOP_LEVEL_KEYS:
-            raise ConfigError(
-                f"{path}: unknown key `{key}`{did_you_mean(key, known_top)}",
-                hint=f"valid top-level keys: {', '.join(known_top)}",
+            kept[key] = {sub: v for sub, v in value.items() if sub in fields}
+            problems += [
+                f"{path}: unknown key `{key}.{sub}`"
+                + (did_you_mean(sub, fields) or f" (valid under `{key}`: {', '.join(fields)})")
+                for sub in value
+                if sub not in fields
+            ]
+        elif key in TOP_LEVEL_KEYS:
+            kept[key] = value
+        else:
+            problems.append(
+                f"{path}: unknown key `{key}`"
+                + (did_you_mean(key, known_top) or f" (top-level keys: {', '.join(known_top)})")
             )
+    return kept, problems
 
 
 def _env_values(env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
@@ -441,10 +326,20 @@ def _unflatten(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def _config_error(exc: ValidationError, sources: Mapping[str, str]) -> ConfigError:
+def _value_problems(exc: ValidationError, sources: Mapping[str, str]) -> list[str]:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         origin = sources.get(key, "default")
         lines.append(f"{key} = {err.get('input')!r} (from {origin}): {err['msg']}")
-    return ConfigError("invalid configuration: " + "; ".join(lines), hint="fix the value shown")
+    return lines
+
+
+def _config_error(problems: list[str]) -> ConfigError:
+    """One error naming every problem, so one edit fixes them all."""
+    if len(problems) == 1:
+        return ConfigError(f"invalid configuration: {problems[0]}", hint="fix the key or value")
+    return ConfigError(
+        f"invalid configuration ({len(problems)} problems):\n  - " + "\n  - ".join(problems),
+        hint="fix each key or value listed",
+    )

@@ -15,8 +15,8 @@ from homeclaw_cli.surfaces.cli.main import app
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-# Index/retrieval fixtures (fake_models, index_env) live with their fakes.
-pytest_plugins = ["tests.fakes.index"]
+# Index/retrieval fixtures (fake_models, index_env) and the S3 server live with their fakes.
+pytest_plugins = ["tests.fakes.index", "tests.fakes.s3"]
 
 
 @pytest.fixture

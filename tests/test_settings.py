@@ -85,3 +85,19 @@ def test_bad_config_exits_with_config_code(cli: Any, hc_home: Path) -> None:
     result = cli("plugin", "list")
     assert result.exit_code == 3
     assert "unknown key `llm.modle` (did you mean `model`?)" in result.stderr
+
+
+def test_config_show_reports_every_bad_key_and_value_at_once(cli: Any, hc_home: Path) -> None:
+    (hc_home / "config.yaml").write_text(
+        "llm:\n  modle: x\n  timeout_sec: soon\nplugins:\n  max_retreived: 3\nfoo: 1\n"
+    )
+    result = cli("config", "show")
+    assert result.exit_code == 3
+    assert "invalid configuration (4 problems)" in result.stderr
+    for expected in (
+        "unknown key `llm.modle` (did you mean `model`?)",
+        "unknown key `plugins.max_retreived` (did you mean `max_retrieved`?)",
+        "unknown key `foo` (top-level keys: data_dir,",
+        "llm.timeout_sec = 'soon'",
+    ):
+        assert expected in result.stderr

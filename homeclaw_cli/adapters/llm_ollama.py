@@ -23,7 +23,7 @@ from homeclaw_cli.core.ports import (
     ModelInfo,
     TextSink,
 )
-from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
+from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
 
 def _tools_from_show(info: dict[str, Any]) -> bool:
@@ -55,6 +55,9 @@ class OllamaLLM:
         timeout: float = 120.0,
         num_ctx: int | None = None,
         temperature: float | None = None,
+        headers: dict[str, str] | None = None,
+        retries: int = 0,
+        connect_timeout: float | None = None,
     ) -> None:
         import ollama
 
@@ -63,7 +66,17 @@ class OllamaLLM:
         self.temperature = temperature
         self._model = model
         self.timeout = timeout
-        self._client = ollama.AsyncClient(host=host, timeout=timeout)
+        # A remote server (llm.host) may sit behind a proxy that wants headers; connection
+        # failures are retried `retries` times, each connect waiting at most connect_timeout.
+        self._headers = headers or {}
+        self._timeout = httpx.Timeout(timeout, connect=connect_timeout or timeout)
+        self._retries = retries
+        self._client = ollama.AsyncClient(
+            host=host,
+            timeout=self._timeout,
+            headers=self._headers,
+            transport=httpx.AsyncHTTPTransport(retries=retries),
+        )
         self._show: dict[str, Any] | None = None
 
     @property
@@ -76,7 +89,13 @@ class OllamaLLM:
 
     async def version(self) -> str:
         """The server's version (checks that Ollama is running)."""
-        async with self._errors(), httpx.AsyncClient(timeout=self.timeout) as client:
+        transport = httpx.AsyncHTTPTransport(retries=self._retries)
+        async with (
+            self._errors(),
+            httpx.AsyncClient(
+                transport=transport, timeout=self._timeout, headers=self._headers
+            ) as client,
+        ):
             response = await client.get(self.host.rstrip("/") + "/api/version")
             response.raise_for_status()
             return str(response.json().get("version", "?"))
@@ -205,8 +224,21 @@ class OllamaLLM:
                 hint="a first call loads the model and can be slow; raise llm.timeout_sec",
             )
         if isinstance(exc, ConnectionError | httpx.ConnectError | httpx.NetworkError):
+            local = any(name in self.host for name in ("127.0.0.1", "localhost", "[::1]"))
             return UnavailableError(
-                f"Ollama is not running at {self.host}", hint="start it with `ollama serve`"
+                f"Ollama is not running at {self.host}",
+                hint="start it with `ollama serve`"
+                if local
+                else "start `OLLAMA_HOST=0.0.0.0 ollama serve` on that host, or fix llm.host",
+            )
+        if isinstance(exc, httpx.HTTPStatusError | ollama.ResponseError) and _status(exc) in (
+            401,
+            403,
+        ):
+            return ConfigError(
+                f"the server at {self.host} refused the request (HTTP {_status(exc)})",
+                hint="a reverse proxy in front of Ollama wants credentials: set llm.headers "
+                "(e.g. Authorization: Bearer ${TOKEN}) or llm.api_key_env",
             )
         if isinstance(exc, ollama.ResponseError):
             text = str(exc.error)
@@ -227,3 +259,10 @@ class OllamaLLM:
                 )
             return UnavailableError(f"Ollama error: {text} (HTTP {exc.status_code})")
         return UnavailableError(f"Ollama call failed: {exc}")
+
+
+def _status(exc: Exception) -> int | None:
+    if isinstance(exc, httpx.HTTPStatusError):
+        return exc.response.status_code
+    code = getattr(exc, "status_code", None)
+    return code if isinstance(code, int) else None

@@ -159,14 +159,22 @@ class OpenAICompatLLM:
         api_key: str | None = None,
         timeout: float = 120.0,
         temperature: float | None = None,
+        headers: dict[str, str] | None = None,
+        retries: int = 0,
+        connect_timeout: float | None = None,
     ) -> None:
         self.host = host
         self.temperature = temperature
         self.base = api_base(host)
         self._model = model
         self.timeout = timeout
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.AsyncClient(timeout=timeout, headers=headers)
+        all_headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        all_headers.update(headers or {})
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, connect=connect_timeout or timeout),
+            headers=all_headers,
+            transport=httpx.AsyncHTTPTransport(retries=retries),
+        )
 
     @property
     def model(self) -> str:
@@ -260,7 +268,7 @@ class OpenAICompatLLM:
         if response.status_code in (401, 403):
             raise ConfigError(
                 f"the server at {self.host} refused the request ({detail})",
-                hint="set llm.api_key in the config",
+                hint="set llm.api_key_env to the variable holding the key (or llm.api_key)",
             )
         if response.status_code == 404:
             raise NotFoundError(

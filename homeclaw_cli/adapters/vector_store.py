@@ -12,84 +12,73 @@ from another model (or dimension) is rebuilt by overwriting it in one commit, so
 
 from __future__ import annotations
 
-import json
+import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters import query_cache
-from homeclaw_cli.adapters.facets import FacetMatrix, Fusion, owner_layout
+from homeclaw_cli.adapters import object_store, query_cache, table_search
+from homeclaw_cli.adapters.facets import Fusion
 from homeclaw_cli.adapters.index_row import RECIPE, IndexRow, row_examples
+from homeclaw_cli.adapters.index_table import (
+    FTS_COLUMN,
+    META_COLUMNS,
+    StoredEmbedding,
+    StoredMeta,
+    matrices,
+    merge_by_id,
+    records,
+    table_schema,
+)
 from homeclaw_cli.adapters.query_cache import SnapshotReader
 from homeclaw_cli.core.retrieval import Match
-from homeclaw_cli.errors import ConfigError, HomeclawError
+from homeclaw_cli.errors import ConfigError, HomeclawError, object_store_error
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FTS_COLUMN = "search_text"
-_META_COLUMNS = ["id", "content_hash", "model", "dim", "status"]
-__all__ = ["RECIPE", "IndexRow", "SnapshotReader", "VectorStore", "open_store", "row_examples"]
-
-
-@dataclass(frozen=True)
-class StoredEmbedding:
-    """What a row was embedded from and with (a sync reuses it when nothing changed)."""
-
-    text: str
-    facets: str  # the facets' JSON as stored
-    model: str
-    vector: list[float]
-    facet_vectors: list[list[float]]
-
-
-@dataclass
-class StoredMeta:
-    id: str
-    content_hash: str
-    model: str
-    dim: int
-    status: str
-
-
-def _schema(dim: int) -> Any:
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("id", pa.string()),
-            ("kind", pa.string()),
-            ("source", pa.string()),
-            ("text", pa.string()),
-            (FTS_COLUMN, pa.string()),
-            ("content_hash", pa.string()),
-            ("model", pa.string()),
-            ("dim", pa.int32()),
-            ("descriptor", pa.string()),
-            ("status", pa.string()),
-            ("status_detail", pa.string()),
-            ("examples", pa.string()),
-            ("facets", pa.string()),
-            ("updated_at", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
-            ("facet_vectors", pa.list_(pa.list_(pa.float32(), dim))),
-        ]
-    )
+__all__ = [
+    "RECIPE",
+    "IndexRow",
+    "SnapshotReader",
+    "StoredMeta",
+    "VectorStore",
+    "open_store",
+    "row_examples",
+]
 
 
 def open_store(settings: Any) -> VectorStore:
     """The index of `settings` (index.uri, with snapshots unless index.snapshots is off)."""
-    return VectorStore(settings.index_uri, snapshots=settings.index.snapshots)
+    uri = settings.index_uri
+    return VectorStore(
+        uri,
+        snapshots=settings.index.snapshots,
+        storage_options=object_store.storage_options(settings.index, uri),
+        cache_dir=object_store.cache_dir(settings.data_dir, uri),
+        refresh_interval=settings.index.refresh_interval_sec,
+    )
 
 
 class VectorStore:
     """A thin, typed wrapper over one LanceDB database (a local folder or an object-store URI)."""
 
-    def __init__(self, uri: str, *, snapshots: bool = True) -> None:
+    def __init__(
+        self,
+        uri: str,
+        *,
+        snapshots: bool = True,
+        storage_options: dict[str, str] | None = None,
+        cache_dir: Path | None = None,
+        refresh_interval: float = 30.0,
+    ) -> None:
         self.uri = uri
         self._db: Any = None
-        self.snapshot_root = query_cache.cache_root(uri) if snapshots else None
+        self.remote = object_store.is_remote(uri)
+        self.storage_options = storage_options or {}
+        self.refresh_interval = refresh_interval
+        root = cache_dir if self.remote else query_cache.cache_root(uri)
+        self.snapshot_root = root if snapshots else None
 
     def _invalidate(self, table: str) -> None:
         if self.snapshot_root is not None:
@@ -108,7 +97,7 @@ class VectorStore:
         """
         root = query_cache.cache_root(self.uri)
         if root is None:
-            return True
+            return object_store.latest_version(self.uri, table, self.storage_options) != 0
         return (root.parent / f"{table}.lance").exists()
 
     def snapshot_generation(self, table: str) -> str | None:
@@ -124,6 +113,35 @@ class VectorStore:
     def snapshot_missing(self, table: str) -> bool:
         return self.snapshot_root is not None and self.snapshot(table) is None
 
+    def ensure_fresh(self, table: str, *, max_age: float | None = None) -> None:
+        """Object-store index: rebuild the local snapshot when the table has a newer version
+        (no re-embedding: rows and vectors are copied). Checked at most every `max_age`
+        seconds (index.refresh_interval_sec); a local index is always current."""
+        if not self.remote or self.snapshot_root is None:
+            return
+        stamp = self.snapshot_root / table / "checked"
+        max_age = self.refresh_interval if max_age is None else max_age
+        snapshot = self.snapshot(table)
+        if snapshot is not None and max_age > 0:
+            try:
+                if time.time() - stamp.stat().st_mtime < max_age:
+                    return
+            except OSError:
+                pass
+        version = object_store.latest_version(self.uri, table, self.storage_options)
+        if version == 0:  # no such table yet: nothing to copy, no lancedb import
+            query_cache.invalidate(self.snapshot_root, table)
+        elif snapshot is None or version is None or snapshot.table_version != version:
+            try:
+                self.refresh_snapshot(table)
+            except HomeclawError:
+                if snapshot is None:
+                    raise
+                stamp.touch()  # the store is unreachable now: answer from the last copy
+                return
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+
     def refresh_snapshot(self, table: str) -> None:
         """Rewrite the snapshot of `table` from what LanceDB holds now."""
         if self.snapshot_root is None:
@@ -132,17 +150,22 @@ class VectorStore:
         if handle is None:
             query_cache.invalidate(self.snapshot_root, table)
             return
+        # The handle stays at the version it opened, so rows and version agree.
+        version = int(handle.version)
         rows = handle.search().limit(max(1, handle.count_rows())).to_list()
         models = {r["model"] for r in rows}
-        vectors, facets, owners = _matrices(rows)
+        vectors, facets, owners = matrices(rows)
+        model = models.pop() if len(models) == 1 else ""
         query_cache.write_snapshot(
             self.snapshot_root,
             table,
             rows,
             vectors,
-            models.pop() if len(models) == 1 else "",
+            model,
             facets=(facets, owners),
+            version=version,
         )
+        (self.snapshot_root / table / "checked").touch()  # as fresh as a version check
 
     @property
     def db(self) -> Any:
@@ -150,8 +173,11 @@ class VectorStore:
             import lancedb
 
             try:
-                self._db = lancedb.connect(self.uri)
+                self._db = lancedb.connect(self.uri, storage_options=self.storage_options or None)
             except Exception as exc:  # bad scheme, missing credentials, permissions...
+                known = object_store_error(self.uri, exc)
+                if known is not None:
+                    raise known from None
                 raise ConfigError(
                     f"cannot open the index at {self.uri}: {exc}",
                     hint="check index.uri in the config (a folder or an object-store URI)",
@@ -161,8 +187,16 @@ class VectorStore:
     def _open(self, table: str) -> Any | None:
         try:
             return self.db.open_table(table)
-        except (ValueError, FileNotFoundError):
+        except (ValueError, FileNotFoundError) as exc:
+            known = object_store_error(self.uri, exc)
+            if known is not None:
+                raise known from None
             return None
+
+    def probe_write(self) -> None:
+        """Create and drop a one-row table: the store takes this machine's writes (doctor)."""
+        self.db.create_table("homeclaw_doctor_probe", data=[{"x": 1}], mode="overwrite")
+        self.db.drop_table("homeclaw_doctor_probe")
 
     def exists(self, table: str) -> bool:
         return self._open(table) is not None
@@ -186,7 +220,7 @@ class VectorStore:
         handle = self._open(table)
         if handle is None:
             return {}
-        data = handle.search().select(_META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
+        data = handle.search().select(META_COLUMNS).limit(max(1, handle.count_rows())).to_list()
         return {
             r["id"]: StoredMeta(r["id"], r["content_hash"], r["model"], r["dim"], r["status"])
             for r in data
@@ -195,33 +229,6 @@ class VectorStore:
     def count(self, table: str) -> int:
         handle = self._open(table)
         return 0 if handle is None else int(handle.count_rows())
-
-    def _records(
-        self, rows: Sequence[IndexRow], vectors: Vectors, model: str, facets: Sequence[Vectors]
-    ) -> list[dict[str, Any]]:
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        dim = int(vectors.shape[1]) if len(vectors) else 0
-        return [
-            {
-                "id": row.id,
-                "kind": row.kind,
-                "source": row.source,
-                "text": row.text,
-                FTS_COLUMN: row.keyword_text,
-                "content_hash": row.content_hash,
-                "model": model,
-                "dim": dim,
-                "descriptor": json.dumps(row.descriptor, sort_keys=True, default=str),
-                "status": row.status,
-                "status_detail": row.status_detail,
-                "examples": json.dumps([e.to_json() for e in row.examples]),
-                "facets": json.dumps([f.to_json() for f in row.facets]),
-                "updated_at": now,
-                "vector": vector.tolist(),
-                "facet_vectors": facet.tolist(),
-            }
-            for row, vector, facet in zip(rows, vectors, facets, strict=True)
-        ]
 
     def replace_all(
         self,
@@ -237,8 +244,8 @@ class VectorStore:
         `facets` holds each row's facet vectors (one matrix per row, maybe empty)."""
         import pyarrow as pa
 
-        schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
+        schema = table_schema(dim)
+        data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
         self.db.create_table(table, data=data, schema=schema, mode="overwrite")
         self.rebuild_text_index(table)
@@ -259,18 +266,32 @@ class VectorStore:
             return
         handle = self._open(table)
         dim = int(vectors.shape[1])
-        schema = _schema(dim)
-        data = pa.Table.from_pylist(self._records(rows, vectors, model, facets), schema=schema)
+        schema = table_schema(dim)
+        data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
-        if handle is None:
+        if handle is None and not self.remote:
             self.db.create_table(table, data=data, schema=schema)
             return
-        (
-            handle.merge_insert("id")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(data)
-        )
+        if handle is None:
+            self.create_empty(table, dim)
+        self._commit(table, lambda h: merge_by_id(h).execute(data))
+
+    def create_empty(self, table: str, dim: int) -> None:
+        """Create `table` without rows unless it exists. Two machines creating a table at
+        once: Lance lets the later create land as an Overwrite, so a shared index is created
+        empty (before embedding) and rows are merged into whichever create won."""
+        self.db.create_table(table, schema=table_schema(dim), exist_ok=True)
+
+    def _commit(self, table: str, action: Any) -> None:
+        """Run one commit on the newest version of `table`, retried when another writer's
+        commit won (Lance itself retries a merge; this covers what it gives up on)."""
+        object_store.retry_commit(lambda: action(self._require(table)))
+
+    def drop_duplicates(self, table: str) -> None:
+        """Keep one row per id. Two machines inserting the same new id at once both commit
+        (Lance merges them as compatible appends); every machine keeps the lowest row id, so
+        concurrent clean-ups agree. Read and delete use one version; a retry reads again."""
+        self._commit(table, _drop_duplicates)
 
     def delete(self, table: str, ids: Iterable[str]) -> int:
         """Delete rows by id in one commit; returns how many ids were asked for."""
@@ -280,7 +301,7 @@ class VectorStore:
             return 0
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in wanted)
         self._invalidate(table)
-        handle.delete(f"id IN ({quoted})")
+        self._commit(table, lambda h: h.delete(f"id IN ({quoted})"))
         return len(wanted)
 
     def rebuild_text_index(self, table: str) -> None:
@@ -290,7 +311,8 @@ class VectorStore:
         handle = self._open(table)
         if handle is None or handle.count_rows() == 0:
             return
-        handle.create_index(FTS_COLUMN, config=FTS(), replace=True)
+        config = FTS()
+        self._commit(table, lambda h: h.create_index(FTS_COLUMN, config=config, replace=True))
 
     def text_index_stale(self, table: str) -> bool:
         handle = self._open(table)
@@ -307,8 +329,13 @@ class VectorStore:
         from datetime import timedelta
 
         handle = self._open(table)
-        if handle is not None:
+        if handle is None:
+            return
+        try:
             handle.optimize(cleanup_older_than=timedelta(minutes=5))
+        except (RuntimeError, OSError, ValueError):
+            if not self.remote:
+                raise  # shared index: another writer's commit won; its next sync compacts
 
     def all_rows(self, table: str, *, limit: int | None = None) -> list[dict[str, Any]]:
         handle = self._open(table)
@@ -332,89 +359,23 @@ class VectorStore:
 
     def dense(self, table: str, vector: Sequence[float], limit: int, fusion: Fusion) -> list[Match]:
         """Exact fused cosine over every row (the path without snapshots, e.g. object stores)."""
-        ids, scores, best = self._fused(table, vector, fusion)
-        order = sorted(range(len(ids)), key=lambda i: -scores[i])[:limit]
-        return self._matches(table, [(ids[i], float(scores[i]), float(best[i])) for i in order])
+        return table_search.dense(self._require(table), vector, limit, fusion)
 
     def dense_for(
         self, table: str, ids: Sequence[str], vector: Sequence[float], fusion: Fusion
     ) -> list[Match]:
         """The fused dense score of `ids` (keyword-only candidates)."""
-        every, scores, best = self._fused(table, vector, fusion)
-        wanted = set(ids)
-        picked = [(i, float(scores[n]), float(best[n])) for n, i in enumerate(every) if i in wanted]
-        return self._matches(table, picked)
+        return table_search.dense_for(self._require(table), ids, vector, fusion)
 
     def facet_scores(
         self, table: str, item: str, vector: Sequence[float]
     ) -> list[tuple[dict[str, Any], float]]:
         """The facets of `item` with their cosine to `vector`, best first."""
-        import numpy as np
-
-        handle = self._require(table)
-        quoted = "'" + item.replace("'", "''") + "'"
-        rows = handle.search().where(f"id = {quoted}").select(["facets", "facet_vectors"])
-        found = rows.limit(1).to_list()
-        if not found or not found[0]["facet_vectors"]:
-            return []
-        matrix = np.asarray(found[0]["facet_vectors"], dtype=np.float32)
-        scores = matrix @ np.asarray(vector, dtype=np.float32)
-        facets = json.loads(found[0]["facets"] or "[]")
-        return sorted(zip(facets, map(float, scores), strict=False), key=lambda p: -p[1])
-
-    def _fused(self, table: str, vector: Sequence[float], fusion: Fusion) -> tuple[Any, Any, Any]:
-        import numpy as np
-
-        handle = self._require(table)
-        columns = ["id", "dim", "vector", "facet_vectors"]
-        rows = handle.search().select(columns).limit(max(1, handle.count_rows())).to_list()
-        vectors, facets, owners = _matrices(rows)
-        query = np.asarray(vector, dtype=np.float32)
-        matrix = FacetMatrix(facets, owners, len(rows))
-        scores, best = matrix.fuse(vectors @ query, query, fusion)
-        return [r["id"] for r in rows], scores, best
-
-    def _matches(self, table: str, picked: list[tuple[str, float, float]]) -> list[Match]:
-        if not picked:
-            return []
-        handle = self._require(table)
-        columns = [c for c in handle.schema.names if c not in ("vector", "facet_vectors")]
-        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i, _, _ in picked)
-        rows = handle.search().where(f"id IN ({quoted})").select(columns).limit(len(picked))
-        by_id = {r["id"]: r for r in rows.to_list()}
-        return [
-            Match(i, score, by_id[i], best if best > -1.5 else None)
-            for i, score, best in picked
-            if i in by_id
-        ]
+        return table_search.facet_scores(self._require(table), item, vector)
 
     def keyword(self, table: str, query: str, limit: int) -> list[Match]:
-        handle = self._require(table)
-        try:
-            rows = (
-                handle.search(query, query_type="fts", fts_columns=FTS_COLUMN)
-                .limit(limit)
-                .to_list()
-            )
-        except Exception as exc:  # no text index yet or a query the parser rejects
-            if "index" in str(exc).lower() and "not found" in str(exc).lower():
-                return []
-            rows = self._keyword_plain(handle, query, limit)
-        return [Match(r["id"], float(r["_score"]), r) for r in rows]
-
-    @staticmethod
-    def _keyword_plain(handle: Any, query: str, limit: int) -> list[dict[str, Any]]:
-        from lancedb.query import MatchQuery
-
-        query_class: Any = MatchQuery
-
-        words = " ".join("".join(c if c.isalnum() else " " for c in query).split())
-        if not words:
-            return []
-        rows: list[dict[str, Any]] = (
-            handle.search(query_class(words, FTS_COLUMN), query_type="fts").limit(limit).to_list()
-        )
-        return rows
+        """Full-text (BM25) matches of `query`."""
+        return table_search.keyword(self._require(table), query, limit)
 
     def stored_embeddings(self, table: str, ids: Sequence[str]) -> dict[str, StoredEmbedding]:
         """The embedded texts and vectors of those `ids` that have a row."""
@@ -446,13 +407,14 @@ class VectorStore:
         return handle
 
 
-def _matrices(rows: list[dict[str, Any]]) -> tuple[Any, Any, list[int]]:
-    """(descriptor vectors, facet vectors owner by owner, the row of each facet) of `rows`."""
-    import numpy as np
-
-    dim = int(rows[0].get("dim") or len(rows[0]["vector"])) if rows else 0
-    vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
-    groups = [r.get("facet_vectors") or [] for r in rows]
-    flat = [v for group in groups for v in group]
-    facets = np.array(flat, dtype=np.float32).reshape(len(flat), dim)
-    return vectors, facets, owner_layout([len(g) for g in groups])
+def _drop_duplicates(handle: Any) -> None:
+    rows = handle.search().with_row_id(True).select(["id"]).limit(max(1, handle.count_rows()))
+    first: dict[str, int] = {}
+    extra: list[int] = []
+    for row in sorted(rows.to_list(), key=lambda r: int(r["_rowid"])):
+        if row["id"] in first:
+            extra.append(int(row["_rowid"]))
+        else:
+            first[row["id"]] = int(row["_rowid"])
+    if extra:
+        handle.delete(f"_rowid IN ({', '.join(map(str, extra))})")

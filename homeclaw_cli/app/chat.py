@@ -23,7 +23,7 @@ from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
-from homeclaw_cli.core.agent import MAX_HISTORY_TURNS, Agent, AgentConfig, TurnResult
+from homeclaw_cli.core.agent import Agent, AgentConfig, TurnResult
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -31,8 +31,9 @@ from homeclaw_cli.core.approval import (
     Asker,
     ToolAction,
 )
+from homeclaw_cli.core.history import MAX_HISTORY_TURNS
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.errors import HomeclawError, NotFoundError
@@ -95,8 +96,30 @@ def workspace_dirs(settings: Settings) -> list[Path]:
     return [settings.data_dir / "workspace", settings.cwd]
 
 
+def approval_policy(settings: Settings) -> ApprovalPolicy:
+    """The standing answers from `tools.approve` and `tools.approve_rules` (flags included)."""
+    return ApprovalPolicy(mode=settings.tools.approve, rules=dict(settings.tools.approve_rules))
+
+
+def session_builtins(settings: Settings) -> ToolRegistry:
+    """The built-in tools of a chat (file tools only inside `tools.allowed_dirs`)."""
+    builtins = ToolRegistry()
+    tools = settings.tools
+    add_builtins(
+        builtins,
+        BuiltinConfig(
+            allowed_dirs=list(tools.allowed_dirs),
+            fetch_max_bytes=tools.fetch_max_bytes,
+            fetch_timeout_sec=tools.fetch_timeout_sec,
+            fetch_allow_private=tools.fetch_allow_private,
+            plugin_allowed=tuple(tools.plugin_allowed),
+        ),
+    )
+    return builtins
+
+
 def agent_config(settings: Settings) -> AgentConfig:
-    """The turn loop's settings (`llm.*` and the workspace folders)."""
+    """The turn's knobs from `llm.*`."""
     return AgentConfig(
         max_rounds=settings.llm.max_rounds,
         tool_mode=settings.llm.tool_mode,
@@ -105,11 +128,6 @@ def agent_config(settings: Settings) -> AgentConfig:
         search_tools=settings.llm.search_tools,
         decide=settings.llm.decide,
     )
-
-
-def approval_policy(settings: Settings) -> ApprovalPolicy:
-    """The standing answers from `tools.approve` and `tools.approve_rules` (flags included)."""
-    return ApprovalPolicy(mode=settings.tools.approve, rules=dict(settings.tools.approve_rules))
 
 
 class ChatSession:
@@ -139,18 +157,7 @@ class ChatSession:
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
         self._warnings: list[str] = list(self.registry.warnings())
-        builtins = ToolRegistry()
-        tools = settings.tools
-        add_builtins(
-            builtins,
-            BuiltinConfig(
-                allowed_dirs=list(tools.allowed_dirs),
-                fetch_max_bytes=tools.fetch_max_bytes,
-                fetch_timeout_sec=tools.fetch_timeout_sec,
-                fetch_allow_private=tools.fetch_allow_private,
-                plugin_allowed=tuple(tools.plugin_allowed),
-            ),
-        )
+        builtins = session_builtins(settings)
         self.agent = Agent(
             llm=self.llm,
             retriever=self.retriever,
@@ -179,13 +186,19 @@ class ChatSession:
         entry = self.registry.plugins.get(plugin_id)
         return entry.manifest if entry else None
 
-    async def ask(self, message: str, *, on_text: TextSink | None = None) -> TurnResult:
+    async def ask(
+        self,
+        message: str,
+        *,
+        on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
+    ) -> TurnResult:
         """One turn, logged. A turn cancelled midway (Ctrl-C) is logged as cancelled, with
         what it did until then, and the cancellation goes on up to the surface."""
         before = self.agent.last
         started = time.perf_counter()
         try:
-            result = await self.agent.turn(message, on_text=on_text)
+            result = await self.agent.turn(message, on_text=on_text, on_status=on_status)
         except asyncio.CancelledError:
             if self.log is not None:
                 partial = self.agent.last

@@ -11,12 +11,14 @@ call `rescan` / `rescan_skills` when the folders may have changed.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from homeclaw_cli.catalog.registry import Registry, scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
 from homeclaw_cli.core.ports import LLM
+from homeclaw_cli.errors import ConfigError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.approvals import ApprovalStore
 from homeclaw_cli.state.health import HealthStore
@@ -37,25 +39,50 @@ def no_steps(step: str, detail: str) -> None:
 def build_llm(settings: Settings) -> LLM:
     """The configured LLM adapter (`llm.provider`: ollama, the default, or openai)."""
     llm = settings.llm
+    api_key = llm_api_key(settings)
+    # ${VAR} in a header value reads the environment: proxy tokens stay out of the config.
+    headers = {k: os.path.expandvars(v) for k, v in llm.headers.items()}
     if llm.provider == "openai":
         from homeclaw_cli.adapters.llm_openai import OpenAICompatLLM
 
         return OpenAICompatLLM(
             llm.host,
             llm.model,
-            api_key=llm.api_key,
+            api_key=api_key,
             timeout=llm.timeout_sec,
             temperature=llm.temperature,
+            headers=headers,
+            retries=llm.retries,
+            connect_timeout=llm.connect_timeout_sec,
         )
     from homeclaw_cli.adapters.llm_ollama import OllamaLLM
 
+    if api_key and not any(k.lower() == "authorization" for k in headers):
+        headers["Authorization"] = f"Bearer {api_key}"
     return OllamaLLM(
         llm.host,
         llm.model,
         timeout=llm.timeout_sec,
         num_ctx=llm.num_ctx,
         temperature=llm.temperature,
+        headers=headers,
+        retries=llm.retries,
+        connect_timeout=llm.connect_timeout_sec,
     )
+
+
+def llm_api_key(settings: Settings) -> str | None:
+    """llm.api_key, or the environment variable llm.api_key_env names (which must be set)."""
+    var = settings.llm.api_key_env
+    if not var:
+        return settings.llm.api_key
+    value = os.environ.get(var)
+    if not value:
+        raise ConfigError(
+            f"llm.api_key_env names {var}, but that environment variable is not set",
+            hint=f"export {var}=<the server's API key>, or remove llm.api_key_env",
+        )
+    return value
 
 
 class AppContext:

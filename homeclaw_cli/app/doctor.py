@@ -35,7 +35,10 @@ async def run_checks(context: AppContext) -> list[Check]:
         checks.extend(await _llm_checks(settings, context.llm))
     finally:
         await context.aclose()
-    checks.append(_index_check(context))
+    store_checks = _index_store_checks(settings)
+    checks.extend(store_checks)
+    if all(c.status == "ok" for c in store_checks):
+        checks.append(_index_check(context))
     checks.append(_embedding_check())
     checks.extend(_plugin_checks(context))
     return checks
@@ -84,10 +87,8 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapte
 def _index_check(context: AppContext) -> Check:
     settings = context.settings
     uri = settings.index_uri
-    if "://" in uri:
-        return Check("index", "ok", f"remote index {uri} (not checked)")
     path = Path(uri)
-    if not path.is_dir() or not any(path.iterdir()):
+    if "://" not in uri and (not path.is_dir() or not any(path.iterdir())):
         return Check(
             "index",
             "warn",
@@ -99,7 +100,7 @@ def _index_check(context: AppContext) -> Check:
     try:
         plan = sync(settings, check=True, context=context)
     except HomeclawError as exc:
-        return Check("index", "fail", f"{path}: {exc.message}", exc.hint or "")
+        return Check("index", "fail", f"{uri}: {exc.message}", exc.hint or "")
     except (RuntimeError, OSError, ValueError) as exc:
         damaged = damaged_index(uri, exc)
         if damaged is None:
@@ -107,8 +108,37 @@ def _index_check(context: AppContext) -> Check:
         return Check("index", "fail", damaged.message, damaged.hint or "")
     if plan.stale:
         changes = f"{len(plan.added)} new, {len(plan.updated)} changed, {len(plan.removed)} gone"
-        return Check("index", "warn", f"{path} is out of date ({changes})", "run `homeclaw sync`")
-    return Check("index", "ok", f"{path} ({plan.unchanged} descriptors, up to date)")
+        return Check("index", "warn", f"{uri} is out of date ({changes})", "run `homeclaw sync`")
+    return Check("index", "ok", f"{uri} ({plan.unchanged} descriptors, up to date)")
+
+
+def _index_store_checks(settings: Settings) -> list[Check]:
+    """An object-store index: can this machine reach the store and write to it?"""
+    from homeclaw_cli.adapters.vector_store import open_store
+    from homeclaw_cli.errors import object_store_error
+
+    uri = settings.index_uri
+    if "://" not in uri or uri.startswith("file://"):
+        return []
+    endpoint = settings.index.endpoint or "the provider's default endpoint"
+    try:
+        open_store(settings).probe_write()
+    except HomeclawError as exc:
+        return [Check("index store", "fail", exc.message, exc.hint or "")]
+    except (RuntimeError, OSError, ValueError) as exc:
+        known = object_store_error(uri, exc)
+        if known is None:
+            detail = str(exc).splitlines()[0][:200]
+            return [
+                Check(
+                    "index store",
+                    "fail",
+                    f"{uri}: {detail}",
+                    "check index.uri, index.endpoint and index.storage_options",
+                )
+            ]
+        return [Check("index store", "fail", known.message, known.hint or "")]
+    return [Check("index store", "ok", f"{uri} at {endpoint}: reachable and writable")]
 
 
 def _embedding_check() -> Check:
@@ -149,6 +179,10 @@ def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
     store = context.health
     checks = []
     for plugin_id in plugin_ids:
+        start = context.registry.plugins[plugin_id].manifest.managed_start()
+        if start is not None:
+            checks.append(_managed_check(context, plugin_id))
+            continue
         status = store.get(plugin_id)
         if status is not None and not status.ok:
             checks.append(
@@ -160,3 +194,20 @@ def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
                 )
             )
     return checks
+
+
+def _managed_check(context: AppContext, plugin_id: str) -> Check:
+    """A managed server: not started yet is fine (it starts on first use); a failed start
+    is a failure with its log."""
+    from homeclaw_cli.runtime.managed_server import log_path, server_state
+
+    state = server_state(context.settings, plugin_id)
+    if state.state == "failed":
+        return Check(
+            f"plugin {plugin_id}",
+            "fail",
+            state.describe(),
+            f"see {log_path(context.settings.data_dir, plugin_id)}, then "
+            f"`homeclaw plugin call {plugin_id} ...` starts it again",
+        )
+    return Check(f"plugin {plugin_id}", "ok", state.describe())

@@ -15,15 +15,18 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
 from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
 from homeclaw_cli.core.trace import LlmStep, RetrieveStep, ToolStep
-from homeclaw_cli.errors import UsageError
+from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.settings import Settings
+
+if TYPE_CHECKING:
+    from homeclaw_cli.app.chat import ChatSession
 
 METRICS = ("plugin", "capability", "args", "skill", "answer", "no_plugin", "retrieved")
 SKILL_TOOLS = ("read_skill", "run_skill")
@@ -74,10 +77,28 @@ class TaskRun:
             "answer": self.final.answer,
             "error": self.final.error,
             "seconds": round(sum(t.timings.get("total", 0.0) for t in self.turns), 3),
+            "turns": [turn_figures(t) for t in self.turns],
         }
         if trace:
             data["trace"] = [[s.to_json() for s in t.steps] for t in self.turns]
         return data
+
+
+def turn_figures(turn: TurnResult) -> dict[str, Any]:
+    """One turn's seconds and prompt tokens: of its first round and of all rounds (as the
+    server counted them; the first round falls back to homeclaw's estimate without usage)."""
+    rounds = [s for s in turn.steps if isinstance(s, LlmStep)]
+    counted = [s.prompt_tokens for s in rounds if s.prompt_tokens is not None]
+    first: int | None = rounds[0].prompt_tokens if rounds else None
+    estimated = first is None and turn.prompt is not None
+    if estimated:
+        first = turn.prompt_tokens
+    return {
+        "seconds": round(turn.timings.get("total", 0.0), 3),
+        "first_round_tokens": first,
+        "turn_tokens": sum(counted) if counted and len(counted) == len(rounds) else None,
+        "estimated": estimated,
+    }
 
 
 def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
@@ -196,19 +217,10 @@ class ChatEvalReport:
         """Median prompt tokens of a turn's first round and of the whole turn (all rounds), as
         the server counted them; the first round falls back to homeclaw's estimate when the
         server does not report usage."""
-        first: list[float] = []
-        whole: list[float] = []
-        estimated = False
-        for turn in (t for r in self.runs for t in r.turns):
-            rounds = [s for s in turn.steps if isinstance(s, LlmStep)]
-            counted = [s.prompt_tokens for s in rounds if s.prompt_tokens is not None]
-            if rounds and rounds[0].prompt_tokens is not None:
-                first.append(rounds[0].prompt_tokens)
-            elif turn.prompt is not None:
-                first.append(turn.prompt_tokens)
-                estimated = True
-            if counted and len(counted) == len(rounds):
-                whole.append(sum(counted))
+        counts = [turn_figures(t) for r in self.runs for t in r.turns]
+        first = [c["first_round_tokens"] for c in counts if c["first_round_tokens"] is not None]
+        whole = [c["turn_tokens"] for c in counts if c["turn_tokens"] is not None]
+        estimated = any(c["estimated"] for c in counts)
         return {
             "first_round_median": _median(first),
             "turn_median": _median(whole),
@@ -289,6 +301,22 @@ def failed_thresholds(report: ChatEvalReport, thresholds: dict[str, float]) -> l
 
 
 OnRun = Callable[[TaskRun, int, int], None]
+MAX_MODEL_ERRORS = 3  # tasks in a row whose model call failed: the server is gone, stop
+
+
+async def _run_turns(
+    session: ChatSession, messages: list[str]
+) -> tuple[list[TurnResult], HomeclawError | None]:
+    """The task's turns; a failed model call (a timeout, a server error) ends the task as a
+    miss with that error instead of ending the whole evaluation."""
+    turns: list[TurnResult] = []
+    for message in messages:
+        try:
+            turns.append(await session.ask(message))
+        except HomeclawError as exc:
+            turns.append(TurnResult(message, ok=False, error=f"model call failed: {exc.message}"))
+            return turns, exc
+    return turns, None
 
 
 async def run_tasks(
@@ -299,7 +327,8 @@ async def run_tasks(
     tasks_file: str = "",
     on_run: OnRun | None = None,
 ) -> ChatEvalReport:
-    """Every task `repeat` times through one ChatSession (history cleared between tasks)."""
+    """Every task `repeat` times through one ChatSession (history cleared between tasks).
+    Raises the model's error when it fails MAX_MODEL_ERRORS tasks in a row."""
     from homeclaw_cli.app.chat import ChatSession
 
     allowed: set[str] = set()
@@ -311,6 +340,7 @@ async def run_tasks(
     started = time.perf_counter()
     report = ChatEvalReport(tasks_file, session.model, settings.llm.provider, repeat, [])
     total = repeat * len(tasks)
+    model_errors = 0
     try:
         await session.start()
         for sample in range(1, repeat + 1):
@@ -318,7 +348,10 @@ async def run_tasks(
                 allowed.clear()
                 allowed.update(task.allowed())
                 session.agent.clear()
-                turns = [await session.ask(message) for message in task.turns]
+                turns, error = await _run_turns(session, task.turns)
+                model_errors = model_errors + 1 if error else 0
+                if error is not None and model_errors >= MAX_MODEL_ERRORS:
+                    raise error
                 report.runs.append(score(task, turns, sample))
                 if on_run is not None:
                     on_run(report.runs[-1], len(report.runs), total)

@@ -28,6 +28,7 @@ from homeclaw_cli.core.example_gen import (
     generation_messages,
     parse_examples,
 )
+from homeclaw_cli.core.examples import Example
 from homeclaw_cli.core.ports import LLM
 from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
 from homeclaw_cli.settings import Settings
@@ -94,11 +95,6 @@ class ExpandReport:
         }
 
 
-def _author_examples(obj: Any) -> list[str]:
-    examples = getattr(obj, "examples", None)
-    return [str(e) for e in examples] if isinstance(examples, list) else []
-
-
 def plugin_targets(entry: PluginEntry) -> ItemTargets:
     """One target per capability the author wrote no examples for."""
     manifest = entry.manifest
@@ -106,8 +102,10 @@ def plugin_targets(entry: PluginEntry) -> ItemTargets:
     if manifest.description_long:
         description = f"{description} {manifest.description_long}"
     targets: dict[str, ExampleTarget] = {}
+    if manifest.examples and not manifest.capabilities:
+        return ItemTargets("plugin", manifest.id, targets)  # the author spoke for `run`
     for cap in manifest.callable_capabilities():
-        if _author_examples(cap):
+        if manifest.capabilities and cap.examples:
             continue
         key = cap.id if manifest.capabilities else WHOLE_ITEM
         targets[key] = ExampleTarget(
@@ -132,7 +130,7 @@ def plugin_targets(entry: PluginEntry) -> ItemTargets:
 
 def skill_targets(skill: Skill) -> ItemTargets:
     """A skill is one target, unless its frontmatter carries examples."""
-    if _author_examples(skill) or skill.frontmatter.get("examples"):
+    if skill.examples:
         return ItemTargets("skill", skill.id, {})
     target = ExampleTarget(
         kind="skill", item_id=skill.id, name=skill.name, description=skill.description
@@ -155,13 +153,19 @@ def collect(context: AppContext, kinds: Iterable[str]) -> list[ItemTargets]:
     return items
 
 
-def plugins_unchanged(settings: Settings) -> bool:
-    """True when the plugin folders are as the last finished sync saw them (a stat walk, no
-    manifest parsed): then `index.expand: auto` has nothing new to ask the model about."""
+def plugins_unchanged(context: AppContext) -> bool:
+    """True when the plugin folders (and the example cache) are as the last finished sync saw
+    them (a stat walk, no manifest parsed): `index.expand: auto` has nothing to ask about."""
     from homeclaw_cli.app import scan_fingerprint as fp
 
-    saved = fp.load_state(settings).get("fingerprint")
-    return bool(saved) and saved == fp.plugin_fingerprint(settings)
+    saved = fp.load_state(context.settings).get("fingerprint")
+    if not saved:
+        return False
+    current = fp.plugin_fingerprint(context.settings)
+    source = CachedExampleSource.for_context(context)
+    if source is not None:  # app/sync.py saves the plugins' and the cache's fingerprints
+        current += ":" + source.fingerprint()
+    return bool(saved == current)
 
 
 def generation_llm(settings: Settings) -> LLM:
@@ -315,3 +319,50 @@ def generated_examples(
     cache = cache or ExampleCache.for_settings(settings)
     hashes = item.hashes(settings.index.expand_count)
     return cache.lookup(item.kind, item.item_id, hashes, settings.llm.model)
+
+
+class CachedExampleSource:
+    """The ExampleSource of app/index_rows.py: every sync attaches the cached examples still valid
+    for each row's descriptor. Reads one small file per item; never calls a model."""
+
+    def __init__(self, context: AppContext, cache: ExampleCache) -> None:
+        self.context = context
+        self.cache = cache
+
+    @classmethod
+    def for_context(cls, context: AppContext) -> CachedExampleSource | None:
+        """None when nothing was ever generated (then a sync costs nothing extra)."""
+        cache = ExampleCache.for_settings(context.settings)
+        return cls(context, cache) if cache.root.is_dir() else None
+
+    def examples_for(self, kind: str, row: Any) -> list[Example]:
+        """The generated examples of index row `row` (matched by id, current descriptor)."""
+        item = self._item(kind, str(row.id))
+        if item is None:
+            return []
+        found = generated_examples(self.context.settings, item, self.cache)
+        return [
+            Example(text, "generated", None if cap == WHOLE_ITEM else cap)
+            for cap, texts in found.items()
+            for text in texts
+        ]
+
+    def _item(self, kind: str, item_id: str) -> ItemTargets | None:
+        if kind == "plugins":
+            entry = self.context.registry.plugins.get(item_id)
+            return plugin_targets(entry) if entry is not None else None
+        skill = self.context.skill_registry.skills.get(item_id)
+        if skill is None or item_id.startswith(TEST_PREFIX):
+            return None
+        return skill_targets(skill)
+
+    def fingerprint(self) -> str:
+        """The cache folders' mtimes (an atomic write renames into them), the chat model and
+        the example count (both pick which entries apply)."""
+        parts = [self.context.settings.llm.model, str(self.context.settings.index.expand_count)]
+        for folder in ("plugins", "skills"):
+            try:
+                parts.append(str((self.cache.root / folder).stat().st_mtime_ns))
+            except OSError:
+                parts.append("-")
+        return "|".join(parts)

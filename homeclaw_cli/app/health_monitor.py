@@ -13,7 +13,10 @@ from collections.abc import Callable
 import httpx
 
 from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.runtime.health import probe_url
+from homeclaw_cli.runtime.managed_server import server_state
+from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.health import HealthStatus
 
 StatusListener = Callable[[str, HealthStatus, HealthStatus | None], None]
@@ -33,7 +36,7 @@ async def check_once(
     targets = {
         pid: entry.manifest.health_check_url
         for pid, entry in registry.plugins.items()
-        if entry.manifest.health_check_url
+        if entry.manifest.health_check_url and not _idle_managed(settings, entry.manifest)
     }
     if not targets:
         return {}
@@ -52,6 +55,14 @@ async def check_once(
         if on_change is not None and (previous is None or previous.ok != status.ok):
             on_change(pid, status, previous)
     return statuses
+
+
+def _idle_managed(settings: Settings, manifest: PluginManifest) -> bool:
+    """A managed server that is not running is not unhealthy: it starts on first use."""
+    return (
+        manifest.managed_start() is not None
+        and server_state(settings, manifest.id).state != "running"
+    )
 
 
 async def run_monitor(context: AppContext, *, on_change: StatusListener | None = None) -> None:

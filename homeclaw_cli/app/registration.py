@@ -163,8 +163,9 @@ def index_sync_function() -> IndexSync:
 
 
 def runs_local_command(manifest: PluginManifest) -> bool:
-    """True for subprocess plugins and stdio MCP servers (homeclaw spawns their command)."""
-    if manifest.type == "subprocess":
+    """True for subprocess plugins, stdio MCP servers and managed servers (`config.start`):
+    homeclaw spawns their command."""
+    if manifest.type == "subprocess" or manifest.managed_start() is not None:
         return True
     return manifest.type == "mcp" and getattr(manifest.config, "transport", "") == "stdio"
 

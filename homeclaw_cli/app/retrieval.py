@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.adapters.facets import Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
+from homeclaw_cli.core.keywords import clauses, search_words
 from homeclaw_cli.core.retrieval import (
     Candidate,
     Kind,
@@ -21,6 +23,7 @@ from homeclaw_cli.core.retrieval import (
     RetrievalHit,
     RetrievalResult,
     fallback_names,
+    name_bonus,
     rank_candidates,
 )
 from homeclaw_cli.errors import HomeclawError, LockedError, UsageError
@@ -31,6 +34,9 @@ from homeclaw_cli.state.health import HealthStore
 MIN_POOL = 20
 # The best candidates get their matching example and capability ranking worked out.
 EXPLAINED = 8
+# Each clause of a two-need request adds its best few candidates (more adds noise: a stray
+# word of one clause, "drive", lifts an unrelated plugin).
+CLAUSE_TOP = 1
 
 
 class RetrievalService:
@@ -49,6 +55,7 @@ class RetrievalService:
         root = self.store.snapshot_root
         if root is None:
             return self.store
+        self.store.ensure_fresh(table)
         try:
             generation = (root / table / "current").read_text(encoding="utf-8").strip()
         except OSError:
@@ -117,11 +124,14 @@ class RetrievalService:
         if method != "fts":
             self._check_model(reader, table)
         fusion = Fusion(section.fusion, section.fusion_weight)
-        dense, keyword, vector = self._matches(
-            reader, table, query, method=method, pool=pool, fusion=fusion, timings=timings
-        )
-
-        candidates = self._candidates(kind, dense, keyword)
+        search = _Search(reader, table, method, pool, fusion)
+        dense, keyword, vector = self._matches(search, query, timings)
+        words = set(search_words(query))
+        candidates = _named(self._candidates(kind, dense, keyword), words, section.name_bonus)
+        for clause in clauses(query) if section.split_clauses else []:
+            part = self._candidates(kind, *self._matches(search, clause, {})[:2])
+            part = _named(part, words, section.name_bonus)
+            _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
         self._drop_stale(kind, table, candidates)
         t0 = time.perf_counter()
         kept, everything = rank_candidates(
@@ -150,17 +160,16 @@ class RetrievalService:
         return RetrievalResult(query, kept, everything, fallback, names, timings, method)
 
     def _matches(
-        self,
-        reader: SnapshotReader | VectorStore,
-        table: str,
-        query: str,
-        *,
-        method: str,
-        pool: int,
-        fusion: Fusion,
-        timings: dict[str, float],
+        self, search: _Search, query: str, timings: dict[str, float]
     ) -> tuple[list[Match], list[Match], list[float]]:
-        """(dense matches, keyword matches, the query vector) under `method`."""
+        """(dense matches, keyword matches, the query vector) for `query`."""
+        reader, table, method, pool, fusion = (
+            search.reader,
+            search.table,
+            search.method,
+            search.pool,
+            search.fusion,
+        )
         dense: list[Match] = []
         keyword: list[Match] = []
         vector: list[float] = []
@@ -216,6 +225,8 @@ class RetrievalService:
 
     def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
+        if self.store.remote:
+            return  # a shared index holds other machines' paths; their syncs delete their rows
         gone = [c for c in candidates.values() if c.status == "ok" and _is_gone(self.settings, c)]
         if not gone:
             return
@@ -261,6 +272,59 @@ class RetrievalService:
         )
 
 
+@dataclass(frozen=True)
+class _Search:
+    """What every search of one request shares: the reader, table, method, pool, fusion."""
+
+    reader: SnapshotReader | VectorStore
+    table: str
+    method: str
+    pool: int
+    fusion: Fusion
+
+
+def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: str) -> None:
+    """A clause's candidates join the request's: each id keeps its better score and its
+    smaller gap to the best match of a search (see Candidate.gap)."""
+    _set_gaps(into, method)
+    _set_gaps(other, method)
+    for item, cand in other.items():
+        mine = into.get(item)
+        if mine is None:
+            into[item] = cand
+            continue
+        if cand.final(method) > mine.final(method):
+            cand.gap, mine = min(cand.gap or 0.0, mine.gap or 0.0), cand
+            into[item] = cand
+        mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
+
+
+def _named(candidates: dict[str, Candidate], words: set[str], bonus: float) -> dict[str, Candidate]:
+    """Give the candidates whose id or name the query uses the name bonus."""
+    if bonus:
+        for cand in candidates.values():
+            source = cand.descriptor.get("manifest") or cand.descriptor
+            cand.bonus = name_bonus(words, cand.id, str(source.get("name", "")), bonus)
+    return candidates
+
+
+def _best_of(candidates: dict[str, Candidate], method: str, count: int) -> dict[str, Candidate]:
+    """The `count` best usable candidates (gaps set against the best of all)."""
+    _set_gaps(candidates, method)
+    usable = [c for c in candidates.values() if c.status == "ok"]
+    usable.sort(key=lambda c: -c.final(method))
+    return {c.id: c for c in usable[:count]}
+
+
+def _set_gaps(candidates: dict[str, Candidate], method: str) -> None:
+    scores = {i: c.final(method) for i, c in candidates.items()}
+    usable = [scores[i] for i, c in candidates.items() if c.status == "ok"]
+    best = max(usable, default=0.0)
+    for item, cand in candidates.items():
+        if cand.gap is None:
+            cand.gap = best - scores[item]
+
+
 def _cap(section: RetrievalSettings) -> int:
     """How many hits a prompt gets: max_retrieved, further capped by max_in_prompt (0 = none)."""
     if section.max_in_prompt:
@@ -286,6 +350,7 @@ def _explain_facets(hit: RetrievalHit, facets: list[tuple[dict[str, Any], float]
     examples = [(f, score) for f, score in facets if f.get("kind") == "example"]
     if examples:
         hit.matched = str(examples[0][0]["text"])
+        hit.matched_source = str(examples[0][0].get("source") or "author")
     best: dict[str, float] = {}
     for facet, score in facets:
         capability = facet.get("capability")

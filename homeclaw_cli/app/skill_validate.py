@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
+from homeclaw_cli.catalog.skill_frontmatter import SkillParseError
 from homeclaw_cli.catalog.skill_tests import TESTS_FILE, load_tests_file
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
     Skill,
-    SkillParseError,
     apply_eligibility,
     load_skill,
     skill_folders,

@@ -8,30 +8,41 @@ model is never loaded. Skills in the test dir (`test__` ids) are re-embedded eve
 Writers hold `state_dir/index.lock`, so cron and a REPL never write at once. Each write is
 one atomic LanceDB commit (see adapters/vector_store.py); a sync killed at any point leaves
 whole rows only, and the next sync finishes the job (hash diff + text-index check).
+
+On a shared object-store index several machines write: the local lock cannot see them, so
+LanceDB's commit protocol orders the commits (a merge that meets another commit is retried)
+and a sync deletes only the ids it wrote itself (`state_dir/index-owned-<table>.json`),
+never another machine's rows. See docs/team.md.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from homeclaw_cli.adapters.vector_store import RECIPE, IndexRow, StoredMeta, VectorStore, open_store
 from homeclaw_cli.app import scan_fingerprint as fp
 from homeclaw_cli.app.context import AppContext
-from homeclaw_cli.app.sync_embed import embed_rows
+from homeclaw_cli.app.index_rows import (
+    ExampleSource,
+    SyncKind,
+    attach_generated_examples,
+    plugin_rows,
+    skill_rows,
+)
+from homeclaw_cli.app.sync_embed import Embedded, embed_rows
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
-from homeclaw_cli.core.examples import Example, merge_examples
-from homeclaw_cli.fsutil import file_lock
+from homeclaw_cli.fsutil import atomic_write_text, file_lock
 from homeclaw_cli.settings import Settings
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.expand import ExpandReport
 
-SyncKind = Literal["plugins", "skills"]
 KINDS: tuple[SyncKind, ...] = ("plugins", "skills")
 
 
@@ -40,45 +51,12 @@ class SyncProgress(Protocol):
     def advance(self, count: int) -> None: ...
 
 
-class ExampleSource(Protocol):
-    """Generated example requests for index rows (what `sync --expand` caches)."""
-
-    def examples_for(self, kind: SyncKind, row: IndexRow) -> list[Example]:
-        """The generated examples of `row`, looked up by row.id and row.descriptor_hash.
-
-        Called on every sync, so it must be cheap: read a cache, never load a model.
-        Returned examples carry source="generated" and, when they were written for one
-        capability, its id.
-        """
-        ...
-
-    def fingerprint(self) -> str:
-        """Changes whenever examples_for would answer differently (e.g. the cache's mtime),
-        so a sync after new examples were generated does not take the no-change shortcut."""
-        ...
-
-
 def example_source(context: AppContext) -> ExampleSource | None:
-    """The generated examples every sync attaches; None while nothing generates them."""
-    return None
+    """The generated examples every sync attaches (app/expand.py's cache); None while
+    `sync --expand` never ran here."""
+    from homeclaw_cli.app.expand import CachedExampleSource
 
-
-def attach_generated_examples(
-    kind: SyncKind, rows: list[IndexRow], source: ExampleSource | None
-) -> None:
-    """Add each row's generated examples to its author examples, before rows are compared and
-    embedded: the hook `sync --expand` fills through `example_source`.
-
-    A row whose examples changed gets a new content_hash and is re-embedded (its examples
-    too); rows without new examples are left as they are and never re-embedded.
-    """
-    if source is None:
-        return
-    for row in rows:
-        generated = [
-            Example(e.text, "generated", e.capability) for e in source.examples_for(kind, row)
-        ]
-        row.examples = merge_examples(row.examples, generated)
+    return CachedExampleSource.for_context(context)
 
 
 @dataclass(kw_only=True)
@@ -155,61 +133,18 @@ def index_lock_path(settings: Settings) -> Path:
     return settings.state_dir / "index.lock"
 
 
-def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
-    """Index rows for every loadable plugin, and one error line per broken one."""
-    from homeclaw_cli.catalog.registry import describe_entry
-
-    registry, settings = context.registry, context.settings
-    rows = []
-    for entry in registry.plugins.values():
-        manifest = entry.manifest
-        text = manifest.embedding_text(settings.plugins.embed_text)
-        capabilities = manifest.capabilities if len(manifest.capabilities) > 1 else []
-        rows.append(
-            IndexRow(
-                id=entry.id,
-                kind="plugin",
-                source=entry.source,
-                text=text,
-                search_text=search_text(entry.id, text),
-                descriptor_hash=entry.content_hash,
-                descriptor=describe_entry(entry),
-                examples=manifest.author_examples(),
-                capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
-            )
-        )
-    errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]
-    return rows, errors
+def read_owned(settings: Settings, table: str) -> set[str]:
+    """The ids this home wrote to a shared (object-store) index at its last sync."""
+    try:
+        data = json.loads((settings.state_dir / f"index-owned-{table}.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return set()
+    return {str(i) for i in data} if isinstance(data, list) else set()
 
 
-def skill_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
-    """Index rows for every skill (ineligible ones marked), and one error line per broken one."""
-    registry = context.skill_registry
-    rows = []
-    for skill in registry.skills.values():
-        text = skill.embedding_text()
-        rows.append(
-            IndexRow(
-                id=skill.id,
-                kind="skill",
-                source=skill.source,
-                text=text,
-                search_text=search_text(skill.id.removeprefix(TEST_PREFIX), text),
-                descriptor_hash=skill.content_hash,
-                descriptor=skill.to_descriptor(),
-                status="ok" if skill.eligible else "ineligible",
-                status_detail=skill.ineligible_reason or "",
-                examples=[Example(text) for text in skill.examples],
-            )
-        )
-    errors = [f"skill {b.folder}: {b.error}" for b in registry.broken]
-    return rows, errors
-
-
-def search_text(item_id: str, text: str) -> str:
-    """What the keyword index sees: the id's words (so `hn`, `f1`, `ssh` match) and the text."""
-    words = item_id.replace("-", " ").replace("_", " ")
-    return f"{item_id} {words}\n{text}"
+def write_owned(settings: Settings, table: str, ids: list[str]) -> None:
+    """Remember the ids this home indexed: only these may it delete from a shared index."""
+    atomic_write_text(settings.state_dir / f"index-owned-{table}.json", json.dumps(sorted(ids)))
 
 
 @dataclass
@@ -314,6 +249,8 @@ def sync(
                 continue
             plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
             _apply(settings, store, plan, report, progress)
+            if store.remote:
+                write_owned(settings, plan.table, [r.id for r in plan.rows])
             _merge(report, plan.report)
             if kind == "plugins":
                 generation = store.snapshot_generation(plan.table)
@@ -343,6 +280,8 @@ def _unchanged_plugins(
     if full or not settings.plugins.incremental_sync:
         return fingerprint
     state = fp.load_state(settings)
+    # a shared index another machine changed gets a new snapshot, so it is looked at again
+    store.ensure_fresh(table_name(settings, kind), max_age=0)
     generation = store.snapshot_generation(table_name(settings, kind))
     if (
         generation
@@ -371,6 +310,7 @@ def _make_plan(
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
     incremental = section.incremental_sync
+    store.ensure_fresh(table, max_age=0)  # a shared index: diff against its newest version
     fast = store.meta_from_snapshot(table)
     if fast is None and not rows and not store.may_exist(table):
         fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
@@ -383,6 +323,10 @@ def _make_plan(
         full=full or (not incremental and refresh_test),  # --check compares hashes only
         refresh_test=refresh_test,
     )
+    if store.remote:  # other machines' rows are theirs to delete (docs/team.md)
+        owned = read_owned(settings, table)
+        plan.remove = [i for i in plan.remove if i in owned]
+        plan.report.removed = plan.remove
     if (
         fast is None
     ):  # otherwise the snapshot proves the last sync finished (see meta_from_snapshot)
@@ -403,6 +347,27 @@ def _progress_pair(
     if progress is None:
         return None
     return (lambda total: progress.start(kind, total)), progress.advance
+
+
+def _upsert(store: VectorStore, plan: _Plan, done: Embedded, model: str) -> None:
+    """Merge the embedded rows in. On object storage the table is created empty first, rows
+    a concurrent first create overwrote are merged again, and rows two machines inserted at
+    once are kept once."""
+    if store.remote:
+        store.create_empty(plan.table, done.dim)
+    store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
+    if store.remote:
+        present = set(store.ids(plan.table))
+        lost = [i for i, row in enumerate(plan.embed) if row.id not in present]
+        if lost:
+            store.upsert(
+                plan.table,
+                [plan.embed[i] for i in lost],
+                done.vectors[lost],
+                model,
+                facets=[done.facets[i] for i in lost],
+            )
+        store.drop_duplicates(plan.table)
 
 
 def _apply(
@@ -435,7 +400,7 @@ def _apply(
                 plan.table, plan.rows, done.vectors, model, done.dim, facets=done.facets
             )
         else:
-            store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
+            _upsert(store, plan, done, model)
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import InlineConfig, McpConfig, PluginManifest, SubprocessConfig
+from homeclaw_cli.core.server_start import LOOPBACK_HOSTS, same_server
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.document import Document, FieldPath
 from homeclaw_cli.suggest import did_you_mean
@@ -54,6 +55,8 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
         _check_inline(manifest, config, folder, add)
     elif isinstance(config, SubprocessConfig | McpConfig):
         _check_command(config.command, folder, add)
+        _check_script_args(config.args, folder, add)
+    _check_start(manifest, folder, add)
     _check_capabilities(manifest, add)
     _check_description_sizes(manifest, add)
     return out
@@ -67,6 +70,61 @@ def _check_command(command: str | None, folder: Path, add: Add) -> None:
             ("config", "command"),
             f"command {command!r} is not on PATH (or in the plugin folder)",
             "install it, or use an absolute path",
+        )
+
+
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php", ".jar")
+
+
+def _check_script_args(args: list[str], folder: Path, add: Add) -> None:
+    """An argument naming a script file (main.py, dist/server.js) must exist: a typo or a
+    missing build step otherwise fails only when the model first calls the plugin."""
+    for index, arg in enumerate(args):
+        if arg.startswith("-") or "$" in arg or not arg.endswith(SCRIPT_SUFFIXES):
+            continue
+        path = Path(arg).expanduser()
+        path = path if path.is_absolute() else folder / path
+        if not path.is_file():
+            add(
+                "warning",
+                "script-not-found",
+                ("config", "args", index),
+                f"script {arg!r} does not exist in {folder}",
+                "fix the path, or build the plugin first (e.g. `npm run build`)",
+            )
+
+
+def _check_start(manifest: PluginManifest, folder: Path, add: Add) -> None:
+    """A managed server (`config.start`): its command exists and `ready` is a URL of the
+    server homeclaw starts, on this machine."""
+    start = manifest.managed_start()
+    if start is None:
+        return
+    if not command_exists(start.command, folder):
+        add(
+            "warning",
+            "command-not-found",
+            ("config", "start", "command"),
+            f"start command {start.command!r} is not on PATH (or in the plugin folder)",
+            "install it, or use an absolute path",
+        )
+    if start.ready_host() not in LOOPBACK_HOSTS:
+        add(
+            "error",
+            "start-ready-remote",
+            ("config", "start", "ready"),
+            f"ready {start.ready!r} is not on this machine, but homeclaw starts the server here",
+            "use http://127.0.0.1:<port>/<health path> of the server the command starts",
+        )
+    server = getattr(manifest.config, "base_url", None) or getattr(manifest.config, "url", None)
+    if server and not same_server(start.ready, server):
+        add(
+            "warning",
+            "start-ready-elsewhere",
+            ("config", "start", "ready"),
+            f"ready {start.ready!r} and {server!r} are different servers: homeclaw waits "
+            "for one and calls the other",
+            "point ready at a health path of the same host and port",
         )
 
 
@@ -196,6 +254,11 @@ def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, 
                 + did_you_mean(name, sorted(found.methods)),
                 f"define `def {name}(self, ...)` on the plugin class",
             )
+        elif manifest.capabilities and name in found.signatures:
+            declared_names = [p.name for p in cap.parameters]
+            _check_signature(
+                found.signatures[name], declared_names, ("capabilities", index, "parameters"), add
+            )
 
 
 @dataclass(frozen=True)
@@ -205,6 +268,55 @@ class PluginClass:
     name: str
     methods: frozenset[str]
     is_base_plugin: bool
+    signatures: dict[str, Signature] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a method accepts, read from its `def` line (self left out)."""
+
+    text: str
+    accepted: frozenset[str]
+    required: tuple[str, ...]
+    takes_any: bool  # **kwargs
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Signature:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args][1:]  # without self
+    defaults = len(args.defaults)
+    required = [a.arg for a in positional[: len(positional) - defaults]]
+    required += [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
+    return Signature(
+        text=f"def {node.name}({ast.unparse(args)})",
+        accepted=frozenset(a.arg for a in [*positional, *args.kwonlyargs]),
+        required=tuple(required),
+        takes_any=args.kwarg is not None,
+    )
+
+
+def _check_signature(sig: Signature, declared: list[str], where: FieldPath, add: Add) -> None:
+    """Parameters the method would never receive, and arguments no call would pass."""
+    dropped = [] if sig.takes_any else [n for n in declared if n not in sig.accepted]
+    if dropped:
+        add(
+            "warning",
+            "inline-signature",
+            where,
+            f"`{sig.text}` does not accept declared parameter(s) {', '.join(dropped)}: "
+            "their values would be dropped",
+            "add them to the method (or **kwargs), or remove them from `parameters`",
+        )
+    missing = [n for n in sig.required if n not in declared]
+    if missing:
+        add(
+            "warning",
+            "inline-signature",
+            where,
+            f"`{sig.text}` requires {', '.join(missing)}, which the capability does not declare: "
+            "every call would fail",
+            "declare them under `parameters`, or give them defaults",
+        )
 
 
 def safe_plugin_class(module_path: Path) -> set[str] | None:
@@ -227,11 +339,13 @@ def find_plugin_class(module_path: Path, wanted: set[str]) -> PluginClass | None
     for node in classes.values():
         if node.name == BASE_CLASS:
             continue
-        methods = frozenset(_methods(node, classes))
+        defs = _methods(node, classes)
+        methods = frozenset(defs)
+        signatures = {name: _signature(d) for name, d in defs.items()}
         if _is_plugin(node, classes):
-            return PluginClass(node.name, methods, is_base_plugin=True)
+            return PluginClass(node.name, methods, True, signatures)
         if not node.name.startswith("_") and methods & wanted:
-            plain.append(PluginClass(node.name, methods, is_base_plugin=False))
+            plain.append(PluginClass(node.name, methods, False, signatures))
     return max(plain, key=lambda c: len(c.methods & wanted), default=None)
 
 
@@ -262,13 +376,17 @@ def _is_plugin(
 
 def _methods(
     node: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: frozenset[str] = frozenset()
-) -> set[str]:
-    found = {
-        item.name for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
+) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The class's methods by name, its own over those of its bases in the module."""
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for name in _base_names(node):
         if name in classes and name not in seen:
-            found |= _methods(classes[name], classes, seen | {name})
+            found.update(_methods(classes[name], classes, seen | {name}))
+    found.update(
+        (item.name, item)
+        for item in node.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
     return found
 
 

@@ -29,44 +29,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.catalog.lenient_frontmatter import TOP_KEY, lenient_frontmatter
 from homeclaw_cli.catalog.skill_eligibility import (
     EligibilityContext,
     Requirements,
     ineligible_reason,
     requirements_of,
 )
-from homeclaw_cli.core.examples import Example, ExampleError, check_examples
-from homeclaw_cli.document import DocumentError, parse_yaml_text, read_text_file
+from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md_full
+from homeclaw_cli.core.examples import Example
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
+from homeclaw_cli.state.disabled_plugins import read_disabled
 from homeclaw_cli.suggest import did_you_mean
 
 SKILL_FILE = "SKILL.md"
 TEST_PREFIX = "test__"
-MAX_SKILL_BYTES = 512 * 1024
 MAX_DESCRIPTION_CHARS = 1024
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-
-
-class SkillParseError(Exception):
-    """A SKILL.md that cannot be loaded; names the file, the line when known, and the fix."""
-
-    def __init__(self, path: Path, message: str, line: int | None = None) -> None:
-        super().__init__(f"{path}{f':{line}' if line else ''}: {message}")
-        self.path = path
-        self.message = message
-        self.line = line
-
-
-@dataclass
-class ParsedSkillMd:
-    frontmatter: dict[str, Any]
-    metadata: dict[str, Any]
-    body: str
-    warnings: list[str] = field(default_factory=list)
-    examples: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -141,6 +120,7 @@ class SkillRegistry:
     shadowed: list[ShadowedSkill] = field(default_factory=list)
     broken: list[BrokenSkill] = field(default_factory=list)
     untrusted_workspace: list[Path] = field(default_factory=list)
+    disabled: dict[str, Skill] = field(default_factory=dict)  # `homeclaw skill disable`
 
     def get(self, skill_id: str) -> Skill:
         try:
@@ -149,6 +129,11 @@ class SkillRegistry:
             by_name = [s for s in self.skills.values() if s.name == skill_id]
             if len(by_name) == 1:
                 return by_name[0]
+            if skill_id in self.disabled:
+                raise NotFoundError(
+                    f"skill {skill_id!r} is disabled",
+                    hint=f"`homeclaw skill enable {skill_id}` turns it back on",
+                ) from None
             hint = "`homeclaw skill list` shows the available skills"
             if self.untrusted_workspace:
                 hint += "; ./skills is not loaded unless trusted (--trust-workspace)"
@@ -158,125 +143,6 @@ class SkillRegistry:
 
     def eligible(self) -> list[Skill]:
         return [s for s in self.skills.values() if s.eligible]
-
-
-def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
-    """(frontmatter text, body, line of the body) or SkillParseError."""
-    match = _FRONTMATTER.match(text)
-    if (
-        not match
-        and TOP_KEY.match(text.split("\n", 1)[0])
-        and re.search(r"^---[ \t]*$", text, re.M)
-    ):
-        raise SkillParseError(
-            path,
-            "frontmatter has no opening `---` line: the file starts with "
-            f"`{text.split(chr(10), 1)[0][:40]}`; add a `---` line above it",
-            1,
-        )
-    if not match:
-        raise SkillParseError(
-            path,
-            "no YAML frontmatter: start the file with a `---` line, then `name:` and "
-            "`description:`, then a closing `---` line",
-            1,
-        )
-    return match.group(1), text[match.end() :], text[: match.end()].count("\n") + 1
-
-
-def parse_skill_md_full(path: Path) -> ParsedSkillMd:
-    """Frontmatter, parsed metadata, body and warnings of a SKILL.md."""
-    try:
-        text = read_text_file(path, MAX_SKILL_BYTES)
-    except DocumentError as exc:
-        raise SkillParseError(path, exc.message) from None
-    block, body, _ = split_frontmatter(path, text)
-    warnings: list[str] = []
-    positions: dict[str, int] = {}
-    try:
-        doc = parse_yaml_text(path, block)
-        data = doc.data
-        for loc, (key_line, _col) in doc.positions.items():
-            if len(loc) == 1:
-                positions[str(loc[0])] = key_line + 1
-    except DocumentError as exc:
-        line = exc.line + 1 if exc.line else None
-        if not exc.message.startswith("invalid YAML:"):
-            # Alias bombs, runaway nesting: refused, never re-read leniently.
-            raise SkillParseError(path, f"frontmatter refused: {exc.message}", line) from None
-        lenient = lenient_frontmatter(block)
-        if not (
-            isinstance(lenient.get("name"), str) and isinstance(lenient.get("description"), str)
-        ):
-            raise SkillParseError(
-                path, f"frontmatter is not valid YAML: {exc.message}", line
-            ) from None
-        problem = exc.message.removeprefix("invalid YAML: ")
-        warnings.append(
-            f"frontmatter is not strict YAML (line {line}: {problem}); read line by line "
-            "as OpenClaw does: quote values that contain `: `"
-        )
-        data = lenient
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise SkillParseError(
-            path, "frontmatter must be a mapping with `name` and `description`", 2
-        )
-    for required in ("name", "description"):
-        value = data.get(required)
-        if not isinstance(value, str) or not value.strip():
-            got = "missing" if value is None else f"got {type(value).__name__} {value!r}"
-            if isinstance(value, bool | int | float):
-                got += "; YAML read it as a non-string: put it in quotes"
-            raise SkillParseError(
-                path,
-                f"frontmatter needs a non-empty `{required}` string ({got})",
-                positions.get(required, 2),
-            )
-    metadata = _parse_metadata(path, data.get("metadata"), positions.get("metadata"))
-    try:
-        examples = check_examples(data.get("examples"))
-    except ExampleError as exc:
-        raise SkillParseError(
-            path, f"frontmatter `examples`: {exc.reason}", positions.get("examples")
-        ) from None
-    return ParsedSkillMd(data, metadata, body, warnings, examples)
-
-
-def parse_skill_md(path: Path) -> tuple[dict[str, Any], str]:
-    """(frontmatter, body) of a SKILL.md; SkillParseError names what is wrong."""
-    parsed = parse_skill_md_full(path)
-    return parsed.frontmatter, parsed.body
-
-
-def _parse_metadata(path: Path, raw: Any, line: int | None) -> dict[str, Any]:
-    if raw is None:
-        return {}
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        import json5
-
-        try:
-            value = json5.loads(raw)
-        except ValueError as exc:
-            raise SkillParseError(
-                path,
-                f"`metadata` is not valid JSON5 ({exc}); write it as one JSON5 object, "
-                'e.g. metadata: {"openclaw": {"requires": {"bins": ["git"]}}}',
-                line,
-            ) from None
-        if not isinstance(value, dict):
-            raise SkillParseError(
-                path, f"`metadata` must be a JSON5 object, not {type(value).__name__}", line
-            )
-        return value
-    raise SkillParseError(
-        path,
-        f"`metadata` must be a JSON5 object string or a YAML mapping, not {type(raw).__name__}",
-        line,
-    )
 
 
 def load_skill(folder: Path, source: str, skill_id: str | None = None) -> Skill:
@@ -388,6 +254,8 @@ def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> 
         and skill_folders(workspace)
     ):
         registry.untrusted_workspace.append(workspace)
+    for skill_id in read_disabled(settings.state_dir, "skill") & set(registry.skills):
+        registry.disabled[skill_id] = registry.skills.pop(skill_id)
     ctx = EligibilityContext.from_settings(settings, env)
     for skill in [*registry.skills.values(), *(s.skill for s in registry.shadowed)]:
         apply_eligibility(skill, ctx)

@@ -22,6 +22,13 @@ from homeclaw_cli.core.retrieval import (
 )
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Where a request with two needs usually joins them ("weather in Paris and convert 20 EUR").
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[;,.!?]\s*(?:and\s+|then\s+|also\s+|plus\s+)?|\s(?:and|then|also|plus|&)\s+)",
+    re.IGNORECASE,
+)
+MIN_CLAUSE_WORDS = 2
+MAX_CLAUSES = 3
 # Words that carry no intent; BM25 would give them a little weight everywhere.
 _STOP = """a an and are as at be but by can could do does for from get give have how i i'd i'm
 in is it it's me my of on or please show tell that the their them then there these this
@@ -43,6 +50,26 @@ def search_words(text: str) -> list[str]:
     """The folded words of `text` that carry meaning: no stop words, no single letters."""
     words = _WORD.findall(fold(text))
     return [w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
+
+
+def clauses(text: str) -> list[str]:
+    """The parts of a request that could each be a need of its own, when there are several.
+
+    Splits at `and`, `then`, `also`, `plus`, `&` and punctuation; a part with fewer than
+    MIN_CLAUSE_WORDS meaningful words joins the one before it ("salt and pepper" stays
+    whole). Returns [] for a one-need request; never more than MAX_CLAUSES parts.
+    """
+    parts: list[str] = []
+    for raw in _CLAUSE_BREAK.split(text):
+        piece = raw.strip()
+        if not piece:
+            continue
+        short = min(len(search_words(piece)), len(search_words(parts[-1])) if parts else 9)
+        if parts and short < MIN_CLAUSE_WORDS:
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    return parts[:MAX_CLAUSES] if len(parts) > 1 else []
 
 
 class KeywordIndex:

@@ -1,8 +1,7 @@
 """Plugin descriptors: the seeds' schema (seed 000 §3, seed 001 §4) as pydantic models.
 
-The same PluginManifest describes a bundled plugin (plugin.yaml), a user plugin and an
-external registration (seed 000 §7); only `source` differs, and Core sets that.
-The type-specific `config` is a union tagged by the plugin-level `type`.
+One PluginManifest for bundled, user and externally registered plugins (seed 000 §7): only
+`source` differs. The type-specific `config` is a union tagged by the plugin-level `type`.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
 from homeclaw_cli.core.examples import Example, ExampleError, check_examples
+from homeclaw_cli.core.server_start import ServerStart, check_http_url
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -90,6 +90,8 @@ class Parameter(_Model):
     enum: list[str | int | float | bool] | None = None  # the only values allowed
     # The JSON Schema of an object or array parameter (properties, items), shown to the model.
     json_schema: dict[str, Any] | None = None
+    # For people (`plugin call` hints), never shown to the model: small models copy examples.
+    example: str | int | float | bool | None = None
 
     @field_validator("name")
     @classmethod
@@ -173,13 +175,6 @@ class Capability(_Model):
         return value
 
 
-def _check_http_url(value: str, what: str) -> str:
-    parsed = urlparse(value)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise ValueError(f"{what} {value!r} is not an http(s) URL, e.g. http://127.0.0.1:3100")
-    return value
-
-
 class InlineConfig(_Model):
     type: Literal["inline"] = "inline"
     config_file: str = "config.yml"
@@ -199,11 +194,12 @@ class HttpConfig(_Model):
     base_url: str
     path: str = "/run"
     timeout_sec: float = Field(default=30.0, gt=0, le=3600)
+    start: ServerStart | None = None  # homeclaw starts and stops the server itself
 
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str) -> str:
-        return _check_http_url(value, "base_url")
+        return check_http_url(value, "base_url")
 
 
 class McpConfig(_Model):
@@ -218,6 +214,7 @@ class McpConfig(_Model):
         default_factory=dict, description="capability id -> server tool name, where they differ"
     )
     timeout_sec: float = Field(default=60.0, gt=0, le=3600)
+    start: ServerStart | None = None  # sse / streamable-http: homeclaw runs the server
 
     @model_validator(mode="before")
     @classmethod
@@ -232,10 +229,16 @@ class McpConfig(_Model):
     def _transport(self) -> McpConfig:
         if self.transport == "stdio" and not self.command:
             raise rule_error("transport stdio needs `command` (and optional `args`)", "command")
+        if self.transport == "stdio" and self.start is not None:
+            raise rule_error(
+                "`start` is for sse / streamable-http servers; a stdio server is started "
+                "from `command` already",
+                "start",
+            )
         if self.transport != "stdio":
             if not self.url:
                 raise rule_error(f"transport {self.transport} needs `url`", "url")
-            _check_http_url(self.url, "url")
+            check_http_url(self.url, "url")
         return self
 
 
@@ -358,7 +361,7 @@ class PluginManifest(_Model):
     @field_validator("health_check_url")
     @classmethod
     def _health(cls, value: str | None) -> str | None:
-        return None if value is None else _check_http_url(value, "health_check_url")
+        return None if value is None else check_http_url(value, "health_check_url")
 
     @field_validator("capabilities")
     @classmethod
@@ -380,6 +383,11 @@ class PluginManifest(_Model):
                             key,
                         )
         return value
+
+    def managed_start(self) -> ServerStart | None:
+        """`config.start` of an http or url-transport MCP plugin: homeclaw runs its server."""
+        config = self.config
+        return config.start if isinstance(config, HttpConfig | McpConfig) else None
 
     def capability(self, capability_id: str) -> Capability | None:
         return next((c for c in self.capabilities if c.id == capability_id), None)

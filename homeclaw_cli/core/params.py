@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from homeclaw_cli.core.manifest import Capability, Parameter, value_matches_type
@@ -67,9 +68,53 @@ def validate_parameters(
         raise ParameterError(
             f"{where}: " + "; ".join(problems),
             problems=problems,
-            hint=f"`homeclaw plugin show {plugin_id}` lists the parameters and their types",
+            hint=f"e.g. {example_call(plugin_id, capability)} "
+            f"(`homeclaw plugin show {plugin_id}` lists the parameters)",
         )
     return out
+
+
+_GIVEN_EXAMPLE = re.compile(r"(?:\be\.g\.?,?|\bone of:?)\s*[\"'`]?([^\s,;\"'`]+)", re.IGNORECASE)
+_EXAMPLES: dict[str, str] = {
+    "integer": "1",
+    "number": "1.5",
+    "boolean": "true",
+    "array": ":='[]'",
+    "object": ":='{}'",
+}
+
+
+def example_value(param: Parameter) -> str:
+    """A `-p` value this parameter accepts, quoted for a POSIX shell: its `example`, its first
+    enum value, its default, or a plain value of its type."""
+    import shlex
+
+    if param.example is not None:
+        shown = param.example
+        return shlex.quote(json.dumps(shown) if isinstance(shown, bool) else str(shown))
+    if param.enum:
+        first = param.enum[0]
+        return shlex.quote(json.dumps(first) if isinstance(first, bool) else str(first))
+    if param.has_default and param.default is not None and param.type not in ("array", "object"):
+        default = param.default
+        return shlex.quote(json.dumps(default) if isinstance(default, bool) else str(default))
+    if param.type == "string":
+        # A description that gives an example ("Unit of the value, e.g. mi, lb") names a value
+        # the plugin knows, so the hint runs as written.
+        given = _GIVEN_EXAMPLE.search(param.description or "")
+        return shlex.quote(given.group(1).rstrip(".")) if given else "text"
+    return _EXAMPLES.get(param.type, "text")
+
+
+def example_call(plugin_id: str, capability: Capability) -> str:
+    """A `homeclaw plugin call` line that passes validation: every required parameter set."""
+    parts = ["homeclaw plugin call", plugin_id, capability.id]
+    for param in capability.parameters:
+        if param.required and not param.has_default:
+            value = example_value(param)
+            sep = "" if value.startswith(":=") else "="
+            parts.append(f"-p {param.name}{sep}{value}")
+    return " ".join(parts)
 
 
 def coerce(value: Any, param: Parameter) -> Any:

@@ -18,6 +18,7 @@ RetrievalResult and RetrievalHit are the one result shape of every retrieval: th
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -41,6 +42,40 @@ FTS_SCALE = 1.0
 # Besides the absolute threshold, a candidate more than this far below the best one is
 # dropped: on the eval set it halves what reaches the prompt for 1 point of recall.
 RELATIVE_MARGIN = 0.15
+# Words in plugin names that name no particular plugin.
+_GENERIC_NAME_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "my",
+        "your",
+        "plugin",
+        "tool",
+        "tools",
+        "api",
+        "app",
+        "kit",
+        "mcp",
+        "cli",
+        "server",
+        "client",
+        "search",
+        "list",
+        "get",
+        "set",
+        "info",
+        "data",
+        "manager",
+    ]
+)
 
 
 @dataclass
@@ -73,6 +108,7 @@ class RetrievalHit:
     descriptor: dict[str, Any] = field(default_factory=dict)
     facet_score: float | None = None  # the closest example or capability text's cosine
     matched: str | None = None  # that text, e.g. the example request that matched best
+    matched_source: str | None = None  # the example's author | generated (sync --expand)
     capabilities: list[str] = field(default_factory=list)  # best first, when several
 
     def to_json(self, *, with_descriptor: bool = False) -> dict[str, Any]:
@@ -125,6 +161,22 @@ class Candidate:
     status: str = "ok"  # ok | ineligible | unhealthy | stale
     detail: str = ""
     facet: float | None = None
+    # How far below the best match it is; for a two-need request, in the search (the whole
+    # request or one clause) where it came closest, so each need keeps its plugin.
+    gap: float | None = None
+    bonus: float = 0.0  # the query names it (see name_bonus)
+
+    def final(self, method: str) -> float:
+        """The score it is ranked and cut by under `method`."""
+        extra = self.bonus if method == "hybrid" else 0.0
+        return final_score(method, self.dense, self.keyword) + extra
+
+
+def name_bonus(query_words: set[str], item_id: str, name: str, bonus: float) -> float:
+    """`bonus` when a word of the query is a word of the id or the name ("docker logs",
+    "todo: dentist"): a terse request that names a plugin should find it first."""
+    words = set(re.findall(r"[a-z0-9]+", f"{item_id} {name}".lower())) - _GENERIC_NAME_WORDS
+    return bonus if query_words & {w for w in words if len(w) > 1} else 0.0
 
 
 def keyword_bonus(bm25: float | None) -> float:
@@ -155,14 +207,14 @@ def rank_candidates(
     """(kept hits best first, every candidate with its reason), ranked by the final score."""
     scored = sorted(
         candidates,
-        key=lambda c: (-final_score(method, c.dense, c.keyword), c.id),
+        key=lambda c: (-c.final(method), c.id),
     )
     everything: list[RetrievalHit] = []
     kept: list[RetrievalHit] = []
-    usable = [final_score(method, c.dense, c.keyword) for c in scored if c.status == "ok"]
+    usable = [c.final(method) for c in scored if c.status == "ok"]
     floor = max(threshold, (usable[0] - margin) if usable else threshold)
     for position, cand in enumerate(scored, start=1):
-        score = final_score(method, cand.dense, cand.keyword)
+        score = cand.final(method)
         if cand.status != "ok":
             reason = {"ineligible": INELIGIBLE, "unhealthy": UNHEALTHY, "stale": STALE}.get(
                 cand.status, cand.status
@@ -171,7 +223,7 @@ def rank_candidates(
                 reason = f"{reason}: {cand.detail}"
         elif score < threshold or (method == "fts" and not cand.keyword):
             reason = BELOW_THRESHOLD
-        elif score < floor:
+        elif (score < floor) if cand.gap is None else cand.gap > margin:
             reason = f"{BELOW_THRESHOLD}: more than {margin} under the best match"
         elif max_in_prompt and len(kept) >= max_in_prompt:
             reason = TOP_K_CUT

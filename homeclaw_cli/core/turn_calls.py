@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
-from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, TextSink
+from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, StatusSink, TextSink
 from homeclaw_cli.core.tool_parse import (
     parse_content_calls,
     parse_json_mode_reply,
@@ -53,6 +53,12 @@ class TurnState:
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
     decided: bool = False  # the constrained decision was asked in this turn
+    on_status: StatusSink | None = None
+
+    def status(self, what: str | None) -> None:
+        """Tell the surface what the turn waits for (its spinner)."""
+        if self.on_status is not None:
+            self.on_status(what)
 
     def correct(self) -> bool:
         """Spend one corrective round; False when the turn has none left."""
@@ -153,7 +159,11 @@ async def _outcome(
         assert tool is not None  # approval is only asked for offered tools
         return ToolOutcome(False, refusal_text(tool.action(arguments), record)), record
     state.read_tool_output = True
-    return await state.tools.execute(name, arguments), record
+    state.status(f"running {name}")
+    try:
+        return await state.tools.execute(name, arguments), record
+    finally:
+        state.status(None)
 
 
 async def _approve(state: TurnState, name: str, arguments: Any) -> ApprovalRecord | None:

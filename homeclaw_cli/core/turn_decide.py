@@ -102,7 +102,11 @@ async def _ask(
     llm: LLM, state: TurnState, messages: list[ChatMessage], round_no: int, schema: Any
 ) -> Any:
     """One structured-output request; its JSON (None when it is not JSON)."""
-    reply = await llm.chat(messages, format=schema)
+    state.status("thinking")
+    try:
+        reply = await llm.chat(messages, format=schema)
+    finally:
+        state.status(None)
     state.llm_seconds += reply.seconds
     try:
         data = json.loads(strip_wrappers(reply.content))

@@ -41,12 +41,16 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
         if state.native
         else AnswerStreamer(state.on_text)
     )
-    reply = await llm.chat(
-        state.messages,
-        tools=(state.tools.schemas() or None) if state.native else None,
-        format=None if state.native else json_mode_schema(names),
-        on_text=stream,
-    )
+    state.status("thinking")
+    try:
+        reply = await llm.chat(
+            state.messages,
+            tools=(state.tools.schemas() or None) if state.native else None,
+            format=None if state.native else json_mode_schema(names),
+            on_text=stream,
+        )
+    finally:
+        state.status(None)
     state.llm_seconds += reply.seconds
     move = read_reply(reply, names, native=state.native)
     state.steps.append(
@@ -108,7 +112,11 @@ async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:
             state.on_text(outcome.text)
         return outcome.text
     started = time.perf_counter()
-    answer = await post_process(llm, state.message, outcome, state.on_text)
+    state.status("thinking")
+    try:
+        answer = await post_process(llm, state.message, outcome, state.on_text)
+    finally:
+        state.status(None)
     spent = time.perf_counter() - started
     state.steps.append(PostProcessStep(seconds=spent))
     state.llm_seconds += spent

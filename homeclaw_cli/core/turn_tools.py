@@ -19,8 +19,8 @@ from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
 
 if TYPE_CHECKING:  # the agent's collaborator protocols; core/agent.py imports this module
-    from homeclaw_cli.core.agent import ManifestLookup, PluginCallerLike, SkillRunner
-    from homeclaw_cli.core.ports import Retriever
+    from homeclaw_cli.core.agent import ManifestLookup
+    from homeclaw_cli.core.ports import PluginCallerLike, Retriever, SkillRunner
 
 CHAT_CONTEXT_MESSAGES = 6  # the tail of the history a plugin receives as chat_context
 

@@ -16,9 +16,10 @@ from homeclaw_cli import sdk
 from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.registry import PluginEntry, Registry
 from homeclaw_cli.core.manifest import Capability, Permissions, PluginManifest
-from homeclaw_cli.core.params import ParameterError, validate_parameters
+from homeclaw_cli.core.params import ParameterError, example_call, validate_parameters
 from homeclaw_cli.core.permissions import requested_permissions
 from homeclaw_cli.errors import NotFoundError, UnavailableError, UsageError
+from homeclaw_cli.runtime.managed_server import ManagedServers
 from homeclaw_cli.runtime.runners.base import (
     FailureKind,
     PluginRequest,
@@ -77,6 +78,8 @@ class PluginCaller:
         self.settings = settings
         self._registry = registry
         self._runners: dict[str, Runner] = {}
+        # The plugin servers this caller starts (config.start); stopped by aclose().
+        self.servers = ManagedServers.for_settings(settings)
         self.health = health
         self.approvals = approvals
         # What an inline plugin's use_tool runs during this caller's calls (None: refused).
@@ -104,7 +107,7 @@ class PluginCaller:
                 return entry, caps[0], bool(manifest.capabilities)
             raise UsageError(
                 f"plugin {plugin_id} has {len(caps)} capabilities; name one: {', '.join(valid)}",
-                hint=f"homeclaw plugin call {plugin_id} {valid[0]} -p name=value",
+                hint=f"e.g. {example_call(plugin_id, caps[0])}",
             )
         wanted = method_name(capability_id)
         for cap in caps:
@@ -216,7 +219,7 @@ class PluginCaller:
     def _runner(self, plugin_type: str) -> Runner:
         runner = self._runners.get(plugin_type)
         if runner is None:
-            runner = _make_runner(plugin_type, self.settings)
+            runner = _make_runner(plugin_type, self.settings, self.servers)
             self._runners[plugin_type] = runner
         return runner
 
@@ -230,8 +233,11 @@ class PluginCaller:
 
     async def aclose(self) -> None:
         runners, self._runners = list(self._runners.values()), {}
-        for runner in runners:
-            await runner.aclose()
+        try:
+            for runner in runners:
+                await runner.aclose()
+        finally:
+            self.servers.stop_all()
 
     async def __aenter__(self) -> PluginCaller:
         return self
@@ -240,7 +246,7 @@ class PluginCaller:
         await self.aclose()
 
 
-def _make_runner(plugin_type: str, settings: Settings) -> Runner:
+def _make_runner(plugin_type: str, settings: Settings, servers: ManagedServers) -> Runner:
     if plugin_type == "inline":
         from homeclaw_cli.runtime.runners.inline import InlineRunner
 
@@ -252,9 +258,9 @@ def _make_runner(plugin_type: str, settings: Settings) -> Runner:
     if plugin_type == "http":
         from homeclaw_cli.runtime.runners.http import HttpRunner
 
-        return HttpRunner()
+        return HttpRunner(servers=servers)
     if plugin_type == "mcp":
         from homeclaw_cli.runtime.runners.mcp import McpRunner
 
-        return McpRunner()
+        return McpRunner(servers=servers)
     raise UsageError(f"unknown plugin type {plugin_type!r}")

@@ -23,8 +23,10 @@ from homeclaw_cli.catalog.plugin_loader import LoadResult
 from homeclaw_cli.catalog.registry import PluginEntry
 from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
 from homeclaw_cli.core.manifest import HttpConfig, InlineConfig, McpConfig, SubprocessConfig
+from homeclaw_cli.core.server_start import ServerStart
 from homeclaw_cli.document import DocumentError, read_document
 from homeclaw_cli.runtime.caller import PluginCaller
+from homeclaw_cli.runtime.managed_server import ManagedServerError, ManagedServers, server_state
 from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.health import HealthStatus
@@ -90,6 +92,9 @@ async def check_entry(
 ) -> tuple[bool, str]:
     manifest = entry.manifest
     config = manifest.config
+    start = manifest.managed_start()
+    if start is not None:
+        return await managed_health(caller.settings, http, entry.id, start)
     if manifest.health_check_url:
         return await probe_url(http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC)
     if isinstance(config, HttpConfig):
@@ -108,6 +113,22 @@ async def check_entry(
         )
     assert isinstance(config, McpConfig)
     return await _mcp(caller, entry)
+
+
+async def managed_health(
+    settings: Settings, http: httpx.AsyncClient, plugin_id: str, start: ServerStart
+) -> tuple[bool, str]:
+    """A managed server is reported, not started: one that is simply not running yet is
+    healthy (homeclaw starts it on first use); one whose last start failed is not."""
+    state = server_state(settings, plugin_id)
+    if state.state == "failed":
+        return False, state.describe()
+    answers, detail = await probe_url(http, start.ready, timeout=HTTP_TIMEOUT_SEC, any_answer=True)
+    if state.state == "running":
+        return answers, f"{state.describe()}; {detail}"
+    if answers:
+        return True, f"managed: running (not started by homeclaw); {detail}"
+    return True, state.describe()
 
 
 async def probe_url(
@@ -170,22 +191,44 @@ async def add_live_diagnostics(results: list[LoadResult], settings: Settings) ->
 
     MCP servers are started and asked for their tools (each capability must map to one, or
     the server must offer the designated tool); http plugins must answer their health check.
+    Managed servers (`config.start`) are started for the check and stopped after it.
     """
     from homeclaw_cli.runtime.runners.mcp import McpRunner
 
-    runner = McpRunner()
+    servers = ManagedServers.for_settings(settings)
+    runner = McpRunner(servers=servers)
     try:
         async with httpx.AsyncClient(trust_env=False) as http:
             for result in results:
                 if result.manifest is None or has_errors(result.diagnostics):
                     continue
-                for message, loc in await _live_problems(result, runner, http, settings):
+                problems = await _start_managed(result, servers, settings)
+                if not problems:
+                    problems = await _live_problems(result, runner, http, settings)
+                for message, loc in problems:
                     result.diagnostics.append(_live_diagnostic(result, message, loc))
     finally:
         await runner.aclose()
+        servers.stop_all()
 
 
 Loc = tuple[str | int, ...]
+
+
+async def _start_managed(
+    result: LoadResult, servers: ManagedServers, settings: Settings
+) -> list[tuple[str, Loc]]:
+    manifest = result.manifest
+    assert manifest is not None
+    start = manifest.managed_start()
+    if start is None:
+        return []
+    cap = manifest.callable_capabilities()[0]
+    try:
+        await servers.ensure(RunTarget(manifest, cap, result.folder, settings.data_dir), start)
+    except ManagedServerError as exc:
+        return [(exc.message, ("config", "start"))]
+    return []
 
 
 async def _live_problems(

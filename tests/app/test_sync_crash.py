@@ -16,8 +16,9 @@ import yaml
 
 from homeclaw_cli.adapters.vector_store import VectorStore
 from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.app.index_rows import plugin_rows
 from homeclaw_cli.app.retrieval import RetrievalService
-from homeclaw_cli.app.sync import plugin_rows, sync
+from homeclaw_cli.app.sync import sync
 from tests.conftest import REPO_ROOT
 from tests.fakes.index import settings_for, write_plugin
 
@@ -58,7 +59,8 @@ def _run_sync(home: Path) -> subprocess.Popen[str]:
 def _check_rows_are_whole(settings: Any, valid_hashes: dict[str, set[str]]) -> int:
     rows = VectorStore(settings.index_uri).all_rows("homeclaw_plugins")
     store = VectorStore(settings.index_uri)
-    vectors = store.vectors_for("homeclaw_plugins", [r["id"] for r in rows])
+    stored = store.stored_embeddings("homeclaw_plugins", [r["id"] for r in rows])
+    vectors = {item: embedding.vector for item, embedding in stored.items()}
     for row in rows:
         assert row["content_hash"] in valid_hashes[row["id"]], row["id"]
         descriptor = json.loads(row["descriptor"])

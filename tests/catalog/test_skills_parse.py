@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from homeclaw_cli.catalog.skills import SkillParseError, load_skill, parse_skill_md
+from homeclaw_cli.catalog.skill_frontmatter import parse_skill_md
+from homeclaw_cli.catalog.skills import SkillParseError, load_skill
 from tests.skill_helpers import make_skill
 
 

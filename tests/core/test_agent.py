@@ -353,6 +353,31 @@ def test_a_third_identical_call_is_stopped_and_the_model_told_to_answer() -> Non
     assert "already called 2 times" in tool_steps[2].output
 
 
+def test_status_events_frame_the_model_and_the_tool_and_clear_before_a_question() -> None:
+    from homeclaw_cli.core.approval import ApprovalGate, ApprovalPolicy, ToolAction
+
+    events: list[str | None] = []
+
+    async def ask(action: ToolAction, reason: str) -> Any:
+        events.append(f"asked {action.tool}")
+        return "yes"
+
+    llm = FakeLLM(call("notes__add", text="milk"), "Noted.")
+    agent, caller = make_agent(llm)
+    agent.approval = ApprovalGate(ApprovalPolicy(), ask)
+    result = asyncio.run(agent.turn("add a note: milk", on_status=events.append))
+    assert result.ok and caller.calls == [("notes", "add", {"text": "milk"})]
+    assert events == [
+        "finding tools",
+        None,
+        "thinking",
+        None,  # the spinner is gone before the user is asked
+        "asked notes__add",
+        "running notes__add",
+        None,
+    ]
+
+
 class _FirstOnly(FakeRetriever):
     """Retrieves for a message on its own, nothing for a follow-up read with the one before."""
 

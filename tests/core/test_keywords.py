@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from homeclaw_cli.core.keywords import FALLBACK_NAMES, STOP_WORDS, KeywordIndex, search_words
+import pytest
+
+from homeclaw_cli.core.keywords import (
+    FALLBACK_NAMES,
+    STOP_WORDS,
+    KeywordIndex,
+    clauses,
+    search_words,
+)
 from homeclaw_cli.core.retrieval import RetrievalResult
 
 TEXTS = {
@@ -65,3 +73,25 @@ def test_a_lone_digit_does_not_match_ids_ending_in_it() -> None:
     index = KeywordIndex("plugin", {"timer-6": "Countdown timers.", "reminders": "Remind me."})
     result = index.rank("remind me at 6", cap=5, descriptor=lambda item: {})
     assert result.ids == ["reminders"]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "weather in Paris and convert 20 EUR to USD",
+            ["weather in Paris", "convert 20 EUR to USD"],
+        ),
+        (
+            "turn off the lights, then set an alarm for 7",
+            ["turn off the lights", "set an alarm for 7"],
+        ),
+        ("salt and pepper recipe", []),
+        ("7 factorial pls", []),
+        ("lights off and music on", []),
+    ],
+)
+def test_a_request_splits_into_clauses_only_where_each_part_is_a_need(
+    text: str, parts: list[str]
+) -> None:
+    assert clauses(text) == parts

@@ -74,3 +74,12 @@ def test_fallback_names_prefer_usable_candidates() -> None:
         [Candidate("a", {}, dense=0.1), Candidate("b", {}, dense=0.05, status="unhealthy")]
     )
     assert fallback_names(everything, ["a", "b", "c"], 5) == ["a", "c"]
+
+
+def test_a_query_word_naming_the_plugin_earns_the_name_bonus() -> None:
+    from homeclaw_cli.core.retrieval import name_bonus
+
+    assert name_bonus({"todo", "dentist"}, "todo-list", "To-do list", 0.05) == 0.05
+    assert name_bonus({"docker", "logs"}, "docker", "Docker", 0.05) == 0.05
+    assert name_bonus({"dentist"}, "todo-list", "To-do list", 0.05) == 0.0
+    assert name_bonus({"list", "app"}, "todo-list", "To-do list app", 0.05) == 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.adapters.install_source import Fetched
 from homeclaw_cli.core.manifest import Permissions
@@ -43,3 +43,4 @@ class ItemKind:
     for_entry: Callable[[LockEntry], ItemKind] | None = None  # the kind to update an entry with
     explain_missing: Callable[[AppContext, str], None] | None = None  # remove: a better error
     after_remove: Callable[[Settings, str], None] | None = None
+    describe: Callable[[Path], dict[str, Any]] | None = None  # the descriptor an update diffs

@@ -31,6 +31,7 @@ from homeclaw_cli.app.install.results import InstallResult, RemoveResult
 from homeclaw_cli.app.install.swap import commit_install, commit_removal, install_lock
 from homeclaw_cli.catalog.plugin_files import DEPS_DIRNAME, REQUIREMENTS_FILE
 from homeclaw_cli.core.changes import ChangeSet
+from homeclaw_cli.core.manifest_diff import FieldChange, manifest_diff
 from homeclaw_cli.core.permissions import Kind, PermissionDiff, describe
 from homeclaw_cli.errors import HomeclawError, ManifestError, NotFoundError, UsageError
 from homeclaw_cli.settings import Settings
@@ -155,9 +156,16 @@ def _compare_with_installed(
         permissions=item.permissions,
         permission_diff=diff,
         files=file_changes(dest, fetched.root) if installed else ChangeSet(),
+        manifest_changes=_descriptor_changes(kind, dest, fetched.root) if installed else [],
         notices=item.notices,
         warnings=item.warnings,
     )
+
+
+def _descriptor_changes(kind: ItemKind, old: Path, new: Path) -> list[FieldChange]:
+    if kind.describe is None:
+        return []
+    return manifest_diff(kind.describe(old), kind.describe(new))
 
 
 def _stops_before_changes(result: InstallResult, options: InstallOptions) -> bool:

@@ -6,13 +6,14 @@ The steps all kinds share are in pipeline.py; this module says what makes a plug
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, Limits
 from homeclaw_cli.adapters.install_source import Fetched
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
-from homeclaw_cli.app.install.pipeline import install_item, remove_item, sync_index, update_items
+from homeclaw_cli.app.install.pipeline import install_item, remove_item, update_items
 from homeclaw_cli.app.install.results import InstallResult, RemoveResult
 from homeclaw_cli.catalog.plugin_files import REQUIREMENTS_FILE
 from homeclaw_cli.catalog.plugin_loader import is_plugin_folder, load_plugin
@@ -24,7 +25,6 @@ from homeclaw_cli.core.permissions import (
 )
 from homeclaw_cli.errors import ManifestError, UsageError
 from homeclaw_cli.settings import Settings
-from homeclaw_cli.state import audit
 from homeclaw_cli.state.disabled_plugins import read_disabled, set_disabled
 
 
@@ -72,15 +72,9 @@ def remove_plugin(context: AppContext, plugin_id: str) -> RemoveResult:
 
 def set_plugin_enabled(context: AppContext, plugin_id: str, enabled: bool) -> bool:
     """Enable or disable any plugin by id; returns True when the state changed."""
-    settings, registry = context.settings, context.registry
-    known = plugin_id in registry.plugins or plugin_id in registry.disabled
-    if not known and plugin_id not in read_disabled(settings.state_dir):
-        registry.get(plugin_id)  # raises NotFoundError with a did-you-mean
-    changed = set_disabled(settings.state_dir, plugin_id, not enabled)
-    if changed:
-        audit.record(settings.data_dir, "enable" if enabled else "disable", plugin_id)
-        sync_index(settings, "plugin")
-    return changed
+    from homeclaw_cli.app.install.toggle import set_enabled
+
+    return set_enabled(context, "plugin", plugin_id, enabled)
 
 
 def _validate(context: AppContext, fetched: Fetched, with_deps: bool) -> StagedItem:
@@ -139,6 +133,13 @@ def _warnings(
     return warnings
 
 
+def _descriptor(folder: Path) -> dict[str, Any]:
+    loaded = load_plugin(folder)
+    if loaded.manifest is None:
+        return {}
+    return loaded.manifest.model_dump(mode="json", exclude={"config": {"type"}})
+
+
 def _installed_version(folder: Path) -> str | None:
     loaded = load_plugin(folder)
     return loaded.manifest.version if loaded.manifest else None
@@ -168,4 +169,5 @@ PLUGIN = ItemKind(
     installed_version=_installed_version,
     explain_missing=_explain_not_installed,
     after_remove=_enable_on_reinstall,
+    describe=_descriptor,
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.core.manifest import Permissions
+from homeclaw_cli.core.manifest_diff import FieldChange
 from homeclaw_cli.core.permissions import Kind, PermissionDiff
 
 
@@ -29,6 +30,7 @@ class InstallResult:
     permissions: Permissions = field(default_factory=Permissions)
     permission_diff: PermissionDiff | None = None
     files: ChangeSet = field(default_factory=ChangeSet)
+    manifest_changes: list[FieldChange] = field(default_factory=list)
     deps_dir: str | None = None
     notices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -60,6 +62,7 @@ class InstallResult:
                 "removed": self.files.removed,
                 "changed": self.files.updated,
             },
+            "changes": [c.to_json() for c in self.manifest_changes],
             "deps_dir": self.deps_dir,
             "notices": self.notices,
             "warnings": self.warnings,

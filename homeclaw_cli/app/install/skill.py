@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from homeclaw_cli.adapters.archive import ARCHIVE_SUFFIXES, SKIP_NAMES
 from homeclaw_cli.adapters.install_source import Fetched, source_name
@@ -19,14 +20,13 @@ from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
 from homeclaw_cli.app.install.pipeline import install_item, remove_item, update_items
 from homeclaw_cli.app.install.results import InstallResult, RemoveResult
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
+from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
     TEST_PREFIX,
     Skill,
-    SkillParseError,
     apply_eligibility,
     load_skill,
-    parse_skill_md,
     skill_folders,
 )
 from homeclaw_cli.core.permissions import skill_permissions
@@ -167,6 +167,7 @@ def skill_kind(skill_id: str | None = None, subdir: str | None = None) -> ItemKi
         upgrade_flag="--force",
         subdir=subdir,
         for_entry=for_entry,
+        describe=_frontmatter,
     )
 
 
@@ -233,6 +234,13 @@ def _subdir_root(staged: Path, subdir: str) -> Path:
     if not (root / SKILL_FILE).is_file():
         raise NotFoundError(f"--subdir {subdir!r} has no {SKILL_FILE} in the source")
     return root
+
+
+def _frontmatter(folder: Path) -> dict[str, Any]:
+    try:
+        return parse_skill_md(folder / SKILL_FILE)[0]
+    except SkillParseError:
+        return {}
 
 
 def _installed_version(folder: Path) -> str | None:

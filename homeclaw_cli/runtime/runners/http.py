@@ -21,6 +21,7 @@ from urllib.parse import quote as quote_url
 import httpx
 
 from homeclaw_cli.core.manifest import Capability, HttpConfig
+from homeclaw_cli.runtime.managed_server import ManagedServerError, ManagedServers
 from homeclaw_cli.runtime.runners.base import (
     MAX_BODY_BYTES,
     FailureKind,
@@ -42,9 +43,13 @@ class HttpRunner:
     """One short-lived client per call (a client is bound to its event loop, and the chat
     loop may change loops); the costly part, the TLS context, is made once and shared."""
 
-    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient | None = None, servers: ManagedServers | None = None
+    ) -> None:
         self._client = client
         self._tls: ssl.SSLContext | None = None
+        self.servers = servers  # starts `config.start` servers (the caller's, or our own)
+        self._own_servers = servers is None
 
     @contextlib.asynccontextmanager
     async def _http(self, url: str) -> AsyncIterator[httpx.AsyncClient]:
@@ -63,21 +68,22 @@ class HttpRunner:
         config = target.manifest.config
         assert isinstance(config, HttpConfig)
         call = _HttpCall.build(target.plugin_id, config, target.capability, request)
-        headers = {"X-Homeclaw-Request-Id": request.request_id, "Accept": "application/json"}
-        try:
-            async with (
-                self._http(call.url) as http,
-                http.stream(
-                    call.method,
-                    call.url,
-                    headers=headers,
-                    timeout=config.timeout_sec,
-                    **call.body,
-                ) as response,
-            ):
-                body, truncated = await _read_capped(response)
-        except httpx.HTTPError as exc:
-            return fail(request, *call.transport_failure(exc, config))
+        for attempt in (1, 2):
+            if config.start is not None:
+                try:
+                    await self._managed(target).ensure(target, config.start)
+                except ManagedServerError as exc:
+                    return fail(request, "unavailable", exc.message)
+            try:
+                response, body, truncated = await self._send(call, request, config)
+            except httpx.ConnectError as exc:
+                # A managed server that went away (its owner stopped it) is started again once.
+                if config.start is not None and attempt == 1:
+                    continue
+                return fail(request, *call.transport_failure(exc, config))
+            except httpx.HTTPError as exc:
+                return fail(request, *call.transport_failure(exc, config))
+            break
         if truncated:
             return fail(
                 request,
@@ -86,8 +92,27 @@ class HttpRunner:
             )
         return call.result(request, response, body.decode("utf-8", errors="replace"))
 
+    def _managed(self, target: RunTarget) -> ManagedServers:
+        if self.servers is None:
+            self.servers = ManagedServers(target.data_dir, target.data_dir / "state")
+        return self.servers
+
+    async def _send(
+        self, call: _HttpCall, request: PluginRequest, config: HttpConfig
+    ) -> tuple[httpx.Response, bytes, bool]:
+        headers = {"X-Homeclaw-Request-Id": request.request_id, "Accept": "application/json"}
+        async with (
+            self._http(call.url) as http,
+            http.stream(
+                call.method, call.url, headers=headers, timeout=config.timeout_sec, **call.body
+            ) as response,
+        ):
+            body, truncated = await _read_capped(response)
+        return response, body, truncated
+
     async def aclose(self) -> None:
-        return None
+        if self.servers is not None and self._own_servers:
+            self.servers.stop_all()
 
 
 async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:

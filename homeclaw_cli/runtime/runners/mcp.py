@@ -19,6 +19,7 @@ from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.plugin_files import resolve_command
 from homeclaw_cli.core.manifest import DEFAULT_CAPABILITY_ID as DEFAULT_RUN
 from homeclaw_cli.core.manifest import McpConfig, PluginManifest
+from homeclaw_cli.runtime.managed_server import ManagedServerError, ManagedServers
 from homeclaw_cli.runtime.process_env import process_env_and_args
 from homeclaw_cli.runtime.runners.base import (
     MAX_BODY_BYTES,
@@ -38,8 +39,10 @@ MIN_CONNECT_TIMEOUT_SEC = 15.0
 
 
 class McpRunner:
-    def __init__(self) -> None:
+    def __init__(self, servers: ManagedServers | None = None) -> None:
         self._sessions: dict[str, McpSession] = {}
+        self.servers = servers  # starts `config.start` servers (the caller's, or our own)
+        self._own_servers = servers is None
         self.errors: dict[str, str] = {}  # plugin id -> its last failure (a success clears it)
 
     def connection(self, plugin_id: str) -> McpSession | None:
@@ -63,9 +66,19 @@ class McpRunner:
         return session
 
     async def session(self, target: RunTarget) -> McpSession:
-        """The live session for this plugin, started (or restarted) when needed."""
+        """The live session for this plugin, started (or restarted) when needed; a managed
+        server (`config.start`) is started first."""
         from homeclaw_cli.adapters.mcp_client import McpSession, McpUnavailable
 
+        config = target.manifest.config
+        assert isinstance(config, McpConfig)
+        if config.start is not None:
+            if self.servers is None:
+                self.servers = ManagedServers(target.data_dir, target.data_dir / "state")
+            try:
+                await self.servers.ensure(target, config.start)
+            except ManagedServerError as exc:
+                raise McpUnavailable(exc.message) from None
         launch = self.launch(target)
         current = self._sessions.get(target.plugin_id)
         if current is not None and current.alive and current.launch == launch:
@@ -76,8 +89,6 @@ class McpRunner:
         if launch is None:
             raise McpUnavailable(self._missing_command(target))
         session = McpSession(launch, f"plugin {target.plugin_id}")
-        config = target.manifest.config
-        assert isinstance(config, McpConfig)
         # Starting a server (an interpreter, npm packages) can take seconds on its own.
         await session.start(timeout=max(config.timeout_sec, MIN_CONNECT_TIMEOUT_SEC))
         self._sessions[target.plugin_id] = session
@@ -161,6 +172,8 @@ class McpRunner:
         sessions, self._sessions = list(self._sessions.values()), {}
         for session in sessions:
             await session.aclose()
+        if self.servers is not None and self._own_servers:
+            self.servers.stop_all()
 
 
 def route(

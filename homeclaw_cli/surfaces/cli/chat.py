@@ -93,7 +93,7 @@ def chat(  # noqa: PLR0917 - typer options
     With -q, or a question piped on stdin, it answers once:
     only the answer goes to stdout, everything else to stderr.
     -c / --session ID pick a logged conversation up again (with -q too).
-    Exit 1 when a tool failed for good, 4 for an unknown session, 5 when the model is
+    Exit 1 when a tool failed for good, 4 for a model or session not found, 5 when the server is
     unreachable, 130 on Ctrl-C.
     """
     flags = approval_flags(approve, approve_rules or [], allow_dirs or [])

@@ -70,10 +70,12 @@ def _ask(out: Output, request: PermissionRequest, yes: bool) -> bool:
 
 def show_result(out: Output, result: InstallResult) -> None:
     """Print one install/update result: version, commit, digest, permission and file diff."""
-    label = f"{result.item_id} {result.version or ''}".strip()
     if result.old_version and result.old_version != result.version:
-        label += f" (was {result.old_version})"
-    out.text(f"{result.action} {label} -> {result.folder}")
+        versions = f"{result.old_version} -> {result.version or '?'}"
+        out.text(f"{result.action} {result.item_id} {versions} ({result.folder})")
+    else:
+        label = f"{result.item_id} {result.version or ''}".strip()
+        out.text(f"{result.action} {label} -> {result.folder}")
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"
@@ -95,8 +97,12 @@ def show_result(out: Output, result: InstallResult) -> None:
 
 
 def _show_changes(out: Output, result: InstallResult) -> None:
+    from homeclaw_cli.core.manifest_diff import describe_change
     from homeclaw_cli.core.permissions import describe
 
+    for change in result.manifest_changes:
+        if change.field != "version":  # the first line says old -> new
+            out.text(f"  {describe_change(change)}")
     diff = result.permission_diff
     if diff is not None:
         for line in describe(diff.added):
@@ -181,3 +187,17 @@ def show_skill_installed(out: Output, result: SkillInstallResult) -> None:
         out.warning(f"shadowed by the {winner.source} copy at {winner.folder}")
     for warning in result.skill.warnings:
         out.warning(warning)
+
+
+def toggle(ctx: typer.Context, kind: Kind, item_id: str, *, enabled: bool, as_json: bool) -> None:
+    """The body of `plugin|skill enable|disable`."""
+    from homeclaw_cli.app.install.toggle import set_enabled
+    from homeclaw_cli.surfaces.cli.state import get_state
+
+    changed = set_enabled(get_state(ctx).context(), kind, item_id, enabled)
+    out = Output(json_mode=as_json)
+    state = "enabled" if enabled else "disabled"
+    out.result(
+        {"id": item_id, "status": state, "changed": changed},
+        lambda: out.text(f"{item_id} {state}" + ("" if changed else " (already)")),
+    )

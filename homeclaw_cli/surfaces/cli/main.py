@@ -17,6 +17,7 @@ from homeclaw_cli.errors import (
     UsageError,
     damaged_index,
     missing_path,
+    object_store_error,
 )
 from homeclaw_cli.surfaces.cli import (
     audit,
@@ -36,6 +37,7 @@ from homeclaw_cli.surfaces.cli import (
     sync,
 )
 from homeclaw_cli.surfaces.cli import eval as eval_
+from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState, get_state
 from homeclaw_cli.surfaces.render import Output, envelope_scope, write_envelope
@@ -50,6 +52,13 @@ class _ErrorBoundary(TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run one invocation, which starts without a `--json` envelope and leaves none behind."""
+        style_command(self)
+        argv = kwargs.get("args", args[0] if args else None)
+        argv = hoist_global_flags(sys.argv[1:] if argv is None else list(argv))
+        if args:
+            args = (argv, *args[1:])
+        else:
+            kwargs["args"] = argv
         with envelope_scope():
             return super().main(*args, **kwargs)
 
@@ -70,12 +79,24 @@ class _ErrorBoundary(TyperGroup):
                 uri = state.settings().index_uri
             except HomeclawError:
                 uri = "the index folder"
-            error = damaged_index(uri, exc)
+            error = object_store_error(uri, exc) or damaged_index(uri, exc)
             if error is None or state.debug:
                 raise
             _fail(ctx, error)
         write_envelope(int(ExitCode.OK))
         return result
+
+
+GLOBAL_FLAGS = ("--debug", "--trust-workspace")
+
+
+def hoist_global_flags(argv: list[str]) -> list[str]:
+    """Move the root's value-less flags to the front, so `homeclaw plugin list --debug` works
+    as `homeclaw --debug plugin list` does. Nothing after `--` is touched."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    flags = [a for a in argv[:end] if a in GLOBAL_FLAGS]
+    rest = [a for a in argv[:end] if a not in GLOBAL_FLAGS]
+    return flags + rest + argv[end:]
 
 
 def _fail(ctx: typer.Context, error: HomeclawError) -> NoReturn:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from homeclaw_cli.errors import UsageError
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.serve import is_loopback
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -18,7 +19,13 @@ app = typer.Typer()
 def serve(
     ctx: typer.Context,
     transport: Annotated[
-        str, typer.Option("--transport", "-t", help="stdio (default) or http (streamable HTTP).")
+        str,
+        typer.Option(
+            "--transport",
+            "-t",
+            help="stdio (default) or http (streamable HTTP).",
+            autocompletion=complete.choices("stdio", "http"),
+        ),
     ] = "stdio",
     host: Annotated[str, typer.Option("--host", help="Bind address for http.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port for http (0 = a free one).")] = 9751,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -103,28 +104,48 @@ def _show_plugins(out: Output, rows: list[dict[str, Any]]) -> None:
 @app.command("show")
 def show(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
     from homeclaw_cli.catalog.registry import describe_entry
     from homeclaw_cli.core.capability_tools import descriptor_token_cost, plugin_tools
 
-    entry = get_state(ctx).context().registry.get(plugin_id)
+    registry = get_state(ctx).context().registry
+    disabled = plugin_id in registry.disabled and plugin_id not in registry.plugins
+    entry = registry.disabled[plugin_id] if disabled else registry.get(plugin_id)
     data = describe_entry(entry)
+    data["disabled"] = disabled
     data["tools"] = plugin_tools(entry.manifest)
     data["tokens"] = descriptor_token_cost(entry.manifest)
+    generated = _generated(get_state(ctx).settings(), entry)
+    data["generated_examples"] = generated
     out = Output(json_mode=as_json)
-    out.result(data, lambda: _show_plugin(out, entry))
+    out.result(data, lambda: _show_plugin(out, entry, generated, disabled=disabled))
 
 
-def _show_plugin(out: Output, entry: PluginEntry) -> None:
+def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
+    """The examples `sync --expand` wrote for this plugin's current descriptor, by capability
+    id (`run` for a plugin without capabilities)."""
+    from homeclaw_cli.app.expand import generated_examples, plugin_targets
+    from homeclaw_cli.state.example_cache import WHOLE_ITEM
+
+    found = generated_examples(settings, plugin_targets(entry))
+    default = entry.manifest.callable_capabilities()[0].id
+    return {default if cap == WHOLE_ITEM else cap: texts for cap, texts in found.items()}
+
+
+def _show_plugin(
+    out: Output, entry: PluginEntry, generated: dict[str, list[str]], *, disabled: bool = False
+) -> None:
     from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
 
     manifest = entry.manifest
     out.line((manifest.id, "bold cyan"), f"  {manifest.name} {manifest.version or ''}")
     out.text(f"type: {manifest.type}   source: {entry.source}   folder: {entry.folder or '-'}")
+    if disabled:
+        out.text(f"status: disabled (`homeclaw plugin enable {manifest.id}` turns it back on)")
     out.text(f"description: {manifest.description}")
     if manifest.description_long:
         out.text(f"description_long: {manifest.description_long}")
@@ -133,6 +154,13 @@ def _show_plugin(out: Output, entry: PluginEntry) -> None:
     for example in manifest.examples:
         out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
+    start = manifest.managed_start()
+    if start is not None:
+        command = " ".join([start.command, *start.args])
+        out.text(
+            f"managed server: homeclaw runs `{command}` (cwd {start.cwd or 'the plugin folder'}) "
+            f"on first use, waits for {start.ready}, and stops it on exit"
+        )
     if not manifest.permissions.empty:
         out.text("permissions: " + "; ".join(describe(manifest.permissions)))
     for cap in manifest.callable_capabilities():
@@ -146,6 +174,8 @@ def _show_plugin(out: Output, entry: PluginEntry) -> None:
             out.text(f"  returns: {cap.output_description}")
         for example in cap.examples:
             out.text(f"  example: {example}")
+        for example in generated.get(cap.id, []):
+            out.text(f"  example (generated): {example}")
     for warning in entry.warnings:
         out.warning(str(warning))
 
@@ -196,7 +226,7 @@ def register(
 @app.command("unregister")
 def unregister(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Id of an external registration.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Id of an external registration.")],
     sync: SyncOpt = None,
     as_json: JsonFlag = False,
 ) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from homeclaw_cli.errors import ExitCode, PluginCallError, UnavailableError, UsageError
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -44,43 +45,24 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def complete_plugin_id(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Shell completion: installed plugin ids."""
-    try:
-        plugins = get_state(ctx).context().registry.plugins
-    except Exception:  # completion must never print a traceback into the shell
-        return []
-    return sorted(pid for pid in plugins if pid.startswith(incomplete))
-
-
-def complete_capability(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Shell completion: the capabilities of the plugin named before."""
-    plugin_id = ctx.params.get("plugin_id")
-    try:
-        entry = get_state(ctx).context().registry.plugins.get(plugin_id or "")
-    except Exception:
-        return []
-    if entry is None:
-        return []
-    ids = [c.id for c in entry.manifest.callable_capabilities()]
-    return [c for c in ids if c.startswith(incomplete)]
-
-
 @app.command("call")
 def call(  # noqa: PLR0917 - Typer maps parameters to options
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.", autocompletion=complete_plugin_id)],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     capability: Annotated[
         str | None,
         typer.Argument(
             help="Capability id (optional when there is only one).",
-            autocompletion=complete_capability,
+            autocompletion=complete.capabilities,
         ),
     ] = None,
     params: Annotated[
         list[str] | None,
         typer.Option(
-            "--param", "-p", help="key=value, or key:=JSON for a typed value. Repeatable."
+            "--param",
+            "-p",
+            help="key=value, or key:=JSON for a typed value. Repeatable.",
+            autocompletion=complete.parameters,
         ),
     ] = None,
     user_input: Annotated[
@@ -135,7 +117,11 @@ def health(
     ctx: typer.Context,
     plugin_id: Annotated[
         str | None,
-        typer.Argument(help="Plugin id (default: all).", autocompletion=complete_plugin_id),
+        typer.Argument(
+            metavar="PLUGIN_ID",
+            help="Plugin id (default: all).",
+            autocompletion=complete.plugin_ids,
+        ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:

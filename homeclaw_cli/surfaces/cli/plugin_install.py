@@ -7,12 +7,14 @@ from typing import Annotated
 
 import typer
 
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
 from homeclaw_cli.surfaces.cli.install_view import (
     Updater,
     approver,
     show_removed,
     show_result,
+    toggle,
 )
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
@@ -78,7 +80,7 @@ add_update_command(app, "plugin", _plugin_updater)
 @app.command("remove")
 def remove(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Installed plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Installed plugin id.")],
     yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -91,45 +93,46 @@ def remove(
     show_removed(out, remove_plugin(context, plugin_id))
 
 
-def _toggle(ctx: typer.Context, plugin_id: str, enabled: bool, as_json: bool) -> None:
-    from homeclaw_cli.app.install.plugin import set_plugin_enabled
-
-    changed = set_plugin_enabled(get_state(ctx).context(), plugin_id, enabled)
-    out = Output(json_mode=as_json)
-    state = "enabled" if enabled else "disabled"
-    if as_json:
-        out.json({"id": plugin_id, "status": state, "changed": changed})
-    else:
-        out.text(f"{plugin_id} {state}" + ("" if changed else " (already)"))
-
-
 @app.command("enable")
 def enable(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a disabled plugin back on."""
-    _toggle(ctx, plugin_id, True, as_json)
+    toggle(ctx, "plugin", plugin_id, enabled=True, as_json=as_json)
 
 
 @app.command("disable")
 def disable(
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a plugin off without removing it (retrieval and calls skip it)."""
-    _toggle(ctx, plugin_id, False, as_json)
+    toggle(ctx, "plugin", plugin_id, enabled=False, as_json=as_json)
 
 
 @app.command("new")
 def new(
     name: Annotated[str, typer.Argument(help="Plugin name; its id is derived from it.")],
     plugin_type: Annotated[
-        str, typer.Option("--type", "-t", help="inline | subprocess | http | mcp")
+        str,
+        typer.Option(
+            "--type",
+            "-t",
+            help="inline | subprocess | http | mcp",
+            autocompletion=complete.choices("inline", "subprocess", "http", "mcp"),
+        ),
     ] = "inline",
-    lang: Annotated[str, typer.Option("--lang", help="python | node (not for inline)")] = "python",
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang",
+            help="python | node (not for inline)",
+            autocompletion=complete.choices("python", "node"),
+        ),
+    ] = "python",
     directory: Annotated[
         Path, typer.Option("--dir", help="Where to create the plugin folder.")
     ] = Path(),

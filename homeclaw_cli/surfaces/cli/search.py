@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.cli.sync import sync_command_for
@@ -26,7 +27,11 @@ LimitOpt = Annotated[
 ]
 MethodOpt = Annotated[
     str | None,
-    typer.Option("--method", help="dense, fts or hybrid (default from config: hybrid)."),
+    typer.Option(
+        "--method",
+        help="dense, fts or hybrid (default from config: hybrid).",
+        autocompletion=complete.choices("dense", "fts", "hybrid"),
+    ),
 ]
 ExplainFlag = Annotated[
     bool,
@@ -133,7 +138,8 @@ def _matched(hit: RetrievalHit) -> str:
     """The closest example request and the capability order."""
     parts = []
     if hit.matched:
-        parts.append(repr(hit.matched))
+        generated = " (generated)" if hit.matched_source == "generated" else ""
+        parts.append(repr(hit.matched) + generated)
     if hit.capabilities:
         parts.append("capabilities: " + ", ".join(hit.capabilities))
     return "; ".join(parts)

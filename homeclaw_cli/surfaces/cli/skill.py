@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.render import Output, clip
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.context import AppContext
@@ -77,6 +78,7 @@ def _listing(registry: SkillRegistry, *, show_all: bool) -> list[dict[str, Any]]
         for skill in registry.skills.values()
         if skill.eligible or show_all
     ]
+    rows += [_row(skill, "disabled", None) for skill in registry.disabled.values()]
     if not show_all:
         return rows
     for shadow in registry.shadowed:
@@ -109,7 +111,7 @@ def _show_listing(out: Output, rows: list[dict[str, Any]]) -> None:
                 r["source"],
                 r["status"],
                 r["scripts"],
-                r["reason"] or _short(r["description"]),
+                r["reason"] or clip(r["description"], 80),
             ]
             for r in rows
         ],
@@ -142,31 +144,51 @@ def _row(skill: Skill, status: str, reason: str | None) -> dict[str, Any]:
     }
 
 
-def _short(text: str, width: int = 80) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 @app.command("show")
 def show(
     ctx: typer.Context,
-    skill_id: Annotated[str, typer.Argument(help="Skill id (its folder name) or name.")],
+    skill_id: Annotated[str, complete.skill_argument("Skill id (its folder name) or name.")],
     body: Annotated[bool, typer.Option("--body", help="Also print the SKILL.md body.")] = False,
     trust_workspace: TrustFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Show a skill: where it comes from, what it needs, its scripts and frontmatter."""
     registry = _registry(ctx, trust_workspace)
-    skill = registry.get(skill_id)
+    disabled = registry.disabled.get(skill_id)
+    skill = disabled or registry.get(skill_id)
     shadows = [s.skill for s in registry.shadowed if s.shadowed_by is skill]
     data = skill.to_descriptor()
+    data["disabled"] = disabled is not None
     data["warnings"] = skill.warnings
     data["shadows"] = [{"source": s.source, "folder": str(s.folder)} for s in shadows]
     data["body"] = skill.body
+    from homeclaw_cli.app.expand import generated_examples, skill_targets
+
+    generated = generated_examples(get_state(ctx).settings(), skill_targets(skill))
+    data["generated_examples"] = [text for texts in generated.values() for text in texts]
     out = Output(json_mode=as_json)
-    out.result(data, lambda: _show_skill(out, skill, shadows, body=body))
+    out.result(
+        data,
+        lambda: _show_skill(
+            out,
+            skill,
+            shadows,
+            body=body,
+            disabled=disabled is not None,
+            generated=data["generated_examples"],
+        ),
+    )
 
 
-def _show_skill(out: Output, skill: Skill, shadows: list[Skill], *, body: bool) -> None:
+def _show_skill(
+    out: Output,
+    skill: Skill,
+    shadows: list[Skill],
+    *,
+    body: bool,
+    disabled: bool,
+    generated: list[str],
+) -> None:
     from homeclaw_cli.core.tokens import estimate_tokens
 
     title = skill.id if skill.name == skill.id else f"{skill.id}  (name: {skill.name})"
@@ -174,6 +196,8 @@ def _show_skill(out: Output, skill: Skill, shadows: list[Skill], *, body: bool) 
     out.text(f"description: {skill.description}")
     out.text(f"source: {skill.source}   location: {skill.skill_md}")
     status = "eligible" if skill.eligible else f"ineligible: {skill.ineligible_reason}"
+    if disabled:
+        status = f"disabled (`homeclaw skill enable {skill.id}` turns it back on)"
     out.text(f"status: {status}")
     needs = _needs(skill)
     if needs:
@@ -183,6 +207,8 @@ def _show_skill(out: Output, skill: Skill, shadows: list[Skill], *, body: bool) 
             out.text(f"{key}: {value}")
     for example in skill.examples:
         out.text(f"example: {example}")
+    for example in generated:
+        out.text(f"example (generated): {example}")
     out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
     out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
     for shadow in shadows:
@@ -249,7 +275,7 @@ def _show_validation(out: Output, report: ValidationReport, *, strict: bool) -> 
 @app.command("test")
 def test(  # noqa: PLR0917 - Typer maps parameters to options
     ctx: typer.Context,
-    skill_id: Annotated[str, typer.Argument(help="Skill id.")],
+    skill_id: Annotated[str, complete.skill_argument("Skill id.")],
     script_args: Annotated[
         list[str] | None,
         typer.Argument(help="Arguments for --script (put them after `--`)."),

@@ -127,7 +127,7 @@ def _expand(
     from homeclaw_cli.app.expand import expand, plugins_unchanged
 
     wanted = list(kinds)
-    if not explicit and plugins_unchanged(context.settings):
+    if not explicit and plugins_unchanged(context):
         wanted = [k for k in wanted if k != "plugins"]
     if not wanted:
         return None

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.install_view import Updater, run_update
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 
@@ -18,7 +19,11 @@ def add_update_command(
     """Register `update` on a kind's app; `load` imports the updater only when it runs."""
     item = Annotated[
         str | None,
-        typer.Argument(metavar=f"{kind.upper()}_ID", help=f"Installed {kind} id (or --all)."),
+        typer.Argument(
+            metavar=f"{kind.upper()}_ID",
+            help=f"Installed {kind} id (or --all).",
+            autocompletion=complete.plugin_ids if kind == "plugin" else complete.skill_ids,
+        ),
     ]
     every = Annotated[bool, typer.Option("--all", help=f"Update every installed {kind}.")]
 

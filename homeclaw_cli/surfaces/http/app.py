@@ -54,13 +54,48 @@ def create_app(
         "POST endpoints need "
         "`Authorization: Bearer <token>` unless serve.require_token is false.",
         lifespan=_lifespan(serve, monitor),
+        docs_url=None,  # served by _add_docs from the bundled Swagger UI, not from a CDN
+        redoc_url=None,
     )
     app.state.serve = serve
     app.add_exception_handler(HomeclawError, _homeclaw_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.include_router(router)
     app.openapi = _openapi(app)  # type: ignore[method-assign]
+    _add_docs(app)
     return app
+
+
+DOCS_STATIC = "/docs/static"
+
+
+def _add_docs(app: FastAPI) -> None:
+    """/docs with the Swagger UI files of the swagger-ui-bundle-v2 package: the page works
+    offline (FastAPI's default loads them from a CDN, so /docs was blank without internet)."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from fastapi.staticfiles import StaticFiles
+
+    assets: dict[str, Any] = {}
+    try:
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:  # an install older than the dependency: FastAPI's CDN page
+        pass
+    else:
+        app.mount(DOCS_STATIC, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
+        assets = {
+            "swagger_js_url": f"{DOCS_STATIC}/swagger-ui-bundle.js",
+            "swagger_css_url": f"{DOCS_STATIC}/swagger-ui.css",
+            "swagger_favicon_url": f"{DOCS_STATIC}/favicon-32x32.png",
+        }
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - docs",
+            **assets,
+        )
 
 
 def _lifespan(

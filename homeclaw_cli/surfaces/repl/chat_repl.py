@@ -187,8 +187,17 @@ class Repl(SlashCommands):
             self._turn.cancel()
 
     async def _stream_turn(self, text: str) -> None:
-        with self.out.stream(markdown=True) as show:
-            result = await self._session.ask(text, on_text=show)
+        activity = self.out.activity()
+        try:
+            with self.out.stream(markdown=True) as show:
+                result = await self._session.ask(
+                    text,
+                    on_text=activity.text_sink(show) if activity else show,
+                    on_status=activity,
+                )
+        finally:
+            if activity is not None:
+                activity.stop()
         if not result.ok:
             self.out.error(result.error or "failed")
         self._show_warnings()

@@ -15,7 +15,7 @@ from homeclaw_cli.app.hot_reload import ReloadReport
 from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
-from homeclaw_cli.surfaces.render import Output
+from homeclaw_cli.surfaces.render import Output, clip
 
 COMMANDS: dict[str, str] = {
     "/help": "this list",
@@ -97,7 +97,7 @@ class SlashCommands:
                 e.source,
                 len(e.manifest.callable_capabilities()),
                 status(e.id),
-                e.manifest.description[:70],
+                clip(e.manifest.description, 70),
             ]
             for e in sorted(registry.plugins.values(), key=lambda e: e.id)
         ]
@@ -115,7 +115,7 @@ class SlashCommands:
                 s.id,
                 s.source,
                 "yes" if s.eligible else f"no: {s.ineligible_reason}",
-                s.description[:70],
+                clip(s.description, 70),
             ]
             for s in sorted(skills.values(), key=lambda s: s.id)
         ]

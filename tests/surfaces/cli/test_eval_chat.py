@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.chat_plugins import fast_retrieval, write_plugin, write_test_plugins
-from tests.fakes.ollama_server import FakeOllama, text, tool_call
+from tests.fakes.ollama_server import FakeOllama, error, text, tool_call
 from tests.json_output import envelope, payload
 
 __all__ = ["fast_retrieval"]
@@ -271,3 +271,21 @@ def test_skill_eval_scores_reading_the_skill(
     data = payload(result)
     assert data["rates"]["skill"] == {"passed": 1, "total": 2, "rate": 0.5}
     assert [m["task"] for m in data["misses"]] == ["eval.yaml:3"]
+
+
+def test_a_failed_model_call_is_a_miss_until_the_server_looks_gone(
+    hc: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "t.yaml"
+    tasks.write_text("".join(f"- {{request: question {n}, answer: [ok]}}\n" for n in range(3)))
+    fake.script(error(500, "model crashed"), text("ok"), text("ok"))
+    result = hc("eval", "chat", str(tasks), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["runs"] == 3 and data["rates"]["answer"]["passed"] == 2
+    (miss,) = data["misses"]
+    assert miss["error"].startswith("model call failed:") and "model crashed" in miss["error"]
+
+    fake.script(*[error(500, "model crashed")] * 3)
+    gone = hc("eval", "chat", str(tasks), "--json")
+    assert gone.exit_code == 5 and "model crashed" in envelope(gone)["error"]["message"]

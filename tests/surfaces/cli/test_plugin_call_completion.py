@@ -1,10 +1,16 @@
+"""Shell completion (bash protocol, through the real entry point): plugin and skill ids for
+every command that takes one, capabilities, `-p` parameter names, and choice values."""
+
 from __future__ import annotations
 
+import shlex
 from typing import Any
+
+import pytest
 
 
 def complete(run_cli: Any, words: str) -> list[str]:
-    parts = words.split(" ")
+    parts = shlex.split(words) + ([""] if words.endswith(" ") else [])
     env = {
         "_HOMECLAW_COMPLETE": "complete_bash",
         "COMP_WORDS": words,
@@ -19,3 +25,35 @@ def test_plugin_ids_and_capabilities_complete(run_cli: Any) -> None:
     assert complete(run_cli, "homeclaw plugin call tex") == ["textkit"]
     assert complete(run_cli, "homeclaw plugin call hashkit ") == ["hash", "base64", "uuid"]
     assert complete(run_cli, "homeclaw plugin health mcp-") == ["mcp-time"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command",
+    ["show", "call", "health", "enable", "disable", "remove", "update", "unregister"],
+)
+def test_every_command_that_takes_a_plugin_id_completes_it(run_cli: Any, command: str) -> None:
+    assert complete(run_cli, f"homeclaw plugin {command} tim") == ["timezones"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["show", "test", "enable", "disable", "remove", "update"])
+def test_every_command_that_takes_a_skill_id_completes_it(run_cli: Any, command: str) -> None:
+    assert complete(run_cli, f"homeclaw skill {command} disk") == ["disk-usage"]
+
+
+def test_param_names_complete_for_the_chosen_capability(run_cli: Any) -> None:
+    words = "homeclaw plugin call units convert -p "
+    assert complete(run_cli, words) == ["value=", "from_unit=", "to_unit="]
+    assert complete(run_cli, words + "value=1 -p ") == ["from_unit=", "to_unit="]
+    assert complete(run_cli, "homeclaw plugin call units -p fr") == ["from_unit="]
+    assert complete(run_cli, "homeclaw plugin call hashkit -p ") == []  # which capability?
+
+
+@pytest.mark.slow
+def test_choice_values_complete(run_cli: Any) -> None:
+    assert complete(run_cli, "homeclaw plugin search x --method h") == ["hybrid"]
+    assert complete(run_cli, "homeclaw plugin new x --type s") == ["subprocess"]
+    assert complete(run_cli, "homeclaw plugin new x --lang ") == ["python", "node"]
+    assert complete(run_cli, "homeclaw chat --approve ") == ["ask", "auto", "never"]
+    assert complete(run_cli, "homeclaw mcp serve --transport ") == ["stdio", "http"]

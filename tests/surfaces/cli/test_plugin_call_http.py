@@ -39,6 +39,9 @@ def todo(tmp_path: Path) -> Iterator[str]:
     with todo_server(tmp_path / "todo.json") as url:
         manifest = yaml.safe_load((BUNDLED / "todo" / "plugin.yaml").read_text())
         manifest["config"]["base_url"] = url
+        del manifest["config"][
+            "start"
+        ]  # a server run by hand (the managed one: test_managed_server)
         manifest["health_check_url"] = url + "/health"
         write_plugin(workspace_plugins(), manifest)
         yield url

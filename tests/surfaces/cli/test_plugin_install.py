@@ -186,7 +186,7 @@ def test_refuses_overwrite_without_upgrade(cli: Any, hc_home: Path, tmp_path: Pa
     )
     assert lock(hc_home)["plugins"]["greeter"]["version"] == "1.0.0"
     up = cli("plugin", "install", str(src), "--upgrade")
-    assert up.exit_code == 0 and "upgraded greeter 2.0.0 (was 1.0.0)" in up.stdout
+    assert up.exit_code == 0 and "upgraded greeter 1.0.0 -> 2.0.0 (" in up.stdout
     assert "~ plugin.yaml" in up.stdout
     assert lock(hc_home)["plugins"]["greeter"]["version"] == "2.0.0"
 
@@ -360,7 +360,7 @@ def test_update_reresolves_git_and_shows_the_diff(cli: Any, hc_home: Path, repo:
     new_commit = git(repo, "rev-parse", "HEAD")
     check = cli("plugin", "update", "--all", "--dry-run")
     assert check.exit_code == 0
-    assert "would upgrade greeter 3.0.0 (was 2.0.0)" in check.stdout
+    assert "would upgrade greeter 2.0.0 -> 3.0.0 (" in check.stdout
     assert f"commit: {new_commit}" in check.stdout
     assert "+ extra.txt" in check.stdout and "~ main.py" in check.stdout
     assert "+ permission env var: TOKEN" in check.stdout
@@ -445,8 +445,12 @@ def test_remove_enable_disable_and_audit(cli: Any, hc_home: Path, tmp_path: Path
     assert cli("plugin", "disable", "greeter").exit_code == 0
     rows = payload(cli("plugin", "list", "--json"))
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["disabled"]
-    shown = cli("plugin", "show", "greeter")
-    assert shown.exit_code == 4 and "disabled" in shown.stderr and "plugin enable" in shown.stderr
+    shown = cli("plugin", "show", "greeter")  # shown, and marked disabled
+    assert shown.exit_code == 0 and "status: disabled" in shown.stdout
+    called = cli("plugin", "call", "greeter")
+    assert (
+        called.exit_code == 4 and "disabled" in called.stderr and "plugin enable" in called.stderr
+    )
     assert "already" in cli("plugin", "disable", "greeter").stdout
     assert cli("plugin", "enable", "greeter").exit_code == 0
     rows = payload(cli("plugin", "list", "--json"))
@@ -511,7 +515,7 @@ def test_update_all_keeps_going_past_a_vanished_source(
     result = cli("plugin", "update", "--all")
     assert result.exit_code == 1
     assert "gone: " in result.stderr and "does not exist" in result.stderr
-    assert "upgraded kept 2.0.0 (was 1.0.0)" in result.stdout
+    assert "upgraded kept 1.0.0 -> 2.0.0 (" in result.stdout
     assert lock(hc_home)["plugins"]["kept"]["version"] == "2.0.0"
     single = cli("plugin", "update", "gone")
     assert single.exit_code == 4 and "does not exist" in single.stderr
@@ -626,3 +630,47 @@ def test_audit_refuses_a_negative_limit(cli: Any) -> None:
     result = cli("audit", "-n", "-1")
     assert result.exit_code == 2
     assert "--limit" in result.output
+
+
+def test_update_shows_what_the_manifest_changes(cli: Any, tmp_path: Path) -> None:
+    src = write_plugin(tmp_path / "src")
+    assert cli("plugin", "install", str(src), "--yes").exit_code == 0
+    manifest = {
+        "id": "greeter",
+        "name": "Greeter",
+        "description": "Says hello, politely.",
+        "version": "1.1.0",
+        "type": "subprocess",
+        "config": {"command": "python3", "args": ["main.py"], "timeout_sec": 5},
+        "permissions": {"network": ["example.com"]},
+        "capabilities": [
+            {
+                "id": "greet",
+                "name": "Greet",
+                "description": "Say hello.",
+                "effects": "write",
+                "parameters": [{"name": "who", "type": "string"}],
+            }
+        ],
+    }
+    (src / "plugin.yaml").write_text(json.dumps(manifest))
+    updated = cli("plugin", "update", "greeter", "--yes")
+    assert updated.exit_code == 0, updated.output
+    lines = updated.stdout.splitlines()
+    assert lines[0].startswith("upgraded greeter 1.0.0 -> 1.1.0 (")
+    assert "  ~ description: 'Says hello.' -> 'Says hello, politely.'" in lines
+    assert "  ~ config.timeout_sec: 30.0 -> 5.0" in lines
+    assert "  + capabilities.greet" in lines
+    assert "  + permission network: example.com" in lines
+    assert not any("version" in line for line in lines[1:])  # the first line says it
+
+    manifest["capabilities"][0]["parameters"].append({"name": "lang", "type": "string"})
+    manifest["capabilities"][0]["effects"] = "read"
+    manifest["version"] = "1.2.0"
+    (src / "plugin.yaml").write_text(json.dumps(manifest))
+    data = payload(cli("plugin", "update", "greeter", "--yes", "--json"))[0]
+    changes = {c["field"]: (c["change"], c["old"], c["new"]) for c in data["changes"]}
+    assert changes["capabilities.greet.effects"] == ("changed", ["write"], ["read"])
+    assert changes["capabilities.greet.parameters.lang"][0] == "added"
+    assert changes["version"] == ("changed", "1.1.0", "1.2.0")
+    assert not any(f.startswith("permissions") for f in changes)  # the permission diff has them

@@ -120,3 +120,10 @@ def test_an_example_request_finds_its_plugin_and_explain_names_it(
     text = cli("plugin", "search", "factorial of 9 pls", "--explain").stdout
     first = text.splitlines()[0].split("\t")
     assert first[1] == "mathx" and "factorial" in first[7] and "capabilities: factorial" in first[7]
+
+
+def test_a_two_need_request_offers_both_plugins(cli: Any, index_env: dict[str, Any]) -> None:
+    cli("sync")
+    query = "rain forecast for Paris and set a countdown timer for ten minutes"
+    hits = [h["id"] for h in payload(cli("plugin", "search", query, "--json"))["hits"]]
+    assert {"weather", "timer"} <= set(hits[:3])

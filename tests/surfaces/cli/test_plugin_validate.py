@@ -36,6 +36,8 @@ def write_plugin(root: Path, text: str, name: str = "plugin.yaml", folder: str =
     plugin = root / folder
     plugin.mkdir(parents=True, exist_ok=True)
     (plugin / name).write_text(textwrap.dedent(text))
+    if not (plugin / "main.py").exists():
+        (plugin / "main.py").write_text("print('{}')\n")  # VALID's script
     return plugin
 
 
@@ -281,9 +283,9 @@ def test_non_mapping_document(cli: Any, tmp_path: Path) -> None:
     assert code == 1 and "must be a mapping" in only_plugin(report)["errors"][0]["message"]
 
 
-def test_missing_path_is_a_usage_error(cli: Any, tmp_path: Path) -> None:
+def test_missing_path_is_not_found(cli: Any, tmp_path: Path) -> None:
     result = cli("plugin", "validate", str(tmp_path / "nope"))
-    assert result.exit_code == 2
+    assert result.exit_code == 4
     assert "no such file or folder" in result.stderr
 
 
@@ -334,3 +336,59 @@ def test_examples_errors_name_the_item_line_and_fix(cli: Any, tmp_path: Path) ->
     assert "must be a list" in errors["examples"]["message"]
     assert errors["capabilities[0].examples[1]"]["line"] == 13
     assert "repeats example 1; remove one" in errors["capabilities[0].examples[1]"]["message"]
+
+
+def test_strict_fails_a_subprocess_plugin_whose_script_is_missing(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(tmp_path, VALID.replace("args: [main.py]", "args: [-u, mian.py]"))
+    (folder / "main.py").write_text("print('{}')\n")
+    lenient = cli("plugin", "validate", str(folder))
+    assert lenient.exit_code == 0, lenient.output
+    assert "config.args[1]: script 'mian.py' does not exist" in lenient.stdout
+    strict = cli("plugin", "validate", str(folder), "--strict", "--json")
+    assert strict.exit_code == 1
+    codes = [w["code"] for w in payload(strict)["plugins"][0]["warnings"]]
+    assert codes == ["script-not-found"]
+    (folder / "plugin.yaml").write_text(textwrap.dedent(VALID))
+    assert cli("plugin", "validate", str(folder), "--strict").exit_code == 0
+
+
+INLINE = """\
+id: shop
+name: Shop
+description: A shop.
+type: inline
+capabilities:
+  - id: add-item
+    name: Add item
+    description: Add an item to the list.
+    effects: write
+    parameters:
+      - {name: item, type: string}
+      - {name: count, type: integer, required: false, default: 1}
+"""
+
+
+@pytest.mark.parametrize(
+    ("signature", "problem"),
+    [
+        ("def add_item(self, item, count=1)", None),
+        ("def add_item(self, item, **rest)", None),
+        ("async def add_item(self, *, item: str, count: int = 1)", None),
+        ("def add_item(self, item)", "does not accept declared parameter(s) count"),
+        ("def add_item(self, item, count, shelf)", "requires shelf, which the capability"),
+    ],
+)
+def test_strict_checks_an_inline_method_accepts_the_declared_parameters(
+    cli: Any, tmp_path: Path, signature: str, problem: str | None
+) -> None:
+    folder = write_plugin(tmp_path, INLINE, folder="shop")
+    (folder / "plugin.py").write_text(
+        "from homeclaw_cli.sdk import BasePlugin\n\n\nclass Shop(BasePlugin):\n"
+        f"    {signature}:\n        return 'ok'\n"
+    )
+    result = cli("plugin", "validate", str(folder), "--strict")
+    if problem is None:
+        assert result.exit_code == 0, result.output
+    else:
+        assert result.exit_code == 1
+        assert "capabilities[0].parameters" in result.stdout and problem in result.stdout

@@ -271,3 +271,17 @@ def test_a_registration_is_in_the_index_at_once_with_the_real_model(
     )
     assert found.returncode == 0, found.stderr
     assert [h["id"] for h in payload(found)["hits"]][:1] == ["echo"]
+
+
+def test_docs_page_works_offline(serve_env: dict[str, str], processes: list[LineProcess]) -> None:
+    server, url = start_serve(serve_env)
+    processes.append(server)
+    page = httpx.get(f"{url}/docs", timeout=10)
+    assert page.status_code == 200
+    assert "/docs/static/swagger-ui-bundle.js" in page.text
+    assert "cdn" not in page.text.lower() and "https://" not in page.text
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"):
+        got = httpx.get(f"{url}/docs/static/{asset}", timeout=10)
+        assert got.status_code == 200 and len(got.content) > 500, asset
+    assert "SwaggerUIBundle" in httpx.get(f"{url}/docs/static/swagger-ui-bundle.js").text
+    assert httpx.get(f"{url}/openapi.json", timeout=10).json()["openapi"].startswith("3.1")

@@ -99,7 +99,7 @@ def test_validate(cli: Any, tmp_path: Path) -> None:
     assert (report["valid"], report["invalid"]) == (1, 1)
     errors = next(s for s in report["skills"] if s["id"] == "bad")["errors"]
     assert "SKILL.md:2: frontmatter needs a non-empty `description` string (missing)" in errors[0]
-    assert cli("skill", "validate", str(tmp_path / "nothing")).exit_code == 1
+    assert cli("skill", "validate", str(tmp_path / "nothing")).exit_code == 4  # not found
 
 
 def test_validate_bundled_skills(cli: Any) -> None:

@@ -68,7 +68,7 @@ def test_skill_upgrade_update_and_remove(cli: Any, hc_home: Path, tmp_path: Path
     write_skill(src, version="2")
     updated = cli("skill", "update", "--all")
     assert updated.exit_code == 0, updated.output
-    assert "upgraded gh 2 (was 1)" in updated.stdout and "~ SKILL.md" in updated.stdout
+    assert "upgraded gh 1 -> 2 (" in updated.stdout and "~ SKILL.md" in updated.stdout
     assert lock(hc_home)["skills"]["gh"]["version"] == "2"
     assert cli("skill", "remove", "gh", "--yes").exit_code == 0
     assert not (hc_home / "data" / "skills" / "gh").exists()

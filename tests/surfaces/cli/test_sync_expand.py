@@ -207,3 +207,59 @@ def test_config_file_key_is_validated(cli: Any, index_env: dict[str, Any]) -> No
     result = cli("sync")
     assert result.exit_code == 3
     assert "index.expand" in result.stderr
+
+
+def test_plugin_show_marks_generated_examples_and_sync_indexes_them(
+    cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
+) -> None:
+    write_plugin(
+        index_env["plugins"],
+        "units",
+        "Units",
+        "Convert units of length and weight.",
+        capabilities=[
+            {"id": "convert", "name": "Convert", "description": "Convert a value."},
+            {
+                "id": "list_units",
+                "name": "List units",
+                "description": "Units it knows.",
+                "examples": ["which units do you know"],
+            },
+        ],
+    )
+    script_many(fake_ollama)
+    result = cli("sync", "--expand", "--json", env=llm_env(fake_ollama))
+    assert payload(result)["expand"]["llm_calls"] == ITEMS + 1  # list_units has its own
+    shown = cli("plugin", "show", "units", env=llm_env(fake_ollama)).stdout
+    assert "  example: which units do you know" in shown
+    assert "  example (generated): ask units thing number 1" in shown
+    data = payload(cli("plugin", "show", "weather", "--json", env=llm_env(fake_ollama)))
+    assert data["generated_examples"]["run"][0] == "ask weather thing number 1"
+    skill = cli("skill", "show", "haiku", env=llm_env(fake_ollama)).stdout
+    assert "example (generated): ask haiku thing number 3" in skill
+
+    from homeclaw_cli.adapters.vector_store import open_store, row_examples
+    from tests.fakes.index import settings_for
+
+    store = open_store(settings_for(index_env["home"]))
+    rows = {r["id"]: r for r in store.all_rows("homeclaw_plugins")}
+    examples = [(e.text, e.source, e.capability) for e in row_examples(rows["units"])]
+    assert ("which units do you know", "author", "list_units") in examples
+    assert ("ask units thing number 1", "generated", "convert") in examples
+    assert ("ask weather thing number 2", "generated", None) in [
+        (e.text, e.source, e.capability) for e in row_examples(rows["weather"])
+    ]
+
+
+def test_explain_names_the_generated_example_that_matched(
+    cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
+) -> None:
+    script_many(fake_ollama)
+    assert cli("sync", "--expand", env=llm_env(fake_ollama)).exit_code == 0
+    result = cli("plugin", "search", "ask timer thing number 4", "--explain")
+    assert result.exit_code == 0, result.output
+    top = next(line for line in result.stdout.splitlines() if line.startswith("1\ttimer\t"))
+    assert top.endswith("'ask timer thing number 4' (generated)")
+    data = payload(cli("plugin", "search", "ask timer thing number 4", "--explain", "--json"))
+    best = data["candidates"][0]
+    assert (best["id"], best["matched_source"]) == ("timer", "generated")

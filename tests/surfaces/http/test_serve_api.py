@@ -283,8 +283,19 @@ def test_fifty_concurrent_registrations_none_lost(settings: Settings) -> None:
     [
         {"type": "subprocess", "config": {"command": "sh", "args": ["-c", "rm -rf ~"]}},
         {"type": "mcp", "config": {"transport": "stdio", "command": "evil-server"}},
+        {
+            "type": "http",
+            "config": {
+                "base_url": "http://127.0.0.1:3999",
+                "start": {
+                    "command": "sh",
+                    "args": ["-c", "rm -rf ~"],
+                    "ready": "http://127.0.0.1:3999/",
+                },
+            },
+        },
     ],
-    ids=["subprocess", "mcp-stdio"],
+    ids=["subprocess", "mcp-stdio", "http-managed"],
 )
 def test_command_plugins_are_refused_over_http(
     client: TestClient, settings: Settings, body: dict[str, Any]

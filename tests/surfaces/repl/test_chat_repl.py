@@ -252,3 +252,20 @@ def test_hot_reload_shows_a_broken_edit_in_the_repl(
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert "not reloaded (kept the last good version)" in out and "tides" in out
     assert "High and low tide times" in out  # /plugins still lists the last good tides
+
+
+def test_plugins_and_skills_tables_cut_descriptions_at_a_word(
+    settings: Settings, tmp_path: Path
+) -> None:
+    skill = tmp_path / "my-skills" / "long-one"
+    skill.mkdir(parents=True)
+    words = "Summarize quarterly spreadsheets into concise bullet points " * 3
+    (skill / "SKILL.md").write_text(f"---\nname: long-one\ndescription: {words}\n---\nHi\n")
+    with_skills = settings.model_copy(update={"extra_skill_dirs": [tmp_path / "my-skills"]})
+    out = drive(with_skills, "/skills\n/exit\n")
+    line = next(ln for ln in out.splitlines() if "long-one" in ln)
+    shown = line.split("Summarize", 1)[1].rstrip()
+    assert shown.endswith("…")
+    last_word = shown.removesuffix("…").split()[-1]
+    assert last_word in words.split()  # a whole word, not "spreadsh"
+    assert len("Summarize" + shown) <= 70

@@ -133,3 +133,31 @@ def test_the_user_plugins_dir_created_after_start_is_watched(
     out = run_until(settings, first_install, "tides")
     assert "reloaded: added tides" in out
     assert "High and low tide times" in out  # /plugins lists it
+
+
+def test_leaving_the_repl_stops_the_managed_server_it_started(
+    fake: FakeOllama, hc_home: Path, tmp_path: Path
+) -> None:
+    import socket
+
+    from tests.fakes.ollama_server import tool_call
+    from tests.plugin_factory import BUNDLED, free_port
+
+    port = free_port()
+    folder = tmp_path / "managed" / "todo"
+    folder.mkdir(parents=True)
+    manifest = (BUNDLED / "todo" / "plugin.yaml").read_text().replace("3107", str(port))
+    (folder / "plugin.yaml").write_text(manifest)
+    (folder / "server.py").write_text((BUNDLED / "todo" / "server.py").read_text())
+    settings = load_settings(
+        extra_plugin_dirs=[folder.parent], flags={"llm.host": fake.host, "bundled": False}
+    )
+    fake.script(tool_call("todo__list-todos", {}))
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    with create_pipe_input() as pipe:
+        pipe.send_text("what's on my todo list\n/exit\n")
+        repl = Repl(settings, pt_input=pipe, pt_output=DummyOutput(), console=console, watch=False)
+        asyncio.run(repl.run())
+    assert "No open tasks." in console.file.getvalue()  # type: ignore[attr-defined]
+    with socket.socket() as sock:
+        assert sock.connect_ex(("127.0.0.1", port)) != 0  # stopped with the REPL

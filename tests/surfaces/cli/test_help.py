@@ -1,0 +1,72 @@
+"""`--help` everywhere: TEXT / INTEGER / PLUGIN_ID placeholders, no `<bool>`, a sensible order,
+and the root's --debug accepted after the subcommand too."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import typer.main
+from typer.core import TyperGroup
+
+from homeclaw_cli.surfaces.cli.main import app, hoist_global_flags
+
+
+def command_paths() -> list[tuple[str, ...]]:
+    paths: list[tuple[str, ...]] = [()]
+
+    def walk(group: TyperGroup, prefix: tuple[str, ...]) -> None:
+        for name, command in group.commands.items():
+            paths.append((*prefix, name))
+            if isinstance(command, TyperGroup):
+                walk(command, (*prefix, name))
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    walk(root, ())
+    return paths
+
+
+@pytest.mark.parametrize("path", command_paths(), ids=lambda p: " ".join(p) or "homeclaw")
+def test_help_shows_placeholders_not_python_types(cli: Any, path: tuple[str, ...]) -> None:
+    result = cli(*path, "--help")
+    assert result.exit_code == 0, result.output
+    assert not re.search(r"<(bool|str|int|float|list\[.*?\]|path)>", result.stdout), result.stdout
+    assert "{" not in result.stdout.split("\n\n")[1]  # the usage line: PLUGIN_ID, not {plugin_id}
+
+
+def test_arguments_and_options_name_what_they_take(cli: Any) -> None:
+    call = cli("plugin", "call", "--help").stdout
+    assert "Usage: homeclaw plugin call [OPTIONS] PLUGIN_ID [CAPABILITY]" in call
+    assert re.search(r"PLUGIN_ID\s+TEXT", call) and re.search(r"--param\s+-p\s+TEXT", call)
+    search = cli("plugin", "search", "--help").stdout
+    assert re.search(r"--limit\s+-n\s+INTEGER", search)
+    assert re.search(r"--approve\s+ask\|auto\|never", cli("chat", "--help").stdout)
+    assert "PLUGIN_ID" in cli("plugin", "show", "--help").stdout
+    assert "SKILL_ID" in cli("skill", "show", "--help").stdout
+
+
+def test_commands_are_listed_in_the_order_a_user_meets_them(cli: Any) -> None:
+    def listed(*path: str) -> list[str]:
+        text = cli(*path, "--help").stdout.split("Commands")[1]
+        return re.findall(r"^│ ([a-z-]+)\s", text, re.MULTILINE)
+
+    assert listed()[:4] == ["chat", "plugin", "skill", "sync"]
+    plugin = listed("plugin")
+    assert plugin[:4] == ["new", "validate", "install", "list"]
+    assert plugin.index("update") < plugin.index("remove") < plugin.index("register")
+    assert listed("skill")[:3] == ["new", "validate", "test"]
+
+
+def test_debug_after_the_subcommand_shows_the_traceback(cli: Any) -> None:
+    before = cli("--debug", "plugin", "show", "no-such-plugin")
+    after = cli("plugin", "show", "no-such-plugin", "--debug")
+    assert before.exit_code == after.exit_code == 4
+    assert "Traceback" in after.stderr and "Traceback" in before.stderr
+    assert "Traceback" not in cli("plugin", "show", "no-such-plugin").stderr
+
+
+def test_only_flags_before_a_double_dash_are_hoisted() -> None:
+    assert hoist_global_flags(["plugin", "list", "--debug"]) == ["--debug", "plugin", "list"]
+    assert hoist_global_flags(["x", "--", "--debug"]) == ["x", "--", "--debug"]
