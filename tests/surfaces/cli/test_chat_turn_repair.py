@@ -138,11 +138,12 @@ def test_small_talk_offers_no_tools_and_time_offers_the_clock(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
     fake.script(text("Canberra."), text("It is noon."))
-    assert chat("-q", "whats the capital of australia").stdout == "Canberra.\n"
+    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}  # no plugin retrieved
+    assert chat("-q", "whats the capital of australia", env=nothing).stdout == "Canberra.\n"
     first = fake.chat_requests[0]
     assert offered(first) == []
     assert "tool" not in first["messages"][0]["content"].lower()  # no tool talk either
-    chat("-q", "which day of the week is today")
+    chat("-q", "which day of the week is today", env=nothing)
     assert "current_time" in offered(fake.chat_requests[1])
 
 
