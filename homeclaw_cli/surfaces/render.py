@@ -265,16 +265,7 @@ class Output:
         if not (enabled and self.err.is_terminal):
             yield None
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=self.err,
-            transient=True,
-        ) as progress:
+        with _bars(self.err) as progress:
             yield ProgressBars(progress)
 
     @contextmanager
@@ -287,16 +278,7 @@ class Output:
         if not self.err.is_terminal:
             yield ItemProgress(what, self.err, None)
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=self.err,
-            transient=True,
-        ) as progress:
+        with _bars(self.err) as progress:
             yield ItemProgress(what, self.err, progress)
 
     def _write(self, text: str) -> None:
@@ -413,3 +395,17 @@ class Activity:
             show(piece)
 
         return sink
+
+
+def _bars(console: Console) -> Any:
+    """The Rich progress display of bars on `console` (gone when it ends)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
