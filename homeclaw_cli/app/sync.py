@@ -232,7 +232,9 @@ def sync(
             source = example_source(context)
             if _unchanged_plugins(settings, store, kind, report, full=full, source=source) is None:
                 continue
-            plan = _make_plan(context, store, kind, full=full, refresh_test=False, report=report)
+            plan = _make_plan(
+                context, store, kind, full=full, refresh_test=False, report=report, source=source
+            )
             if plan.text_index_stale and not plan.report.stale:
                 plan.report.rebuilt = "full-text index out of date"
             elif plan.snapshot_missing and not plan.report.stale:
@@ -242,12 +244,15 @@ def sync(
         return report
     with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
         for kind in wanted:
+            source = example_source(context)
             fingerprint = _unchanged_plugins(
-                settings, store, kind, report, full=full, source=example_source(context)
+                settings, store, kind, report, full=full, source=source
             )
             if fingerprint is None:
                 continue
-            plan = _make_plan(context, store, kind, full=full, refresh_test=True, report=report)
+            plan = _make_plan(
+                context, store, kind, full=full, refresh_test=True, report=report, source=source
+            )
             _apply(settings, store, plan, report, progress)
             if store.remote:
                 write_owned(settings, plan.table, [r.id for r in plan.rows])
@@ -302,10 +307,11 @@ def _make_plan(
     full: bool,
     refresh_test: bool,
     report: SyncReport,
+    source: ExampleSource | None,
 ) -> _Plan:
     settings = context.settings
     rows, errors = plugin_rows(context) if kind == "plugins" else skill_rows(context)
-    attach_generated_examples(kind, rows, example_source(context))
+    attach_generated_examples(kind, rows, source)
     report.errors.extend(errors)
     table = table_name(settings, kind)
     section = settings.plugins if kind == "plugins" else settings.skills
