@@ -167,6 +167,8 @@ class OnnxEmbedder:
         self.info = info
         options = ort.SessionOptions()
         options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        # Spinning worker threads would hold the cores numpy needs for the search right after.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = ort.InferenceSession(
             str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]

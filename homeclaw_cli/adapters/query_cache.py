@@ -172,7 +172,8 @@ class Snapshot:
         self._text = text
         self._descriptors = _Lines(folder, "descriptors", len(self.ids))
         self._extras = _Lines(folder, "extras", len(self.ids))
-        self._last: tuple[bytes, Any, Any] | None = None
+        self._last: tuple[bytes, Any, Any, Any] | None = None
+        self._extras_parsed: dict[int, dict[str, Any]] = {}
 
     @classmethod
     def open(cls, root: Path, table: str) -> Snapshot | None:
@@ -200,7 +201,7 @@ class Snapshot:
             return None
 
     def row(self, index: int) -> dict[str, Any]:
-        extras = json.loads(self._extras[index])
+        extras = self._parsed_extras(index)
         return {
             "id": self.ids[index],
             "status": self.status[index],
@@ -209,6 +210,13 @@ class Snapshot:
             "facets": extras["facets"],
             "descriptor": self.descriptor(index),
         }
+
+    def _parsed_extras(self, index: int) -> dict[str, Any]:
+        """Row `index`'s examples and facets, parsed once (a warm query reads the same rows)."""
+        parsed = self._extras_parsed.get(index)
+        if parsed is None:
+            parsed = self._extras_parsed[index] = json.loads(self._extras[index])
+        return parsed
 
     def descriptor(self, index: int) -> str:
         """The stored descriptor JSON of row `index`, read from disk on demand."""
@@ -223,8 +231,16 @@ class Snapshot:
         if self._last is None or self._last[0] != key:
             descriptor = np.asarray(self.vectors) @ query
             fused, best = self.facets.fuse(descriptor, query, fusion)
-            self._last = (key, fused, best)
+            self._last = (key, fused, best, descriptor)
         return self._last[1], self._last[2]
+
+    def _descriptor_scores(self, query: Any) -> Any:
+        """The cosine of every row's descriptor vector to `query` (the last query's reused)."""
+        import numpy as np
+
+        if self._last is not None and self._last[0].startswith(query.tobytes()):
+            return self._last[3]
+        return np.asarray(self.vectors) @ query
 
     def dense(self, vector: Any, limit: int, fusion: Fusion | None = None) -> list[Match]:
         """The `limit` rows closest to `vector`: cosine (vectors are normalised), fused with
@@ -244,7 +260,7 @@ class Snapshot:
         import numpy as np
 
         query = np.asarray(vector, dtype=np.float32)
-        descriptor = np.asarray(self.vectors) @ query if indexes else query[:0]
+        descriptor = self._descriptor_scores(query) if indexes else query[:0]
         scores, best = self.facets.exact_for(indexes, descriptor, query, fusion)
         return [
             self._match(i, float(s), float(b))
@@ -259,7 +275,7 @@ class Snapshot:
         if start == end:
             return []
         scores = np.asarray(self.facets.vectors[start:end]) @ np.asarray(vector, np.float32)
-        facets = json.loads(json.loads(self._extras[index])["facets"])
+        facets = json.loads(self._parsed_extras(index)["facets"])
         pairs = [(facets[i], float(scores[i])) for i in range(min(len(facets), end - start))]
         return sorted(pairs, key=lambda pair: -pair[1])
 
