@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ from homeclaw_cli.core.turn_calls import TurnState, tool_message
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
+TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
 DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits 0.4-0.7, greetings to 0.49
@@ -177,6 +179,7 @@ class Agent:
         """Continue a logged conversation: its turns become the history."""
         self.exchanges = [list(e) for e in exchanges if len(e) >= 2]
         self.last = None
+        self.last_plugins = _plugins_called(self.exchanges[-1]) if self.exchanges else []
 
     def clear(self) -> None:
         self.exchanges.clear()
@@ -307,7 +310,6 @@ class Agent:
                 history_dropped=len(self.history) - len(history),
             )
         )
-        top = plugin_res.hits[0].score if plugin_res.hits else 0.0
         return TurnState(
             result.message,
             tools,
@@ -319,9 +321,18 @@ class Agent:
             approval=self.approval,
             own_from=len(history) + 1,
             decide=self.config.decide,
-            # A follow-up is retrieved with the message before it: its score says little.
-            confident=top >= self.config.decide_min_score and not self.is_follow_up(result.message),
+            confident=self._confident(plugin_res, result.message, plugins),
         )
+
+    def _confident(
+        self, retrieved: RetrievalResult, message: str, offered: list[PluginManifest]
+    ) -> bool:
+        """Whether `llm.decide: auto` checks a free answer: retrieval was sure of a plugin, or a
+        short follow-up ("and 20?") comes after a turn that called a plugin offered again."""
+        if self.is_follow_up(message):  # retrieved with the previous message: its score says little
+            return any(m.id in self.last_plugins for m in offered)
+        top = retrieved.hits[0].score if retrieved.hits else 0.0
+        return top >= self.config.decide_min_score
 
     def _messages(self, result: TurnResult) -> tuple[list[ChatMessage], list[ChatMessage]]:
         """The history that fits next to the prompt, and the turn's opening messages."""
@@ -378,6 +389,12 @@ class Agent:
     def is_follow_up(self, message: str) -> bool:
         """A short message after an earlier turn, read together with it."""
         return bool(self.history) and len(message.split()) < FOLLOW_UP_WORDS
+
+
+def _plugins_called(exchange: list[ChatMessage]) -> list[str]:
+    """The plugins whose results an earlier turn's messages hold (its tool outputs)."""
+    names = [m for msg in exchange for m in TOOL_OUTPUT_NAME.findall(str(msg.get("content", "")))]
+    return list(dict.fromkeys(n.split("__")[0] for n in names if "__" in n))
 
 
 __all__ = [

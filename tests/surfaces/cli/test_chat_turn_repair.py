@@ -127,6 +127,32 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
     assert "[decided]" in result.stderr
 
 
+def test_a_follow_up_to_a_plugin_turn_gets_the_decision(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """"and Cork?" after a tide call: the model answered from memory, the decision calls the
+    plugin the previous turn used (also when the conversation is continued with -c)."""
+    fake.script(tool_call("tides__times", {"harbour": "Brest"}))
+    first = chat("-q", "tide times for the harbour of Brest")
+    assert first.exit_code == 0, first.stderr
+    fake.script(text("Probably the same, around 6."), _decision, _decision)
+    result = chat("-c", "-q", "and Cork?", "--trace", env={"HOMECLAW_LLM__DECIDE": "auto"})
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert "[decided]" in result.stderr
+
+
+def test_a_follow_up_after_a_turn_without_plugins_is_answered_freely(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(text("Hello!"))
+    assert chat("-q", "hello there").exit_code == 0
+    fake.script(text("Tides follow the moon."))
+    result = chat("-c", "-q", "and tides?", env={"HOMECLAW_LLM__DECIDE": "auto"})
+    assert result.exit_code == 0 and result.stdout == "Tides follow the moon.\n"
+    assert len(fake.chat_requests) == 2  # no decision requests
+
+
 def test_the_decision_may_keep_the_answer(chat: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(text("Tides follow the moon."), text('{"tool": "answer"}'))
     result = chat("-q", "why are there tides in a harbour", env={"HOMECLAW_LLM__DECIDE": "always"})
