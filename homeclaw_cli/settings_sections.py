@@ -64,6 +64,11 @@ class PluginSettings(RetrievalSettings):
         description="what a plugin's vector embeds: full (name, descriptions, keywords, "
         "capabilities) or description (description + description_long)",
     )
+    text_facets: bool = Field(
+        default=False,
+        description="also embed `name: description` and description_long as their own vectors, "
+        "fused like examples (benchmarks/retrieval/RESULTS.md)",
+    )
     trust_workspace: bool = Field(
         default=False, description="load ./plugins of the cwd (a cloned repository's, too)"
     )

@@ -1,7 +1,8 @@
 """Measure retrieval variants on one plugin set, in process: one sync, many query-time settings.
 
     python benchmarks/retrieval/variants.py PLUGINS QUERIES --home DIR [--examples FILE]
-        [--embed-text full|description] [--variant NAME key=value ...] [--curve] [--out FILE]
+        [--embed-text full|description] [--sync-flag key=value ...]
+        [--variant NAME key=value ...] [--curve] [--out FILE]
 
 Syncs PLUGINS (copied with the examples of FILE added, when given) into DIR (reused when it
 is already synced: an unchanged sync embeds nothing), then for each variant runs every query
@@ -150,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--examples", type=Path)
     parser.add_argument("--embed-text", default="full")
+    parser.add_argument(
+        "--sync-flag", nargs="+", default=[], help="settings for the sync too, e.g. key=value"
+    )
     parser.add_argument("--variant", nargs="+", action="append", default=[])
     parser.add_argument("--curve", action="store_true")
     parser.add_argument("--tag", help="only queries with this tag")
@@ -159,7 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     plugins = args.plugins.resolve()
     if args.examples:
         plugins = overlay(plugins, args.examples, args.home / "plugins-with-examples")
-    base = {"plugins.embed_text": args.embed_text}
+    base: dict[str, Any] = {"plugins.embed_text": args.embed_text}
+    for pair in args.sync_flag:
+        key, value = pair.split("=", 1)
+        base[key] = yaml.safe_load(value)
     started = time.perf_counter()
     report = sync(settings_for(args.home, plugins, base), kinds=["plugins"])
     print(f"sync {report.seconds:.1f} s, embedded {len(report.added) + len(report.updated)}")

@@ -23,6 +23,7 @@ FusionMode = Literal["none", "max", "centroid", "weighted"]
 SHORTLIST = 200
 EXAMPLE = "example"
 CAPABILITY = "capability"
+TEXT = "text"  # a piece of the descriptor's own text (plugins.text_facets)
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Facet:
     """One embedded piece of a row: an example or a capability's text."""
 
     text: str
-    kind: str  # example | capability
+    kind: str  # example | capability | text
     capability: str | None = None
     source: str = "author"  # author | generated | manifest
 

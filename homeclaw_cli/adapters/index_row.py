@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.adapters.facets import CAPABILITY, EXAMPLE, Facet
+from homeclaw_cli.adapters.facets import CAPABILITY, EXAMPLE, TEXT, Facet
 from homeclaw_cli.core.examples import Example, examples_hash
 
 # Bumped when what a row embeds changes, so every row is re-embedded once.
@@ -35,11 +35,13 @@ class IndexRow:
     examples: list[Example] = field(default_factory=list)
     # (capability id, its text) of a plugin with several capabilities, each its own facet
     capabilities: list[tuple[str, str]] = field(default_factory=list)
+    # pieces of `text` embedded alone as well (plugins.text_facets)
+    pieces: list[str] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
         """What decides whether the stored row is current (text and facets included)."""
-        text = hashlib.sha256(self.text.encode()).hexdigest()[:12]
+        text = hashlib.sha256("\n\n".join([self.text, *self.pieces]).encode()).hexdigest()[:12]
         return f"{self.descriptor_hash[:40]}:{RECIPE}:{examples_hash(self.examples)}:{text}"
 
     @property
@@ -47,6 +49,7 @@ class IndexRow:
         """The texts embedded besides the descriptor: examples, then capabilities."""
         out = [Facet(e.text, EXAMPLE, e.capability, e.source) for e in self.examples]
         out.extend(Facet(text, CAPABILITY, cap, "manifest") for cap, text in self.capabilities)
+        out.extend(Facet(text, TEXT, None, "manifest") for text in self.pieces)
         return out
 
     @property

@@ -9,6 +9,7 @@ from homeclaw_cli.adapters.vector_store import IndexRow
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.examples import Example, merge_examples
+from homeclaw_cli.core.manifest import PluginManifest
 
 SyncKind = Literal["plugins", "skills"]
 
@@ -70,10 +71,20 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 descriptor=describe_entry(entry),
                 examples=manifest.author_examples(),
                 capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
+                pieces=text_pieces(manifest) if settings.plugins.text_facets else [],
             )
         )
     errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]
     return rows, errors
+
+
+def text_pieces(manifest: PluginManifest) -> list[str]:
+    """The parts of a plugin's embedded text that also get a vector of their own: the name with
+    the description, and description_long (in one long text the short one's match is diluted)."""
+    pieces = [f"{manifest.name}: {manifest.description}"]
+    if manifest.description_long:
+        pieces.append(manifest.description_long)
+    return pieces
 
 
 def skill_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:

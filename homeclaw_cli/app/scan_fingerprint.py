@@ -34,6 +34,8 @@ def plugin_fingerprint(settings: Settings) -> str:
     # Everything registry.scan() reads must be in here: folders, files, external
     # registrations and the disabled list.
     digest = hashlib.sha256(f"{__version__}\n{settings.embedding.model}\n".encode())
+    section = settings.plugins  # what a row embeds depends on these too
+    digest.update(f"text {section.embed_text} {section.text_facets}\n".encode())
     digest.update(("disabled " + " ".join(sorted(read_disabled(settings.state_dir)))).encode())
     for root in plugin_roots(settings):
         digest.update(f"root {root.source} {root.path}\n".encode())

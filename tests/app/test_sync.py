@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import shutil
 from typing import Any
 
@@ -299,3 +300,34 @@ def test_an_incremental_sync_embeds_with_the_onnx_twin_and_a_rebuild_with_the_re
     assert len(twin.calls) == 1 and not index_env["models"].loaded
     full = sync(settings, kinds=["plugins"], full=True)
     assert full.embedder == "reference" and len(index_env["models"].embedded) == 5
+
+
+def test_text_facets_embed_the_short_and_the_long_description_alone(
+    index_env: dict[str, Any],
+) -> None:
+    """plugins.text_facets: `name: description` and description_long become facets of their
+    own; switching it re-embeds every plugin once, and a search scores the facets."""
+    from homeclaw_cli.adapters.facets import TEXT, Facet
+    from homeclaw_cli.app.retrieval import RetrievalService
+
+    write_plugin(
+        index_env["plugins"],
+        "tides",
+        "Tides",
+        "High and low tide times.",
+        description_long="Reads the harbour office's tables for any port on the coast.",
+    )
+    (index_env["home"] / "config.yaml").write_text("bundled: false\n", encoding="utf-8")
+    sync(settings_for(index_env["home"]))
+    on = settings_for(index_env["home"], **{"plugins.text_facets": True})
+    report = sync(on)
+    plugins = ("calculator", "slack", "tides", "timer", "weather")
+    assert report.updated == [f"plugin:{p}" for p in plugins]  # every plugin, no skill
+    rows = {r["id"]: r for r in VectorStore(on.index_uri).all_rows("homeclaw_plugins")}
+    facets = [Facet.from_json(f) for f in json.loads(rows["tides"]["facets"])]
+    assert [(f.text, f.kind) for f in facets] == [
+        ("Tides: High and low tide times.", TEXT),
+        ("Reads the harbour office's tables for any port on the coast.", TEXT),
+    ]
+    hit = RetrievalService(on).search_plugins("harbour office tables").hits[0]
+    assert hit.id == "tides" and hit.facet_score is not None
