@@ -61,6 +61,9 @@ from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
+# A first call only to plugins retrieved below this gets the tool-or-answer question first
+# (benchmarks/llm/TURN.md: no-plugin requests retrieve up to 0.37, right plugins from 0.30).
+DOUBT_BELOW = 0.35
 DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits 0.4-0.7, greetings to 0.49
 
 
@@ -133,6 +136,7 @@ class AgentConfig:
     search_tools: bool = True  # offer search_plugins / search_skills (llm.search_tools)
     decide: str = "never"  # the constrained decision (llm.decide): never | auto | always
     decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
+    doubt_below: float = DOUBT_BELOW  # a first call only to plugins scored below is checked
 
 
 class Agent:
@@ -322,6 +326,21 @@ class Agent:
             own_from=len(history) + 1,
             decide=self.config.decide,
             confident=self._confident(plugin_res, result.message, plugins),
+            weak_tools=self._weak_tools(plugin_res, result.message, tools),
+        )
+
+    def _weak_tools(
+        self, retrieved: RetrievalResult, message: str, tools: ToolRegistry
+    ) -> frozenset[str]:
+        """The offered plugin tools whose plugin retrieval scored below `doubt_below` (none for
+        a follow-up: its plugin may come from the previous turn, not from retrieval)."""
+        if self.is_follow_up(message):
+            return frozenset()
+        scores = {h.id: h.score for h in retrieved.hits}
+        return frozenset(
+            t.name
+            for t in tools.tools()
+            if t.kind == "plugin" and scores.get(t.plugin_id or "", 0.0) < self.config.doubt_below
         )
 
     def _confident(

@@ -52,6 +52,7 @@ class TurnState:
     stopped: str | None = None  # why the turn ends without an answer (set by a tool round)
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
+    weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
     decided: bool = False  # the constrained decision was asked in this turn
     on_status: StatusSink | None = None
 

@@ -1,4 +1,4 @@
-"""The constrained decision: when a model answered by itself although a plugin was offered.
+"""The constrained decision: when a model's first move disagrees with what retrieval found.
 
 Small models often skip a retrieved plugin and answer from memory (badly: 350F to Celsius as
 LaTeX) or invent its output. When the free round ended without a call and retrieval was
@@ -7,6 +7,11 @@ structured-output requests follow, before that answer is shown: one whose JSON s
 enum of the offered tools plus "answer", and, if a tool was picked, one whose schema is that
 tool's parameters. Constrained decoding (Ollama `format`, OpenAI `response_format`) makes both
 well-formed, and each is a far easier task for a small model than the free round.
+
+The other way round, the same models call whatever is offered ("whats the capital of
+australia" -> the world clock, retrieved at 0.29 through its Sydney example). A first call
+only to plugins retrieval ranked weakly (below `AgentConfig.doubt_below`) gets the same
+tool-or-answer question before it runs; "answer" turns it into a plain answer.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?")
 DECIDE_SYSTEM = (
     "Pick the tool that does what the user asks, or `answer` when no tool is needed. Tools:"
 )
+ANSWER_SYSTEM = "Answer the user's request yourself, briefly. No tool is needed."
 ARGUMENTS_SYSTEM = "Write the arguments of the tool `{name}` for the user's request, with the "
 ARGUMENTS_SYSTEM += "user's own values. {name}: {description}"
 
@@ -45,6 +51,56 @@ async def second_look(llm: LLM, state: TurnState, move: ModelMove, round_no: int
     if not wants_decision(state) or state.decided:
         return move
     state.decided = True
+    name = await _pick(llm, state, round_no)
+    tool = state.tools.get(name) if name is not None else None
+    if tool is None:
+        return move
+    system = ARGUMENTS_SYSTEM.format(name=tool.name, description=tool.description)
+    arguments = await _ask(llm, state, _messages(state, system), round_no, _arguments_schema(tool))
+    if not isinstance(arguments, dict):
+        return move
+    return ModelMove(move.content, [LLMToolCall(tool.name, arguments)], "decided", move.answer)
+
+
+def wants_doubt(state: TurnState, move: ModelMove) -> bool:
+    """True when this move's calls are checked first: every one is to a weakly retrieved
+    plugin, and nothing has run yet in this turn."""
+    if state.decide == "never" or not state.native or state.decided or not move.calls:
+        return False
+    if any(isinstance(s, ToolStep) for s in state.steps):
+        return False
+    return all(call.name in state.weak_tools for call in move.calls)
+
+
+async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
+    """`move` as is when the tool-or-answer question picks a tool; a plain answer otherwise."""
+    if not wants_doubt(state, move):
+        return move
+    state.decided = True
+    picked = await _pick(llm, state, round_no)
+    if picked != ANSWER_TOOL:
+        return move
+    state.status("thinking")
+    try:
+        reply = await llm.chat(_messages(state, ANSWER_SYSTEM))
+    finally:
+        state.status(None)
+    state.llm_seconds += reply.seconds
+    state.steps.append(
+        LlmStep(
+            seconds=reply.seconds,
+            round=round_no,
+            prompt_tokens=reply.prompt_tokens,
+            eval_tokens=reply.eval_tokens,
+            tool_calls=[],
+            call_source=None,
+        )
+    )
+    return ModelMove(reply.content, [], "decided", reply.content)
+
+
+async def _pick(llm: LLM, state: TurnState, round_no: int) -> str | None:
+    """The tool name (or "answer") the constrained question picks; None when unusable."""
     tools = [t for t in state.tools.tools() if t.kind != "search"]
     picked = await _ask(
         llm,
@@ -60,14 +116,7 @@ async def second_look(llm: LLM, state: TurnState, move: ModelMove, round_no: int
         },
     )
     name = picked.get("tool") if isinstance(picked, dict) else None
-    tool = state.tools.get(name) if isinstance(name, str) else None
-    if tool is None:
-        return move
-    system = ARGUMENTS_SYSTEM.format(name=tool.name, description=tool.description)
-    arguments = await _ask(llm, state, _messages(state, system), round_no, _arguments_schema(tool))
-    if not isinstance(arguments, dict):
-        return move
-    return ModelMove(move.content, [LLMToolCall(tool.name, arguments)], "decided", move.answer)
+    return name if isinstance(name, str) else None
 
 
 def _decide_system(tools: list[Tool]) -> str:

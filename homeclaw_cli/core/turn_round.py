@@ -21,7 +21,7 @@ from homeclaw_cli.core.turn_calls import (
     read_reply,
     run_calls,
 )
-from homeclaw_cli.core.turn_decide import second_look, wants_decision
+from homeclaw_cli.core.turn_decide import doubt, second_look, wants_decision
 
 HOLD_CHARS = 160  # prose held back until it cannot be a preamble to a tool call
 HOLD_ALL = 1 << 30  # the whole reply: a constrained decision may still replace it
@@ -63,7 +63,9 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
             call_source=move.source if move.calls else None,
         )
     )
-    if not move.calls and written_call(move.answer) is None:
+    if move.calls:
+        move = await doubt(llm, state, move, round_no)  # a call only retrieval's weak hits
+    elif written_call(move.answer) is None:
         move = await second_look(llm, state, move, round_no)  # a written call is corrected
     if not move.calls:
         return _answer(state, stream, move)

@@ -43,7 +43,8 @@ def offered(request: dict[str, Any]) -> list[str]:
 def test_registered_plugin_is_retrieved_called_and_dropped_when_unhealthy(
     cli: Callable[..., Any], fake: FakeOllama, echo_plugin: int, tmp_path: Path
 ) -> None:
-    env = {"HOMECLAW_NO_BUNDLED": "1"}
+    # the test embedder scores weakly, and a weak hit's call would be questioned first
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__DECIDE": "never"}
     path = tmp_path / "echo.json"
     path.write_text(json.dumps(descriptor("echo", echo_plugin)))
     registered = cli("plugin", "register", str(path), env=env)  # health-checked, synced

@@ -130,7 +130,7 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
 def test_a_follow_up_to_a_plugin_turn_gets_the_decision(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    """"and Cork?" after a tide call: the model answered from memory, the decision calls the
+    """ "and Cork?" after a tide call: the model answered from memory, the decision calls the
     plugin the previous turn used (also when the conversation is continued with -c)."""
     fake.script(tool_call("tides__times", {"harbour": "Brest"}))
     first = chat("-q", "tide times for the harbour of Brest")
@@ -151,6 +151,37 @@ def test_a_follow_up_after_a_turn_without_plugins_is_answered_freely(
     result = chat("-c", "-q", "and tides?", env={"HOMECLAW_LLM__DECIDE": "auto"})
     assert result.exit_code == 0 and result.stdout == "Tides follow the moon.\n"
     assert len(fake.chat_requests) == 2  # no decision requests
+
+
+def test_a_call_to_a_weakly_retrieved_plugin_is_questioned_and_may_become_an_answer(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Retrieval barely matched the plugin; the model called it anyway. The tool-or-answer
+    question picks `answer`, so the call never runs and a plain answer is asked for."""
+    fake.script(
+        tool_call("tides__times", {"harbour": "Ireland"}),
+        text('{"tool": "answer"}'),
+        text("Dublin is the capital of Ireland."),
+    )
+    result = chat("-q", "which city is the capital of ireland, the one with the harbour", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["answer"] == "Dublin is the capital of Ireland."
+    assert not [s for s in data["trace"] if s.get("kind") == "tool"]  # tides never ran
+    assert "tools" not in fake.chat_requests[2] or not fake.chat_requests[2]["tools"]
+
+
+def test_a_call_to_a_weakly_retrieved_plugin_runs_when_the_question_picks_it(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(
+        tool_call("tides__times", {"harbour": "Cork"}),
+        text('{"tool": "tides__times"}'),
+    )
+    result = chat("-q", "which city is the capital of ireland, the one with the harbour")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert len(fake.chat_requests) == 2
 
 
 def test_the_decision_may_keep_the_answer(chat: Callable[..., Any], fake: FakeOllama) -> None:

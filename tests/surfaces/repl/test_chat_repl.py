@@ -55,7 +55,12 @@ def drive(settings: Settings, keys: str, **kwargs: Any) -> str:
 
 
 def test_chat_turns_and_ctrl_d_exits(settings: Settings, fake: FakeOllama) -> None:
-    fake.script(tool_call("greeter__hello", {"name": "Ada"}), text("You are welcome."))
+    # "thanks" follows a plugin turn: the tool-or-answer question keeps the answer
+    fake.script(
+        tool_call("greeter__hello", {"name": "Ada"}),
+        text("You are welcome."),
+        text('{"tool": "answer"}'),
+    )
     out = drive(settings, "greet Ada hello\nthanks\n\x04")
     assert "Hello, Ada!" in out and "You are welcome." in out and out.rstrip().endswith("bye")
     # the second turn carries the history, the tool call and its result as the model saw them

@@ -29,10 +29,12 @@ def test_a_repl_continues_a_logged_session(settings: Settings, fake: FakeOllama)
     fake.script(tool_call("greeter__hello", {"name": "Ada"}))
     drive(settings, "greet Ada hello\n/exit\n")
     [earlier] = list_sessions(log_path(settings.state_dir))
-    fake.script(text("You already greeted Ada."))
+    # a short follow-up to a plugin turn: its answer is checked with the tool-or-answer question
+    fake.script(text("You already greeted Ada."), text('{"tool": "answer"}'))
     out = drive(settings, "who did I greet?\n/exit\n", resume=earlier["session"])
     assert f"continuing session {earlier['session']} (1 earlier turns)" in out
-    roles = [m["role"] for m in fake.last_chat["messages"]]
+    assert "You already greeted Ada." in out
+    roles = [m["role"] for m in fake.chat_requests[1]["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
     [same] = list_sessions(log_path(settings.state_dir))
     assert same["session"] == earlier["session"] and same["turns"] == 2
