@@ -159,8 +159,14 @@ ALIASES = {
 
 
 def normalize(unit: str) -> str:
+    """The unit's key: an alias resolved, and a plural a model writes ("mins", "hrs", "kgs")."""
     key = unit.strip().lower()
-    return ALIASES.get(key, key)
+    key = ALIASES.get(key, key)
+    if key not in UNITS and key not in TEMPERATURES and key.endswith("s"):
+        single = ALIASES.get(key[:-1], key[:-1])
+        if single in UNITS or single in TEMPERATURES:
+            return single
+    return key
 
 
 def _to_kelvin(value: float, unit: str) -> float:

@@ -21,6 +21,8 @@ def call(cli: Any, *args: str, env: dict[str, str] | None = None) -> tuple[int, 
         (["value=5", "from_unit=mi", "to_unit=km"], "5 mi = 8.04672 km"),
         (["value=212", "from_unit=F", "to_unit=celsius"], "212 F = 100 celsius"),
         (["value=2", "from_unit=cups", "to_unit=ml"], "2 cups = 473.176 ml"),
+        (["value=90", "from_unit=mins", "to_unit=hours"], "90 mins = 1.5 hours"),
+        (["value=3", "from_unit=hrs", "to_unit=secs"], "3 hrs = 10800 secs"),
     ],
 )
 def test_units_convert(cli: Any, params: list[str], expected: str) -> None:
