@@ -52,14 +52,20 @@ async def second_look(llm: LLM, state: TurnState, move: ModelMove, round_no: int
         return move
     state.decided = True
     name = await _pick(llm, state, round_no)
-    tool = state.tools.get(name) if name is not None else None
-    if tool is None:
+    call = await _call_to(llm, state, name, round_no) if name is not None else None
+    if call is None:
         return move
+    return ModelMove(move.content, [call], "decided", move.answer)
+
+
+async def _call_to(llm: LLM, state: TurnState, name: str, round_no: int) -> LLMToolCall | None:
+    """A call to the offered tool `name`, its arguments asked for under its own schema."""
+    tool = state.tools.get(name)
+    if tool is None:
+        return None
     system = ARGUMENTS_SYSTEM.format(name=tool.name, description=tool.description)
     arguments = await _ask(llm, state, _messages(state, system), round_no, _arguments_schema(tool))
-    if not isinstance(arguments, dict):
-        return move
-    return ModelMove(move.content, [LLMToolCall(tool.name, arguments)], "decided", move.answer)
+    return LLMToolCall(tool.name, arguments) if isinstance(arguments, dict) else None
 
 
 def wants_doubt(state: TurnState, move: ModelMove) -> bool:
@@ -73,13 +79,17 @@ def wants_doubt(state: TurnState, move: ModelMove) -> bool:
 
 
 async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
-    """`move` as is when the tool-or-answer question picks a tool; a plain answer otherwise."""
+    """After the tool-or-answer question: `move` as is when it picks a tool `move` calls, a
+    call to the other tool it picks (asked for like the decision's), or a plain answer."""
     if not wants_doubt(state, move):
         return move
     state.decided = True
     picked = await _pick(llm, state, round_no)
-    if picked != ANSWER_TOOL:
+    if picked is None or picked in {call.name for call in move.calls}:
         return move
+    if picked != ANSWER_TOOL:
+        call = await _call_to(llm, state, picked, round_no)
+        return move if call is None else ModelMove(move.content, [call], "decided", move.answer)
     state.status("thinking")
     try:
         reply = await llm.chat(_messages(state, ANSWER_SYSTEM))

@@ -184,6 +184,18 @@ def test_a_call_to_a_weakly_retrieved_plugin_runs_when_the_question_picks_it(
     assert len(fake.chat_requests) == 2
 
 
+def test_the_question_may_move_a_weak_call_to_the_other_offered_plugin(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """The model called the greeter for a tide question; asked, it picks the tide plugin,
+    whose arguments are asked for under its own schema."""
+    fake.script(tool_call("greeter__hello", {"name": "Cork"}), _decision, _decision)
+    result = chat("-q", "which city is the capital of ireland, the one with the harbour, hello")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert {"greeter__hello", "tides__times"} <= set(offered(fake.chat_requests[0]))
+
+
 def test_the_decision_may_keep_the_answer(chat: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(text("Tides follow the moon."), text('{"tool": "answer"}'))
     result = chat("-q", "why are there tides in a harbour", env={"HOMECLAW_LLM__DECIDE": "always"})
