@@ -129,7 +129,9 @@ class LLMSettings(Section):
     decide: Literal["auto", "always", "never"] = Field(
         default="auto",
         description="a constrained tool-or-answer decision when the model answered without "
-        "calling an offered plugin: auto (retrieval confident), always (small models), never",
+        "calling an offered plugin: auto (retrieval confident, or a follow-up to a plugin "
+        "turn), always (small models), never; except with never, also before a first call "
+        "only to weakly retrieved plugins",
     )
     search_tools: bool = Field(
         default=False,
