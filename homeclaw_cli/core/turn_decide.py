@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
-from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_wrappers
+from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
 from homeclaw_cli.core.tool_registry import Tool
 from homeclaw_cli.core.trace import LlmStep, ToolStep
 from homeclaw_cli.core.turn_calls import ModelMove, TurnState
@@ -106,7 +106,8 @@ async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> M
             call_source=None,
         )
     )
-    return ModelMove(reply.content, [], "decided", reply.content)
+    answer = strip_think(reply.content)
+    return ModelMove(answer, [], "decided", answer)
 
 
 async def _pick(llm: LLM, state: TurnState, round_no: int) -> str | None:
