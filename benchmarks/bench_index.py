@@ -45,8 +45,16 @@ QUERIES = [
 ]
 
 
-def make_plugins(root: Path, count: int) -> None:
+EXAMPLES = REPO / "benchmarks" / "retrieval" / "examples.yaml"
+
+
+def make_plugins(root: Path, count: int, *, examples: bool = True) -> None:
+    """`count` clones of the eval-set manifests, with the examples of examples.yaml."""
     manifests = [yaml.safe_load((d / "plugin.yaml").read_text()) for d in sorted(SOURCE.iterdir())]
+    written = yaml.safe_load(EXAMPLES.read_text()) if examples else {}
+    for manifest in manifests:
+        if manifest["id"] in written:
+            manifest["examples"] = written[manifest["id"]]
     for i in range(count):
         base = dict(manifests[i % len(manifests)])
         copy = i // len(manifests)
@@ -118,12 +126,12 @@ def bench_full_sync(count: int, work: Path) -> None:
     print(f"  --full re-sync, model warm: {seconds:.1f} s ({count / seconds:.0f} plugins/s)")
 
 
-def build_index(count: int, work: Path) -> tuple[Any, Path, Path]:
+def build_index(count: int, work: Path, examples: bool) -> tuple[Any, Path, Path]:
     from homeclaw_cli.adapters import embedder
     from homeclaw_cli.app.sync import sync
 
     home, plugins = work / f"idx-{count}", work / f"idx-{count}-plugins"
-    make_plugins(plugins, count)
+    make_plugins(plugins, count, examples=examples)
     settings = settings_for(home, plugins)
     real = embedder.sentence_transformer(settings.embedding.model)
     clone = CloneEmbedder(real)
@@ -137,11 +145,15 @@ def build_index(count: int, work: Path) -> tuple[Any, Path, Path]:
     return settings, home, plugins
 
 
-def bench_size(count: int, work: Path) -> None:
+def bench_size(count: int, work: Path, examples: bool) -> None:
+    from homeclaw_cli.adapters.vector_store import open_store
     from homeclaw_cli.app.retrieval import RetrievalService
     from homeclaw_cli.app.sync import sync
 
-    settings, home, plugins = build_index(count, work)
+    settings, home, plugins = build_index(count, work, examples)
+    snapshot = open_store(settings).snapshot(settings.plugins.table)
+    facets = len(snapshot.facets.owners) if snapshot else 0
+    print(f"{count:>6} plugins: {facets} example/capability vectors")
     for method in ("hybrid", "dense", "fts"):
         service = RetrievalService(settings, method=method)
         service.search_plugins("warm up")
@@ -228,6 +240,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--full-sync", type=int, default=1000)
+    parser.add_argument(
+        "--no-examples", action="store_true", help="clones without examples.yaml's examples"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="homeclaw-bench-"))
     try:
@@ -235,7 +250,7 @@ def main() -> None:
         if args.full_sync:
             bench_full_sync(args.full_sync, work)
         for size in [int(s) for s in args.sizes.split(",") if s]:
-            bench_size(size, work)
+            bench_size(size, work, not args.no_examples)
         importtime(work / f"idx-{size}", work / f"idx-{size}-plugins")
     finally:
         shutil.rmtree(work, ignore_errors=True)

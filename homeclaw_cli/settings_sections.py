@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
@@ -53,6 +53,9 @@ class RetrievalSettings(Section):
 
 class PluginSettings(RetrievalSettings):
     table: str = "homeclaw_plugins"
+    similarity_threshold: float = Field(
+        default=0.1, ge=-1.0, le=1.0, description="calibrated: benchmarks/retrieval/CUT.md"
+    )
     embed_text: Literal["full", "description"] = Field(
         default="full",
         description="what a plugin's vector embeds: full (name, descriptions, keywords, "
@@ -185,6 +188,14 @@ class IndexSettings(Section):
     expand_temperature: float = Field(
         default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
     )
+
+    @field_validator("expand", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: Any) -> Any:
+        """`expand: off` is what people write; YAML reads a bare off/on as a boolean."""
+        if isinstance(value, bool):
+            return "auto" if value else "off"
+        return value
 
 
 class ServeSettings(Section):

@@ -69,14 +69,17 @@ def settings_for(home: Path, plugins: Path, flags: dict[str, Any]) -> Settings:
     return load_settings(flags=flags, env=env, cwd=home, extra_plugin_dirs=[plugins])
 
 
-def rankings(settings: Settings, queries: list[dict[str, Any]]) -> list[list[tuple[str, float]]]:
-    """Every query's candidates (id, score), best first, with no cut applied."""
+def rankings(
+    settings: Settings, queries: list[dict[str, Any]]
+) -> tuple[list[list[tuple[str, float]]], list[list[str]]]:
+    """Every query's candidates (id, score) best first, and what the settings' cut offers."""
     service = RetrievalService(settings)
-    out = []
+    ranks, offers = [], []
     for item in queries:
         result = service.search_plugins(item["query"], limit=20)
-        out.append([(c.id, c.score) for c in result.candidates if c.reason[:5] != "inelig"])
-    return out
+        ranks.append([(c.id, c.score) for c in result.candidates if c.reason[:5] != "inelig"])
+        offers.append(service.search_plugins(item["query"]).ids)
+    return ranks, offers
 
 
 def offered(
@@ -92,14 +95,15 @@ def offered(
 def score(
     queries: list[dict[str, Any]],
     ranks: list[list[tuple[str, float]]],
-    cut: tuple[float, float, int],
+    cut: tuple[float, float, int] | list[list[str]],
 ) -> dict[str, float]:
-    """R@1, R@5, MRR, complete@5, offered recall and avg offered (answerable queries)."""
+    """R@1, R@5, MRR, complete@5, offered recall and avg offered (answerable queries);
+    `cut` is what was offered per query, or a (threshold, margin, cap) cut to replay."""
     n = r1 = r5 = rr = found = total_offered = multi = complete = 0.0
     none_empty = nones = 0
-    for item, ranked in zip(queries, ranks, strict=True):
+    for number, (item, ranked) in enumerate(zip(queries, ranks, strict=True)):
         ids = [pid for pid, _ in ranked]
-        kept = offered(ranked, *cut)
+        kept = cut[number] if isinstance(cut, list) else offered(ranked, *cut)
         expected = item["expected"]
         if not expected:
             nones += 1
@@ -171,10 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             key, value = pair.split("=", 1)
             flags[key] = yaml.safe_load(value)
         settings = settings_for(args.home, plugins, flags)
-        ranks = rankings(settings, queries)
-        section = settings.plugins
-        cut = (section.similarity_threshold, section.relative_margin, section.max_in_prompt)
-        results[name] = {"flags": flags, **score(queries, ranks, cut)}
+        ranks, offers = rankings(settings, queries)
+        results[name] = {"flags": flags, **score(queries, ranks, offers)}
         if args.curve:
             results[name]["curve"] = curve(queries, ranks)
         shown = {k: round(v, 3) for k, v in results[name].items() if isinstance(v, float)}

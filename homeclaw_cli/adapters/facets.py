@@ -7,7 +7,11 @@ differently. The dense score of a row is the descriptor's cosine fused with its 
 (see `fuse`); rows without facets keep the descriptor's score.
 
 Facets are stored owner by owner (a row's facets are contiguous), so the best facet of
-every row is one matrix product and one `maximum.reduceat`.
+every row is one matrix product and one `maximum.reduceat`. Past SHORTLIST rows that product
+would cost more than the query budget (10,000 plugins with 6 examples each is 60,000
+vectors), so only the SHORTLIST rows best by descriptor get their best facet there; the
+keyword search (whose text holds every example) brings in the rest, scored exactly by
+`exact_for`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 FusionMode = Literal["none", "max", "centroid", "weighted"]
+SHORTLIST = 200
 EXAMPLE = "example"
 CAPABILITY = "capability"
 
@@ -59,7 +64,7 @@ class Facet:
 class FacetMatrix:
     """Every facet vector of a table, owner-sorted, with the row each belongs to."""
 
-    def __init__(self, vectors: Any, owners: Any, rows: int) -> None:
+    def __init__(self, vectors: Any, owners: Any, rows: int, centroids: Any = None) -> None:
         import numpy as np
 
         self.vectors = vectors
@@ -72,7 +77,7 @@ class FacetMatrix:
             self.starts = np.zeros(0, dtype=np.int64)
         self.ends = np.append(self.starts[1:], len(self.owners)).astype(np.int64)
         self.has = self.owners[self.starts] if len(self.owners) else self.starts
-        self._centroids: Any = None
+        self._centroids: Any = centroids
 
     def span(self, row: int) -> tuple[int, int]:
         """The facet positions [start, end) of `row` (empty when it has none)."""
@@ -93,18 +98,55 @@ class FacetMatrix:
             out[self.has] = np.maximum.reduceat(scores, self.starts)
         return out
 
-    def centroid(self, query: Any) -> Any:
-        """Per row: the cosine of the mean of its facet vectors (-inf without facets)."""
+    def centroids(self) -> Any:
+        """One normalised mean facet vector per row with facets (in `has` order)."""
         import numpy as np
 
         if self._centroids is None:
             sums = np.add.reduceat(np.asarray(self.vectors), self.starts, axis=0)
             norms = np.linalg.norm(sums, axis=1, keepdims=True)
-            self._centroids = sums / np.maximum(norms, 1e-9)
+            self._centroids = (sums / np.maximum(norms, 1e-9)).astype(np.float32)
+        return self._centroids
+
+    def centroid(self, query: Any) -> Any:
+        """Per row: the cosine of the mean of its facet vectors (-inf without facets)."""
+        import numpy as np
+
         out = np.full(self.rows, -np.inf, dtype=np.float32)
         if len(self.owners):
-            out[self.has] = self._centroids @ query
+            out[self.has] = np.asarray(self.centroids()) @ query
         return out
+
+    def best_of(self, rows: Any, query: Any) -> Any:
+        """The exact best facet cosine of each of `rows` (-inf for rows without facets)."""
+        import numpy as np
+
+        at = np.searchsorted(self.has, rows)
+        at = np.minimum(at, max(len(self.has) - 1, 0))
+        found = (self.has[at] == rows) if len(self.has) else np.zeros(len(rows), dtype=bool)
+        out = np.full(len(rows), -np.inf, dtype=np.float32)
+        starts, ends = self.starts[at[found]], self.ends[at[found]]
+        if len(starts):
+            lengths = ends - starts
+            offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            index = np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
+            scores = np.asarray(self.vectors)[index] @ query
+            out[found] = np.maximum.reduceat(scores, offsets)
+        return out
+
+    def exact_for(self, rows: Any, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
+        """(fused score, best facet score) of `rows` with every facet counted."""
+        import numpy as np
+
+        rows = np.asarray(rows, dtype=np.int64)
+        if fusion.mode in ("none", "centroid") or not len(self.owners) or not len(rows):
+            fused, best = self.fuse(descriptor, query, fusion)
+            return fused[rows], best[rows]
+        best = self.best_of(rows, query)
+        lifted = np.maximum(descriptor[rows], best)
+        if fusion.mode == "max":
+            return lifted, best
+        return (1.0 - fusion.weight) * descriptor[rows] + fusion.weight * lifted, best
 
     def fuse(self, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
         """(fused dense score per row, best facet score per row or -inf)."""
@@ -112,12 +154,18 @@ class FacetMatrix:
 
         if fusion.mode == "none" or not len(self.owners):
             return descriptor, np.full(self.rows, -np.inf, dtype=np.float32)
-        best = self.best(query)
-        if fusion.mode == "max":
-            return np.maximum(descriptor, best), best
         if fusion.mode == "centroid":
-            return np.maximum(descriptor, self.centroid(query)), best
+            centroid = self.centroid(query)
+            return np.maximum(descriptor, centroid), centroid
+        if self.rows <= SHORTLIST:
+            best = self.best(query)
+        else:
+            rows = np.sort(np.argpartition(-descriptor, SHORTLIST)[:SHORTLIST])
+            best = np.full(self.rows, -np.inf, dtype=np.float32)  # the rest: descriptor only
+            best[rows] = self.best_of(rows, query)
         lifted = np.maximum(descriptor, best)
+        if fusion.mode == "max":
+            return lifted, best
         return (1.0 - fusion.weight) * descriptor + fusion.weight * lifted, best
 
 

@@ -30,7 +30,7 @@ from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FORMAT = 4
+FORMAT = 5
 POINTER = "current"
 
 
@@ -90,6 +90,9 @@ def write_snapshot(
     facet_vectors, owners = facets if facets is not None else (np.zeros((0, dim)), [])
     _save_array(target / "facets.npy", np.asarray(facet_vectors, dtype=np.float32))
     _save_array(target / "owners.npy", np.asarray(owners, dtype=np.int64))
+    matrix = FacetMatrix(np.asarray(facet_vectors, dtype=np.float32), owners, len(rows))
+    centroids = matrix.centroids() if len(owners) else np.zeros((0, dim), dtype=np.float32)
+    _save_array(target / "centroids.npy", centroids)
     meta = {
         "format": FORMAT,
         "model": model,
@@ -185,12 +188,13 @@ class Snapshot:
             vectors = np.load(target / "vectors.npy", mmap_mode="r", allow_pickle=False)
             facet_vectors = np.load(target / "facets.npy", mmap_mode="r", allow_pickle=False)
             owners = np.load(target / "owners.npy", allow_pickle=False)
+            centroids = np.load(target / "centroids.npy", mmap_mode="r", allow_pickle=False)
             import tantivy
 
             text = tantivy.Index.open(str(target / "text"))
             if len(vectors) != len(meta["ids"]) or len(facet_vectors) != len(owners):
                 return None
-            facets = FacetMatrix(facet_vectors, owners, len(meta["ids"]))
+            facets = FacetMatrix(facet_vectors, owners, len(meta["ids"]), centroids)
             return cls(target, meta, vectors=vectors, facets=facets, text=text)
         except (OSError, ValueError, KeyError):
             return None
@@ -236,9 +240,16 @@ class Snapshot:
         return [self._match(int(i), float(scores[i]), float(best[i])) for i in top]
 
     def dense_for(self, vector: Any, indexes: list[int], fusion: Fusion) -> list[Match]:
-        """The fused dense score of the rows at `indexes`."""
-        scores, best = self.scores(vector, fusion)
-        return [self._match(i, float(scores[i]), float(best[i])) for i in indexes]
+        """The fused dense score of the rows at `indexes` (every facet counted)."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        descriptor = np.asarray(self.vectors) @ query if indexes else query[:0]
+        scores, best = self.facets.exact_for(indexes, descriptor, query, fusion)
+        return [
+            self._match(i, float(s), float(b))
+            for i, s, b in zip(indexes, scores, best, strict=True)
+        ]
 
     def facet_scores(self, index: int, vector: Any) -> list[tuple[dict[str, Any], float]]:
         """Every facet of row `index` with its cosine to `vector`, best first."""
