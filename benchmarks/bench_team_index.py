@@ -116,8 +116,8 @@ def cli(env: dict[str, str], *args: str) -> float:
     return time.perf_counter() - started
 
 
-def median_search(env: dict[str, str]) -> float:
-    return statistics.median(cli(env, "plugin", "search", QUERY) for _ in range(RUNS))
+def median_search(env: dict[str, str], runs: int = RUNS) -> float:
+    return statistics.median(cli(env, "plugin", "search", QUERY) for _ in range(runs))
 
 
 def copy_models(real: Any, home: Path) -> None:
@@ -126,7 +126,9 @@ def copy_models(real: Any, home: Path) -> None:
     embedder.export_onnx(real, home / "data" / "models")
 
 
-def bench_size(count: int, work: Path, endpoint: str, real: Any) -> dict[str, float]:
+def bench_size(
+    count: int, work: Path, endpoint: str, real: Any, *, with_local: bool = True, runs: int = 5
+) -> dict[str, float]:
     import boto3
 
     bucket = f"bench-{count}"
@@ -142,23 +144,38 @@ def bench_size(count: int, work: Path, endpoint: str, real: Any) -> dict[str, fl
     local = machine_env(work / f"local-{count}", plugins, None, bucket)
     a = machine_env(work / f"a-{count}", plugins, endpoint, bucket)
     b = machine_env(work / f"b-{count}", plugins, endpoint, bucket)
-    out: dict[str, float] = {}
-    out["local full sync"] = sync_in_process(local, real)
+    out = _Figures(count)
+    if with_local:
+        out["local full sync"] = sync_in_process(local, real)
     out["s3 full sync"] = sync_in_process(a, real)
     copy_models(real, Path(b["HOMECLAW_HOME"]))
-    out["local no-change sync (process)"] = cli(local, "sync", "--quiet")
+    if with_local:
+        out["local no-change sync (process)"] = cli(local, "sync", "--quiet")
     out["s3 no-change sync (process)"] = cli(a, "sync", "--quiet")
-    out["local cold search"] = median_search(local)
-    out["A cold search, snapshot fresh"] = median_search(a)
+    if with_local:
+        out["local cold search"] = median_search(local, runs)
+    out["A cold search, snapshot fresh"] = median_search(a, runs)
     out["B first search, no snapshot (download)"] = cli(b, "plugin", "search", QUERY)
-    out["B cold search, snapshot fresh"] = median_search(b)
+    out["B cold search, snapshot fresh"] = median_search(b, runs)
     check_every_query = {**b, "HOMECLAW_INDEX__REFRESH_INTERVAL_SEC": "0"}
-    out["B cold search, version check each query"] = median_search(check_every_query)
+    out["B cold search, version check each query"] = median_search(check_every_query, runs)
     make_plugins_extra(plugins, count)
     out["A sync of one new plugin"] = sync_in_process(a, real)
     out["B first search after A's change"] = cli(check_every_query, "plugin", "search", QUERY)
-    out["B cold search after the refresh"] = median_search(b)
+    out["B cold search after the refresh"] = median_search(b, runs)
     return out
+
+
+class _Figures(dict[str, float]):
+    """Printed as they are measured: a long run killed halfway keeps what it had."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def __setitem__(self, name: str, seconds: float) -> None:
+        super().__setitem__(name, seconds)
+        print(f"{self.count:>6} plugins  {name:<44} {seconds:7.2f} s", flush=True)
 
 
 def make_plugins_extra(plugins: Path, count: int) -> None:
@@ -174,6 +191,10 @@ def make_plugins_extra(plugins: Path, count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--runs", type=int, default=RUNS, help="cold searches per median")
+    parser.add_argument(
+        "--no-local", action="store_true", help="skip the local-index baseline (saves a sync)"
+    )
     args = parser.parse_args()
     from homeclaw_cli.adapters import embedder
 
@@ -181,10 +202,12 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="homeclaw-team-bench-"))
     process, endpoint = start_moto()
     try:
-        print(f"cpus: {os.cpu_count()}, load: {os.getloadavg()[0]:.2f}, moto at {endpoint}")
+        print(
+            f"cpus: {os.cpu_count()}, load: {os.getloadavg()[0]:.2f}, moto at {endpoint}",
+            flush=True,
+        )
         for size in [int(s) for s in args.sizes.split(",") if s]:
-            for name, seconds in bench_size(size, work, endpoint, real).items():
-                print(f"{size:>6} plugins  {name:<44} {seconds:7.2f} s", flush=True)
+            bench_size(size, work, endpoint, real, with_local=not args.no_local, runs=args.runs)
     finally:
         process.terminate()
         process.wait(timeout=10)

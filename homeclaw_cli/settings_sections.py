@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
@@ -183,11 +183,19 @@ class IndexSettings(Section):
         "reachable (as `sync --expand`); off: only `sync --expand` does",
     )
     expand_count: int = Field(
-        default=5, ge=1, le=20, description="example requests generated per capability or skill"
+        default=5, ge=1, le=10, description="example requests generated per capability or skill"
     )
     expand_temperature: float = Field(
         default=0.7, ge=0, le=2, description="sampling temperature of the example generation"
     )
+
+    @field_validator("expand", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: Any) -> Any:
+        """`expand: off` is what people write; YAML reads a bare off/on as a boolean."""
+        if isinstance(value, bool):
+            return "auto" if value else "off"
+        return value
 
 
 class ServeSettings(Section):

@@ -5,8 +5,9 @@ throw-away HOMECLAW_HOME with the bundled plugins, `homeclaw sync`, the to-do pl
 (when port 3107 is free), then `homeclaw eval chat TASKS --json` through
 - openai: homeclaw's OpenAI provider straight at the server's /v1;
 - ollama: homeclaw's unchanged Ollama provider at ollama_shim.py, which forwards to /v1.
-Writes the report as JSON and markdown (rates, leaks, latency, prompt tokens, load average,
-misses) into benchmarks/llm/results/.
+Runs the tasks in chunks (`--chunk`, one `eval chat` process each) and writes the merged report
+as JSON and markdown (rates, leaks, latency, prompt tokens, load average, misses) into
+benchmarks/llm/results/ after every chunk, so a run cut short still leaves its figures.
 
 Run:  python benchmarks/llm/eval_chat.py [--protocols openai,ollama] [--limit N] [--label NAME]
 """
@@ -15,12 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,8 +34,11 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
+import yaml  # noqa: E402
+
 from benchmarks.llm.ollama_shim import ollama_shim  # noqa: E402
 from benchmarks.llm.server import ServerConfig, ServerError, llm_server  # noqa: E402
+from homeclaw_cli.app.eval_chat import METRICS  # noqa: E402
 
 TODO_PORT = 3107
 ROWS = [
@@ -88,9 +95,14 @@ def todo_server(data: Path) -> Any:
 
 
 def run_protocol(
-    protocol: str, llm_env: dict[str, str], tasks: Path, args: argparse.Namespace
+    protocol: str,
+    llm_env: dict[str, str],
+    tasks: list[dict[str, Any]],
+    args: argparse.Namespace,
+    on_chunk: Callable[[dict[str, Any]], None],
 ) -> dict[str, Any]:
-    """sync + eval chat in a fresh HOMECLAW_HOME; the eval's JSON data plus the run's facts."""
+    """sync, then `eval chat --json` over chunks of the tasks in one fresh HOMECLAW_HOME;
+    `on_chunk` gets the merged figures after every chunk (a later kill keeps them)."""
     with tempfile.TemporaryDirectory(prefix=f"hc-eval-{protocol}-") as tmp, ExitStack() as stack:
         home = Path(tmp)
         env = {
@@ -110,32 +122,89 @@ def run_protocol(
         sync = homeclaw(["sync"], env, home, timeout=900)
         if sync.returncode:
             raise SystemExit(f"homeclaw sync failed:\n{sync.stderr}")
-        sync_seconds = time.perf_counter() - started
-        load_before = load()
-        command = ["eval", "chat", str(tasks), "--json", "--repeat", str(args.repeat)]
-        result = homeclaw(command, env, home, timeout=args.timeout)
-        envelope = json.loads(result.stdout) if result.stdout.strip() else {}
-        if "data" not in envelope:
-            raise SystemExit(f"eval chat failed (exit {result.returncode}):\n{result.stderr}")
-        return {
+        facts = {
             "protocol": protocol,
-            "exit_code": result.returncode,
-            "sync_seconds": round(sync_seconds, 1),
+            "sync_seconds": round(time.perf_counter() - started, 1),
             "todo_server": todo,
-            "load_before": load_before,
-            "load_after": load(),
-            **envelope["data"],
+            "load_before": load(),
         }
+        parts: list[dict[str, Any]] = []
+        for first in range(0, len(tasks), args.chunk):
+            chunk = home / f"tasks-{first}.yaml"
+            chunk.write_text(yaml.safe_dump(tasks[first : first + args.chunk]), encoding="utf-8")
+            command = ["eval", "chat", str(chunk), "--json", "--repeat", str(args.repeat)]
+            result = homeclaw(command, env, home, timeout=args.timeout)
+            envelope = json.loads(result.stdout) if result.stdout.strip() else {}
+            if "data" not in envelope:
+                print(f"{protocol}: eval chat failed (exit {result.returncode}), stopping:")
+                print(result.stderr[-2000:], flush=True)
+                break
+            parts.append(envelope["data"])
+            merged = {**facts, **merge(parts), "load_after": load()}
+            print(f"{protocol}: {merged['runs']}/{len(tasks)} tasks; load {load()}", flush=True)
+            on_chunk(merged)
+        if not parts:
+            raise SystemExit(f"{protocol}: no task finished")
+        return merged
 
 
-def limited_tasks(path: Path, limit: int | None, out: Path) -> Path:
-    if not limit:
-        return path
-    import yaml
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `eval chat --json` data of several chunks as one report."""
+    tasks = [t for p in parts for t in p["tasks"]]
+    rates = {}
+    for name in (*METRICS, "passed"):
+        if name == "passed":
+            values = [t["passed"] for t in tasks]
+        else:
+            values = [t["checks"][name] for t in tasks if name in t["checks"]]
+        total = len(values)
+        rates[name] = {
+            "passed": sum(values),
+            "total": total,
+            "rate": round(sum(values) / total, 4) if total else None,
+        }
+    turns = [turn for t in tasks for turn in t["turns"]]
+    seconds = sorted(turn["seconds"] for turn in turns)
+    first = [x["first_round_tokens"] for x in turns if x["first_round_tokens"] is not None]
+    whole = [x["turn_tokens"] for x in turns if x["turn_tokens"] is not None]
+    return {
+        "model": parts[0]["model"],
+        "provider": parts[0]["provider"],
+        "runs": len(tasks),
+        "rates": rates,
+        "leaked_calls": sum(t["leaked"] for t in tasks),
+        "latency_seconds": {
+            "median": round(statistics.median(seconds), 3) if seconds else None,
+            "p90": seconds[max(math.ceil(0.9 * len(seconds)) - 1, 0)] if seconds else None,
+        },
+        "prompt_tokens": {
+            "first_round_median": statistics.median(first) if first else None,
+            "turn_median": statistics.median(whole) if whole else None,
+            "source": "estimate" if any(x["estimated"] for x in turns) else "server",
+        },
+        "seconds": round(sum(p["seconds"] for p in parts), 1),
+        "tasks": tasks,
+        "misses": [m for p in parts for m in p["misses"]],
+    }
 
-    tasks = yaml.safe_load(path.read_text(encoding="utf-8"))
-    out.write_text(yaml.safe_dump(tasks[:limit], sort_keys=False), encoding="utf-8")
-    return out
+
+def load_tasks(path: Path, limit: int | None) -> list[dict[str, Any]]:
+    """The tasks, each plugin's (and the no-plugin ones) spread evenly over the run, so the
+    first N tasks, or a run cut short, are a fair sample of the whole set."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    tasks: list[dict[str, Any]] = data["tasks"] if isinstance(data, dict) else data
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for task in tasks:
+        plugin = task.get("plugin") or task.get("skill") or "-"
+        groups.setdefault(str(plugin[0] if isinstance(plugin, list) else plugin), []).append(task)
+    # Task i of a group of n sits at (i + 0.5) / n of the run.
+    spread = [
+        ((i + 0.5) / len(group), k, task)
+        for k, group in enumerate(groups.values())
+        for i, task in enumerate(group)
+    ]
+    mixed = [task for _, _, task in sorted(spread, key=lambda x: (x[0], x[1]))]
+    return mixed[:limit] if limit else mixed
 
 
 def _shown(path: Path) -> str:
@@ -217,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     parser.add_argument("--label", default="latest", help="results/eval_chat-LABEL.{json,md}")
-    parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per protocol")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds per chunk")
+    parser.add_argument("--chunk", type=int, default=10, help="tasks per `eval chat` run")
     args = parser.parse_args(argv)
     out_dir = HERE / "results"
     out_dir.mkdir(exist_ok=True)
@@ -236,24 +306,29 @@ def main(argv: list[str] | None = None) -> int:
     stem = out_dir / f"eval_chat-{args.label}"
     results: list[dict[str, Any]] = []
     try:
-        with llm_server(port=0, threads=args.threads) as llm, tempfile.TemporaryDirectory() as tmp:
-            tasks = limited_tasks(args.tasks, args.limit, Path(tmp) / "tasks.yaml")
+        with llm_server(port=0, threads=args.threads) as llm:
+            tasks = load_tasks(args.tasks, args.limit)
             print(f"server {llm.api_base} ready in {llm.load_seconds:.1f} s; load {load()}")
             meta["model"] = llm.model
             for protocol in args.protocols.split(","):
                 started = time.perf_counter()
+
+                def save(merged: dict[str, Any], done: int = len(results)) -> None:
+                    write_results(stem, meta, [*results[:done], merged])
+
                 if protocol == "ollama":
                     with ollama_shim(llm.api_base, llm.model) as shim:
-                        results.append(run_protocol(protocol, shim.homeclaw_env(), tasks, args))
+                        env = shim.homeclaw_env()
+                        results.append(run_protocol(protocol, env, tasks, args, save))
                 else:
-                    results.append(run_protocol(protocol, llm.homeclaw_env(), tasks, args))
+                    env = llm.homeclaw_env()
+                    results.append(run_protocol(protocol, env, tasks, args, save))
                 rates = results[-1]["rates"]
                 print(
                     f"{protocol}: {time.perf_counter() - started:.0f} s, plugin "
                     f"{pct(rates['plugin'])}, answer {pct(rates['answer'])}; load {load()}",
                     flush=True,
                 )
-                write_results(stem, meta, results)  # a protocol's figures survive a later kill
     except ServerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -287,6 +287,12 @@ class VectorStore:
         commit won (Lance itself retries a merge; this covers what it gives up on)."""
         object_store.retry_commit(lambda: action(self._require(table)))
 
+    def drop_duplicates(self, table: str) -> None:
+        """Keep one row per id. Two machines inserting the same new id at once both commit
+        (Lance merges them as compatible appends); every machine keeps the lowest row id, so
+        concurrent clean-ups agree. Read and delete use one version; a retry reads again."""
+        self._commit(table, _drop_duplicates)
+
     def delete(self, table: str, ids: Iterable[str]) -> int:
         """Delete rows by id in one commit; returns how many ids were asked for."""
         wanted = sorted(set(ids))
@@ -399,3 +405,16 @@ class VectorStore:
                 f"the index has no table {table!r} yet", hint="run `homeclaw sync` to build it"
             )
         return handle
+
+
+def _drop_duplicates(handle: Any) -> None:
+    rows = handle.search().with_row_id(True).select(["id"]).limit(max(1, handle.count_rows()))
+    first: dict[str, int] = {}
+    extra: list[int] = []
+    for row in sorted(rows.to_list(), key=lambda r: int(r["_rowid"])):
+        if row["id"] in first:
+            extra.append(int(row["_rowid"]))
+        else:
+            first[row["id"]] = int(row["_rowid"])
+    if extra:
+        handle.delete(f"_rowid IN ({', '.join(map(str, extra))})")

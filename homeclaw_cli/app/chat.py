@@ -23,7 +23,7 @@ from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
-from homeclaw_cli.core.agent import MAX_HISTORY_TURNS, Agent, AgentConfig, TurnResult
+from homeclaw_cli.core.agent import Agent, AgentConfig, TurnResult
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -31,6 +31,7 @@ from homeclaw_cli.core.approval import (
     Asker,
     ToolAction,
 )
+from homeclaw_cli.core.history import MAX_HISTORY_TURNS
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
@@ -100,6 +101,35 @@ def approval_policy(settings: Settings) -> ApprovalPolicy:
     return ApprovalPolicy(mode=settings.tools.approve, rules=dict(settings.tools.approve_rules))
 
 
+def session_builtins(settings: Settings) -> ToolRegistry:
+    """The built-in tools of a chat (file tools only inside `tools.allowed_dirs`)."""
+    builtins = ToolRegistry()
+    tools = settings.tools
+    add_builtins(
+        builtins,
+        BuiltinConfig(
+            allowed_dirs=list(tools.allowed_dirs),
+            fetch_max_bytes=tools.fetch_max_bytes,
+            fetch_timeout_sec=tools.fetch_timeout_sec,
+            fetch_allow_private=tools.fetch_allow_private,
+            plugin_allowed=tuple(tools.plugin_allowed),
+        ),
+    )
+    return builtins
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """The turn's knobs from `llm.*`."""
+    return AgentConfig(
+        max_rounds=settings.llm.max_rounds,
+        tool_mode=settings.llm.tool_mode,
+        workspace_dirs=workspace_dirs(settings),
+        context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
+        search_tools=settings.llm.search_tools,
+        decide=settings.llm.decide,
+    )
+
+
 class ChatSession:
     """One conversation: the agent, its services and the log; swap-able registry."""
 
@@ -127,18 +157,7 @@ class ChatSession:
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
         self._warnings: list[str] = list(self.registry.warnings())
-        builtins = ToolRegistry()
-        tools = settings.tools
-        add_builtins(
-            builtins,
-            BuiltinConfig(
-                allowed_dirs=list(tools.allowed_dirs),
-                fetch_max_bytes=tools.fetch_max_bytes,
-                fetch_timeout_sec=tools.fetch_timeout_sec,
-                fetch_allow_private=tools.fetch_allow_private,
-                plugin_allowed=tuple(tools.plugin_allowed),
-            ),
-        )
+        builtins = session_builtins(settings)
         self.agent = Agent(
             llm=self.llm,
             retriever=self.retriever,
@@ -146,14 +165,7 @@ class ChatSession:
             manifests=self.manifest,
             skills=self.skills,
             builtins=builtins,
-            config=AgentConfig(
-                max_rounds=settings.llm.max_rounds,
-                tool_mode=settings.llm.tool_mode,
-                workspace_dirs=workspace_dirs(settings),
-                context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
-                search_tools=settings.llm.search_tools,
-                decide=settings.llm.decide,
-            ),
+            config=agent_config(settings),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
             offerable=ServerProbe(self.caller.health),
         )

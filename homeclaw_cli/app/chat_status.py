@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from homeclaw_cli.app.chat import ChatSession
-from homeclaw_cli.core.agent import CONTEXT_SHARE, MAX_HISTORY_TURNS, message_tokens
+from homeclaw_cli.core.agent import CONTEXT_SHARE
+from homeclaw_cli.core.history import MAX_HISTORY_TURNS, message_tokens
 from homeclaw_cli.core.ports import ModelServer
 from homeclaw_cli.core.trace import LlmStep
 from homeclaw_cli.errors import HomeclawError

@@ -77,10 +77,28 @@ class TaskRun:
             "answer": self.final.answer,
             "error": self.final.error,
             "seconds": round(sum(t.timings.get("total", 0.0) for t in self.turns), 3),
+            "turns": [turn_figures(t) for t in self.turns],
         }
         if trace:
             data["trace"] = [[s.to_json() for s in t.steps] for t in self.turns]
         return data
+
+
+def turn_figures(turn: TurnResult) -> dict[str, Any]:
+    """One turn's seconds and prompt tokens: of its first round and of all rounds (as the
+    server counted them; the first round falls back to homeclaw's estimate without usage)."""
+    rounds = [s for s in turn.steps if isinstance(s, LlmStep)]
+    counted = [s.prompt_tokens for s in rounds if s.prompt_tokens is not None]
+    first: int | None = rounds[0].prompt_tokens if rounds else None
+    estimated = first is None and turn.prompt is not None
+    if estimated:
+        first = turn.prompt_tokens
+    return {
+        "seconds": round(turn.timings.get("total", 0.0), 3),
+        "first_round_tokens": first,
+        "turn_tokens": sum(counted) if counted and len(counted) == len(rounds) else None,
+        "estimated": estimated,
+    }
 
 
 def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
@@ -199,19 +217,10 @@ class ChatEvalReport:
         """Median prompt tokens of a turn's first round and of the whole turn (all rounds), as
         the server counted them; the first round falls back to homeclaw's estimate when the
         server does not report usage."""
-        first: list[float] = []
-        whole: list[float] = []
-        estimated = False
-        for turn in (t for r in self.runs for t in r.turns):
-            rounds = [s for s in turn.steps if isinstance(s, LlmStep)]
-            counted = [s.prompt_tokens for s in rounds if s.prompt_tokens is not None]
-            if rounds and rounds[0].prompt_tokens is not None:
-                first.append(rounds[0].prompt_tokens)
-            elif turn.prompt is not None:
-                first.append(turn.prompt_tokens)
-                estimated = True
-            if counted and len(counted) == len(rounds):
-                whole.append(sum(counted))
+        counts = [turn_figures(t) for r in self.runs for t in r.turns]
+        first = [c["first_round_tokens"] for c in counts if c["first_round_tokens"] is not None]
+        whole = [c["turn_tokens"] for c in counts if c["turn_tokens"] is not None]
+        estimated = any(c["estimated"] for c in counts)
         return {
             "first_round_median": _median(first),
             "turn_median": _median(whole),

@@ -26,9 +26,8 @@ from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.scan_fingerprint import plugin_fingerprint, skill_fingerprint
 from homeclaw_cli.app.skill_tools import ScannedSkills, SkillSource, skill_tool_name, skill_tools
 from homeclaw_cli.catalog.registry import Registry
-from homeclaw_cli.core.agent import PluginCallerLike
 from homeclaw_cli.core.capability_tools import add_plugin_tools, tool_name
-from homeclaw_cli.core.ports import Retriever
+from homeclaw_cli.core.ports import PluginCallerLike, Retriever
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry
 

@@ -4,7 +4,7 @@ A plugin served by a server someone else starts (http, external, MCP over a URL)
 only when that server answers: the health store's recent good status, or else a TCP connect
 with a short timeout, remembered for a while. Without this a small model calls a plugin whose
 server is down, reads "connection refused" and flounders. Plugins homeclaw starts itself
-(inline, subprocess, stdio MCP, servers marked `managed`) are always available.
+(inline, subprocess, stdio MCP, servers with `config.start`) are always available.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ class ServerProbe:
 
     def __call__(self, manifest: PluginManifest) -> bool:
         url = server_url(manifest)
-        if url is None or getattr(manifest.config, "managed", False):
-            return True
+        if url is None or manifest.managed_start() is not None:
+            return True  # homeclaw starts a `config.start` server on first use
         now = time.monotonic()
         cached = self._seen.get(manifest.id)
         if cached is not None and now - cached[0] < self.recent_sec:

@@ -350,6 +350,7 @@ def _explain_facets(hit: RetrievalHit, facets: list[tuple[dict[str, Any], float]
     examples = [(f, score) for f, score in facets if f.get("kind") == "example"]
     if examples:
         hit.matched = str(examples[0][0]["text"])
+        hit.matched_source = str(examples[0][0].get("source") or "author")
     best: dict[str, float] = {}
     for facet, score in facets:
         capability = facet.get("capability")

@@ -280,6 +280,8 @@ def _unchanged_plugins(
     if full or not settings.plugins.incremental_sync:
         return fingerprint
     state = fp.load_state(settings)
+    # a shared index another machine changed gets a new snapshot, so it is looked at again
+    store.ensure_fresh(table_name(settings, kind), max_age=0)
     generation = store.snapshot_generation(table_name(settings, kind))
     if (
         generation
@@ -348,8 +350,9 @@ def _progress_pair(
 
 
 def _upsert(store: VectorStore, plan: _Plan, done: Embedded, model: str) -> None:
-    """Merge the embedded rows in. On object storage the table is created empty first, and
-    rows a concurrent first create overwrote are merged again."""
+    """Merge the embedded rows in. On object storage the table is created empty first, rows
+    a concurrent first create overwrote are merged again, and rows two machines inserted at
+    once are kept once."""
     if store.remote:
         store.create_empty(plan.table, done.dim)
     store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
@@ -364,6 +367,7 @@ def _upsert(store: VectorStore, plan: _Plan, done: Embedded, model: str) -> None
                 model,
                 facets=[done.facets[i] for i in lost],
             )
+        store.drop_duplicates(plan.table)
 
 
 def _apply(

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from homeclaw_cli.core.agent_prompt import (
     SystemPrompt,
@@ -38,69 +38,28 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import ranked_capabilities
+from homeclaw_cli.core.history import fitting_history
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, Retriever, StatusSink, TextSink
+from homeclaw_cli.core.ports import (
+    LLM,
+    ChatMessage,
+    PluginCallerLike,
+    Retriever,
+    SkillRunner,
+    StatusSink,
+    TextSink,
+)
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.tokens import estimate_tokens
-from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
+from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
 from homeclaw_cli.core.turn_calls import TurnState, tool_message
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
-MAX_HISTORY_TURNS = 10  # earlier exchanges offered to the model at most (then the budget trims)
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
-DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits of the real model's tasks
-
-
-# --- protocols ------------------------------------------------------------------------------
-
-
-class ResultLike(Protocol):
-    @property
-    def success(self) -> bool: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def error(self) -> str | None: ...
-
-
-class OutcomeLike(Protocol):
-    @property
-    def result(self) -> ResultLike: ...
-    @property
-    def post_process(self) -> bool: ...
-    @property
-    def post_process_prompt(self) -> str | None: ...
-
-
-class PluginCallerLike(Protocol):
-    async def call(
-        self,
-        plugin_id: str,
-        capability_id: str | None,
-        parameters: dict[str, Any],
-        *,
-        user_input: str = "",
-        chat_context: str = "",
-        metadata: dict[str, Any] | None = None,
-    ) -> OutcomeLike: ...
-
-
-class SkillRunner(Protocol):
-    """Skills for the loop: their prompt block and their tools (read_skill, run_skill).
-
-    Implemented over catalog/skill_prompt + app/skill_tools in app/chat.py.
-    """
-
-    def prompt_block(self, hits: Sequence[RetrievalHit]) -> str:
-        """The <available_skills> block for the retrieved hits ("" when none is eligible)."""
-        ...
-
-    def tools(self) -> list[Tool]:
-        """The skill tools chat offers, built by app/skill_tools.skill_tools."""
-        ...
+DECIDE_MIN_SCORE = 0.4  # benchmarks/llm/TURN.md: most right-plugin hits score 0.4-0.7, few others
 
 
 ManifestLookup = Callable[[str], PluginManifest | None]
@@ -153,16 +112,6 @@ class TurnResult:
             "trace": [s.to_json() for s in self.steps],
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
         }
-
-
-def message_tokens(message: ChatMessage) -> int:
-    """A message's share of the prompt: its text, its tool calls, a few tokens of framing."""
-    calls = message.get("tool_calls")
-    return (
-        estimate_tokens(message["content"])
-        + (estimate_tokens(json.dumps(calls)) if calls else 0)
-        + 4
-    )
 
 
 def hit_summaries(result: RetrievalResult | None) -> list[HitSummary]:
@@ -347,15 +296,7 @@ class Agent:
         result.tools_offered = tools.names()
         if native and tools.names():
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
-        budget = int(self.config.context_tokens * CONTEXT_SHARE)
-        history = self._fitting_history(
-            budget - result.prompt_tokens - estimate_tokens(result.message)
-        )
-        messages: list[ChatMessage] = [
-            {"role": "system", "content": result.prompt.text},
-            *history,
-            {"role": "user", "content": result.message},
-        ]
+        history, messages = self._messages(result)
         result.steps.append(
             PromptStep(
                 seconds=time.perf_counter() - started - show_seconds,
@@ -381,6 +322,15 @@ class Agent:
             confident=top >= self.config.decide_min_score,
         )
 
+    def _messages(self, result: TurnResult) -> tuple[list[ChatMessage], list[ChatMessage]]:
+        """The history that fits next to the prompt, and the turn's opening messages."""
+        assert result.prompt is not None
+        budget = int(self.config.context_tokens * CONTEXT_SHARE)
+        room = budget - result.prompt_tokens - estimate_tokens(result.message)
+        history = fitting_history(self.exchanges, room)
+        system: ChatMessage = {"role": "system", "content": result.prompt.text}
+        return history, [system, *history, {"role": "user", "content": result.message}]
+
     def _tool_context(self, message: str) -> TurnToolContext:
         return TurnToolContext(
             message=message,
@@ -391,17 +341,6 @@ class Agent:
             history=self.dialogue(),
             max_search_results=self.config.max_search_results,
         )
-
-    def _fitting_history(self, budget: int) -> list[ChatMessage]:
-        """The newest whole exchanges that fit in `budget`; the oldest go first."""
-        kept: list[ChatMessage] = []
-        for exchange in reversed(self.exchanges[-MAX_HISTORY_TURNS:]):
-            cost = sum(message_tokens(m) for m in exchange)
-            if cost > budget:
-                break
-            budget -= cost
-            kept[:0] = exchange
-        return kept
 
     def _finish(self, result: TurnResult, state: TurnState) -> None:
         """The answer and outcome; a turn with an answer joins the history."""
@@ -444,7 +383,5 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "ManifestLookup",
-    "PluginCallerLike",
-    "SkillRunner",
     "TurnResult",
 ]

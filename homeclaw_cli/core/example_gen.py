@@ -16,12 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from homeclaw_cli.core.examples import MAX_CHARS, MAX_EXAMPLES, MIN_CHARS, check_examples
 from homeclaw_cli.core.ports import ChatMessage
 
 # Bumped when the prompt changes in a way that should regenerate every cached example.
 PROMPT_VERSION = 1
-MIN_EXAMPLE_CHARS = 3
-MAX_EXAMPLE_CHARS = 200
+MIN_EXAMPLE_CHARS = MIN_CHARS
+MAX_EXAMPLE_CHARS = MAX_CHARS
 _MAX_TEXT = 600  # descriptor text beyond this adds prompt time, not better requests
 
 
@@ -206,7 +207,8 @@ def clean_examples(
     candidates: Sequence[str], *, limit: int, exclude: Iterable[str] = ()
 ) -> list[str]:
     """At most `limit` examples that pass the author rules: trimmed, unquoted, 3-200
-    characters, no duplicates (case, spacing and end punctuation ignored), none in `exclude`."""
+    characters, at most 10, no duplicates (case, spacing and end punctuation ignored), none
+    in `exclude`."""
     seen = {_key(e) for e in exclude}
     kept: list[str] = []
     for candidate in candidates:
@@ -221,9 +223,9 @@ def clean_examples(
             continue
         seen.add(key)
         kept.append(text)
-        if len(kept) >= limit:
+        if len(kept) >= min(limit, MAX_EXAMPLES):
             break
-    return kept
+    return check_examples(kept)  # the rules author examples follow (core/examples.py)
 
 
 def _key(text: str) -> str:

@@ -1,8 +1,7 @@
 """Plugin descriptors: the seeds' schema (seed 000 §3, seed 001 §4) as pydantic models.
 
-The same PluginManifest describes a bundled plugin (plugin.yaml), a user plugin and an
-external registration (seed 000 §7); only `source` differs, and Core sets that.
-The type-specific `config` is a union tagged by the plugin-level `type`.
+One PluginManifest for bundled, user and externally registered plugins (seed 000 §7): only
+`source` differs. The type-specific `config` is a union tagged by the plugin-level `type`.
 """
 
 from __future__ import annotations
@@ -91,6 +90,8 @@ class Parameter(_Model):
     enum: list[str | int | float | bool] | None = None  # the only values allowed
     # The JSON Schema of an object or array parameter (properties, items), shown to the model.
     json_schema: dict[str, Any] | None = None
+    # For people (`plugin call` hints), never shown to the model: small models copy examples.
+    example: str | int | float | bool | None = None
 
     @field_validator("name")
     @classmethod

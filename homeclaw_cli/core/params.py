@@ -85,10 +85,13 @@ _EXAMPLES: dict[str, str] = {
 
 
 def example_value(param: Parameter) -> str:
-    """A `-p` value this parameter accepts, quoted for a POSIX shell: its default, its first
-    enum value, or a plain value of its type."""
+    """A `-p` value this parameter accepts, quoted for a POSIX shell: its `example`, its first
+    enum value, its default, or a plain value of its type."""
     import shlex
 
+    if param.example is not None:
+        shown = param.example
+        return shlex.quote(json.dumps(shown) if isinstance(shown, bool) else str(shown))
     if param.enum:
         first = param.enum[0]
         return shlex.quote(json.dumps(first) if isinstance(first, bool) else str(first))

@@ -2,16 +2,20 @@
 
 The chat model: one `LLM.chat` call takes Ollama-style messages and tool schemas and returns an
 `LLMReply`. adapters/llm_ollama.py and adapters/llm_openai.py implement it; tests use fakes.
-The retriever: plugins and skills for a query, as one RetrievalResult.
+The retriever: plugins and skills for a query, as one RetrievalResult. The plugin caller and
+the skills the turn runs (app/chat.py and runtime/caller.py implement them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Required, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Required, TypedDict, runtime_checkable
 
-from homeclaw_cli.core.retrieval import RetrievalResult
+from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
+
+if TYPE_CHECKING:
+    from homeclaw_cli.core.tool_registry import Tool
 
 TextSink = Callable[[str], None]
 # What a turn is doing, for a spinner: "thinking" (waiting for the model), "running NAME" (a
@@ -110,3 +114,49 @@ class Retriever(Protocol):
 
     def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult: ...
     def search_skills(self, query: str, *, limit: int | None = None) -> RetrievalResult: ...
+
+
+class ResultLike(Protocol):
+    @property
+    def success(self) -> bool: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+class OutcomeLike(Protocol):
+    @property
+    def result(self) -> ResultLike: ...
+    @property
+    def post_process(self) -> bool: ...
+    @property
+    def post_process_prompt(self) -> str | None: ...
+
+
+class PluginCallerLike(Protocol):
+    async def call(
+        self,
+        plugin_id: str,
+        capability_id: str | None,
+        parameters: dict[str, Any],
+        *,
+        user_input: str = "",
+        chat_context: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> OutcomeLike: ...
+
+
+class SkillRunner(Protocol):
+    """Skills for the loop: their prompt block and their tools (read_skill, run_skill).
+
+    Implemented over catalog/skill_prompt + app/skill_tools in app/chat.py.
+    """
+
+    def prompt_block(self, hits: Sequence[RetrievalHit]) -> str:
+        """The <available_skills> block for the retrieved hits ("" when none is eligible)."""
+        ...
+
+    def tools(self) -> list[Tool]:
+        """The skill tools chat offers, built by app/skill_tools.skill_tools."""
+        ...

@@ -19,8 +19,8 @@ from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry, object_schema
 
 if TYPE_CHECKING:  # the agent's collaborator protocols; core/agent.py imports this module
-    from homeclaw_cli.core.agent import ManifestLookup, PluginCallerLike, SkillRunner
-    from homeclaw_cli.core.ports import Retriever
+    from homeclaw_cli.core.agent import ManifestLookup
+    from homeclaw_cli.core.ports import PluginCallerLike, Retriever, SkillRunner
 
 CHAT_CONTEXT_MESSAGES = 6  # the tail of the history a plugin receives as chat_context
 
@@ -50,10 +50,18 @@ def build_turn_tools(
     """A fresh registry for one turn; `skills_shown` offers read_skill/run_skill at once.
 
     A built-in with `offer_if` is offered only when `query` (default: the message) matches
-    it; `search` offers search_plugins / search_skills."""
+    it and no retrieved plugin's description does (the plugin is the better tool: with both,
+    a small model called current_time three times for "time in new york"); `search` offers
+    search_plugins / search_skills."""
     text = ctx.message if query is None else query
+    covered = " ".join(m.description for m in plugins)
     tools = ToolRegistry(
-        [t for t in builtins.tools() if t.offer_if is None or re.search(t.offer_if, text, re.I)]
+        [
+            t
+            for t in builtins.tools()
+            if t.offer_if is None
+            or (re.search(t.offer_if, text, re.I) and not re.search(t.offer_if, covered, re.I))
+        ]
     )
     for manifest in plugins:
         add_plugin_tools(tools, manifest, ctx)

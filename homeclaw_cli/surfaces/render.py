@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -26,6 +27,11 @@ from rich.table import Table
 from rich.text import Text
 
 from homeclaw_cli import errors
+from homeclaw_cli.core.ports import TextSink
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.live import Live
 
 # A piece of a line: plain text, or (text, Rich style) such as ("ok", "green").
 Segment = str | tuple[str, str]
@@ -249,6 +255,10 @@ class Output:
         else:
             yield
 
+    def activity(self) -> Activity | None:
+        """A spinner for a chat turn's waits on a terminal's stdout; None when not one."""
+        return Activity(self.out) if self.out.is_terminal and not self.json_mode else None
+
     @contextmanager
     def progress(self, *, enabled: bool) -> Iterator[ProgressBars | None]:
         """Progress bars on a terminal's stderr while `enabled`; None otherwise."""
@@ -349,3 +359,57 @@ def _encode(value: object) -> Any:
     """JSON for what json.dumps does not know: result objects by `to_json()`, the rest as text."""
     to_json = getattr(value, "to_json", None)
     return to_json() if callable(to_json) else str(value)
+
+
+class Activity:
+    """A StatusSink that draws a spinner with the elapsed seconds while a label is set: what a
+    chat turn waits for ("thinking 12s"). The turn reports None before streamed text, an
+    approval question or the end, and the spinner goes away (a transient Live; under the
+    answer's own Live it is drawn beneath the text so far)."""
+
+    def __init__(self, console: Console) -> None:
+        from rich.spinner import Spinner
+
+        self.console = console
+        self.label: str | None = None
+        self.since = 0.0
+        self._spinner = Spinner("dots", style="cyan")
+        self._live: Live | None = None
+
+    def __call__(self, label: str | None) -> None:
+        if label is None:
+            self.stop()
+            return
+        if label != self.label:
+            self.since = time.monotonic()
+        self.label = label
+        if self._live is None:
+            from rich.live import Live
+
+            self._live = Live(self, console=self.console, transient=True, refresh_per_second=8)
+            self._live.start()
+            self._live.refresh()  # now: a nested Live (under the answer's) skips it in start
+
+    def stop(self) -> None:
+        """Take the spinner off the screen (before text, a question, or the prompt)."""
+        self.label = None
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+
+    def __rich__(self) -> RenderableType:
+        from rich.text import Text
+
+        seconds = time.monotonic() - self.since
+        self._spinner.update(text=Text(f" {self.label or ''} {seconds:.0f}s", style="dim"))
+        return self._spinner
+
+    def text_sink(self, show: TextSink) -> TextSink:
+        """`show` (the streamed answer) that first takes the spinner away."""
+
+        def sink(piece: str) -> None:
+            if self._live is not None:
+                self.stop()
+            show(piece)
+
+        return sink

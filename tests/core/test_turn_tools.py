@@ -90,3 +90,21 @@ def test_search_plugins_adds_the_found_plugins_tools() -> None:
     )
     outcome = asyncio.run(tools.execute("search_plugins", {"query": "note"}))
     assert "notes__add" in outcome.text and "notes__add" in tools
+
+
+def test_a_builtin_is_offered_when_asked_for_unless_a_retrieved_plugin_covers_it() -> None:
+    from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
+
+    builtins = ToolRegistry()
+    add_builtins(builtins, BuiltinConfig(allowed_dirs=[]))
+    ctx = _context(FakeCaller(MANIFESTS), [])
+    assert build_turn_tools(ctx, builtins, [], skills_shown=False, query="hi!").names() == [
+        "search_plugins"
+    ]
+    asked = build_turn_tools(ctx, builtins, [], skills_shown=False, query="what time is it")
+    assert "current_time" in asked
+    clock = WEATHER.model_copy(update={"description": "Current time in any city."})
+    covered = build_turn_tools(
+        ctx, builtins, [clock], skills_shown=False, query="what time is it", search=False
+    )
+    assert "current_time" not in covered and "weather__now" in covered

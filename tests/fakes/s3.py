@@ -95,6 +95,8 @@ def _make_keys(endpoint: str) -> tuple[str, str]:
 @pytest.fixture(scope="session")
 def s3_server() -> Iterator[S3Server]:
     """moto_server on a free 127.0.0.1 port for the whole session, with one user's keys."""
+    if os.environ.get("CI"):
+        import moto  # noqa: F401  (CI installs the dev extra: a missing moto must fail there)
     pytest.importorskip("moto", reason="moto[server] comes with the dev extra (make install)")
     port = _free_port()
     endpoint = f"http://127.0.0.1:{port}"

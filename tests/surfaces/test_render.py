@@ -148,8 +148,14 @@ def test_messages_go_to_stderr_and_quote_user_text(capsys: pytest.CaptureFixture
     ]
 
 
-def test_only_the_renderer_and_the_repl_import_rich() -> None:
-    allowed = {"surfaces/render.py", "surfaces/repl/chat_repl.py"}
+def test_only_the_renderers_import_rich() -> None:
+    # the one printer, the REPL (and its spinner), the live step log of install/update/register
+    allowed = {
+        "surfaces/render.py",
+        "surfaces/repl/chat_repl.py",
+        "surfaces/repl/activity.py",
+        "surfaces/cli/steps.py",
+    }
     package = REPO_ROOT / "homeclaw_cli"
     importers = set()
     for path in package.rglob("*.py"):

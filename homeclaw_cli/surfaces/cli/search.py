@@ -138,7 +138,8 @@ def _matched(hit: RetrievalHit) -> str:
     """The closest example request and the capability order."""
     parts = []
     if hit.matched:
-        parts.append(repr(hit.matched))
+        generated = " (generated)" if hit.matched_source == "generated" else ""
+        parts.append(repr(hit.matched) + generated)
     if hit.capabilities:
         parts.append("capabilities: " + ", ".join(hit.capabilities))
     return "; ".join(parts)

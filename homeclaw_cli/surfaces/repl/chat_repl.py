@@ -31,7 +31,6 @@ from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.surfaces.approval_prompt import repl_asker
 from homeclaw_cli.surfaces.render import Output
-from homeclaw_cli.surfaces.repl.activity import Activity
 from homeclaw_cli.surfaces.repl.commands import COMMANDS, SlashCommands
 
 T = TypeVar("T")
@@ -188,7 +187,7 @@ class Repl(SlashCommands):
             self._turn.cancel()
 
     async def _stream_turn(self, text: str) -> None:
-        activity = Activity(self.out.out) if self.out.out.is_terminal else None
+        activity = self.out.activity()
         try:
             with self.out.stream(markdown=True) as show:
                 result = await self._session.ask(

@@ -156,7 +156,8 @@ def test_model_unreachable_exits_5(cli: Callable[..., Any]) -> None:
 def test_model_not_pulled_exits_4(chat: Callable[..., Any]) -> None:
     result = chat("-q", "hi", "--model", "mistral")
     assert result.exit_code == 4 and result.stdout == ""
-    assert "model mistral is not pulled" in result.stderr and "ollama pull mistral" in result.stderr
+    assert "model mistral is not installed on Ollama" in result.stderr
+    assert "ollama pull mistral" in result.stderr and "llm.model" in result.stderr
 
 
 def test_empty_question_is_a_usage_error(chat: Callable[..., Any]) -> None:

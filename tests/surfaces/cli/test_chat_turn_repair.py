@@ -142,7 +142,7 @@ def test_small_talk_offers_no_tools_and_time_offers_the_clock(
     first = fake.chat_requests[0]
     assert offered(first) == []
     assert "tool" not in first["messages"][0]["content"].lower()  # no tool talk either
-    chat("-q", "what time is it now")
+    chat("-q", "which day of the week is today")
     assert "current_time" in offered(fake.chat_requests[1])
 
 

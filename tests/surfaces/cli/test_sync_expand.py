@@ -249,3 +249,17 @@ def test_plugin_show_marks_generated_examples_and_sync_indexes_them(
     assert ("ask weather thing number 2", "generated", None) in [
         (e.text, e.source, e.capability) for e in row_examples(rows["weather"])
     ]
+
+
+def test_explain_names_the_generated_example_that_matched(
+    cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
+) -> None:
+    script_many(fake_ollama)
+    assert cli("sync", "--expand", env=llm_env(fake_ollama)).exit_code == 0
+    result = cli("plugin", "search", "ask timer thing number 4", "--explain")
+    assert result.exit_code == 0, result.output
+    top = next(line for line in result.stdout.splitlines() if line.startswith("1\ttimer\t"))
+    assert top.endswith("'ask timer thing number 4' (generated)")
+    data = payload(cli("plugin", "search", "ask timer thing number 4", "--explain", "--json"))
+    best = data["candidates"][0]
+    assert (best["id"], best["matched_source"]) == ("timer", "generated")

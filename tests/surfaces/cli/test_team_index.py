@@ -63,7 +63,7 @@ def _hits(result: Any) -> list[str]:
     return [hit["id"] for hit in payload(result)["hits"]]
 
 
-def _table_ids(s3: S3Server, bucket: str, table: str = "homeclaw_plugins") -> list[str]:
+def _table(s3: S3Server, bucket: str, table: str = "homeclaw_plugins") -> Any:
     import lancedb
 
     options = {
@@ -73,11 +73,16 @@ def _table_ids(s3: S3Server, bucket: str, table: str = "homeclaw_plugins") -> li
         "aws_access_key_id": s3.key_id,
         "aws_secret_access_key": s3.secret,
     }
-    handle = lancedb.connect(f"s3://{bucket}/index", storage_options=options).open_table(table)
+    return lancedb.connect(f"s3://{bucket}/index", storage_options=options).open_table(table)
+
+
+def _table_ids(s3: S3Server, bucket: str, table: str = "homeclaw_plugins") -> list[str]:
+    handle = _table(s3, bucket, table)
     rows = handle.search().select(["id"]).limit(100_000).to_list()
     return [str(r["id"]) for r in rows]
 
 
+@pytest.mark.timeout(300)
 def test_sync_and_search_on_s3_then_a_second_home_sees_the_change(
     cli: Any,
     index_env: dict[str, Any],
@@ -127,6 +132,7 @@ def _run_sync(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.timeout(600)  # five sync processes; minutes on a loaded 2-core CI machine
 def test_two_concurrent_syncs_from_two_homes_lose_nothing(
     hc_home: Path, s3_server: S3Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -163,6 +169,14 @@ def test_two_concurrent_syncs_from_two_homes_lose_nothing(
     ids = _table_ids(s3_server, bucket)
     assert len(ids) == 85 and not any(i.startswith("alpha-0") and i < "alpha-05" for i in ids)
     assert sum(i.startswith("beta-") for i in ids) == 30
+
+    # a row of A's lost on the store (e.g. to a concurrent first create): A's next sync,
+    # with nothing changed locally, sees the table moved on and puts it back
+    _table(s3_server, bucket).delete("id = 'alpha-10'")
+    run = _run_sync(homes[0], env)
+    _, err = run.communicate(timeout=240)
+    assert run.returncode == 0, err
+    assert "alpha-10" in _table_ids(s3_server, bucket)
 
 
 def _run_sync_check(home: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
