@@ -126,7 +126,8 @@ def resolve_zone(place: str) -> ZoneInfo:
 
 def _parse_time(text: str, zone: ZoneInfo) -> dt.datetime:
     now = dt.datetime.now(zone)
-    for fmt in ("%Y-%m-%d %H:%M", "%H:%M", "%I:%M %p", "%I %p", "%H"):
+    formats = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%H:%M", "%H:%M:%S")
+    for fmt in (*formats, "%I:%M %p", "%I %p", "%H"):
         try:
             parsed = dt.datetime.strptime(
                 text.strip().upper() if "%p" in fmt else text.strip(), fmt
@@ -135,7 +136,9 @@ def _parse_time(text: str, zone: ZoneInfo) -> dt.datetime:
             continue
         if fmt.startswith("%Y"):
             return parsed.replace(tzinfo=zone)
-        return now.replace(hour=parsed.hour, minute=parsed.minute, second=0, microsecond=0)
+        return now.replace(
+            hour=parsed.hour, minute=parsed.minute, second=parsed.second, microsecond=0
+        )
     raise PluginError(f"cannot read time {text!r}; use HH:MM or YYYY-MM-DD HH:MM")
 
 

@@ -81,6 +81,15 @@ def test_timezones(cli: Any) -> None:
         "-pto_place=new york",
     )
     assert code == 0 and "2026-01-15 03:00 EST" in result["text"]
+    # seconds, as a model copies them from a clock it just read
+    for when in ("2026-01-15 09:00:25", "2026-01-15T09:00:25"):
+        args = [f"-ptime={when}", "-pfrom_place=Paris", "-pto_place=new york"]
+        code, result = call(cli, "timezones", "convert_time", *args)
+        assert code == 0 and "2026-01-15 03:00 EST" in result["text"], when
+    code, result = call(
+        cli, "timezones", "convert_time", "-ptime=20:45:25", "-pfrom_place=UTC", "-pto_place=UTC"
+    )
+    assert code == 0 and "20:45" in result["text"]
     for place in ("New_York", "new york", "NYC", "America/New_York", "new york, usa", "EST"):
         code, result = call(cli, "timezones", "current_time", f"-pplace={place}")
         assert code == 0 and ("EST" in result["text"] or "EDT" in result["text"]), place
