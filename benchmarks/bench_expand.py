@@ -71,6 +71,8 @@ def own_corpus(out: Path) -> Path:
     source = HERE / "retrieval"
     out.mkdir(parents=True, exist_ok=True)
     link = out / "plugins"
+    if link.is_symlink() and link.resolve() != (source / "plugins").resolve():
+        link.unlink()  # made by another checkout (perhaps one removed since)
     if not link.exists():
         link.symlink_to(source / "plugins", target_is_directory=True)
     lines = [json.loads(x) for x in (source / "queries.jsonl").read_text().splitlines() if x]
