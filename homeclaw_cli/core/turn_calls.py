@@ -21,7 +21,7 @@ from homeclaw_cli.core.tool_parse import (
     strip_think,
 )
 from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
-from homeclaw_cli.core.trace import CallSource, ToolStep, TraceStep
+from homeclaw_cli.core.trace import CallSource, LlmStep, ToolStep, TraceStep
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
 MAX_SAME_CALL = 2  # the same tool with the same arguments, in one turn
@@ -60,6 +60,22 @@ class TurnState:
         """Tell the surface what the turn waits for (its spinner)."""
         if self.on_status is not None:
             self.on_status(what)
+
+    def record_reply(
+        self, reply: LLMReply, round_no: int, calls: list[str], source: CallSource | None
+    ) -> None:
+        """Count a model reply's time and add its trace step (the tools it called, if any)."""
+        self.llm_seconds += reply.seconds
+        self.steps.append(
+            LlmStep(
+                seconds=reply.seconds,
+                round=round_no,
+                prompt_tokens=reply.prompt_tokens,
+                eval_tokens=reply.eval_tokens,
+                tool_calls=calls,
+                call_source=source,
+            )
+        )
 
     def correct(self) -> bool:
         """Spend one corrective round; False when the turn has none left."""

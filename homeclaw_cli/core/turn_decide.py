@@ -22,7 +22,7 @@ from typing import Any
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
 from homeclaw_cli.core.tool_registry import Tool
-from homeclaw_cli.core.trace import LlmStep, ToolStep
+from homeclaw_cli.core.trace import ToolStep
 from homeclaw_cli.core.turn_calls import ModelMove, TurnState
 
 DECIDE_MODES = ("never", "auto", "always")
@@ -95,17 +95,7 @@ async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> M
         reply = await llm.chat(_messages(state, ANSWER_SYSTEM))
     finally:
         state.status(None)
-    state.llm_seconds += reply.seconds
-    state.steps.append(
-        LlmStep(
-            seconds=reply.seconds,
-            round=round_no,
-            prompt_tokens=reply.prompt_tokens,
-            eval_tokens=reply.eval_tokens,
-            tool_calls=[],
-            call_source=None,
-        )
-    )
+    state.record_reply(reply, round_no, [], None)
     answer = strip_think(reply.content)
     return ModelMove(answer, [], "decided", answer)
 
@@ -167,20 +157,11 @@ async def _ask(
         reply = await llm.chat(messages, format=schema)
     finally:
         state.status(None)
-    state.llm_seconds += reply.seconds
     try:
         data = json.loads(strip_wrappers(reply.content))
     except json.JSONDecodeError:
         data = None
     name = data.get("tool") if isinstance(data, dict) else None
-    state.steps.append(
-        LlmStep(
-            seconds=reply.seconds,
-            round=round_no,
-            prompt_tokens=reply.prompt_tokens,
-            eval_tokens=reply.eval_tokens,
-            tool_calls=[name] if isinstance(name, str) and name != ANSWER_TOOL else [],
-            call_source="decided",
-        )
-    )
+    picked = [name] if isinstance(name, str) and name != ANSWER_TOOL else []
+    state.record_reply(reply, round_no, picked, "decided")
     return data

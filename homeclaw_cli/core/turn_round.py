@@ -13,7 +13,7 @@ from homeclaw_cli.core.answer_checks import check_answer, strip_calls, written_c
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
-from homeclaw_cli.core.trace import LlmStep, PostProcessStep, ToolStep
+from homeclaw_cli.core.trace import PostProcessStep, ToolStep
 from homeclaw_cli.core.turn_calls import (
     ModelMove,
     TurnState,
@@ -51,18 +51,9 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
         )
     finally:
         state.status(None)
-    state.llm_seconds += reply.seconds
     move = read_reply(reply, names, native=state.native)
-    state.steps.append(
-        LlmStep(
-            seconds=reply.seconds,
-            round=round_no,
-            prompt_tokens=reply.prompt_tokens,
-            eval_tokens=reply.eval_tokens,
-            tool_calls=[call.name for call in move.calls],
-            call_source=move.source if move.calls else None,
-        )
-    )
+    calls = [call.name for call in move.calls]
+    state.record_reply(reply, round_no, calls, move.source if move.calls else None)
     if move.calls:
         move = await doubt(llm, state, move, round_no)  # a call only retrieval's weak hits
     elif written_call(move.answer) is None:
