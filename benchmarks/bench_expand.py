@@ -54,16 +54,22 @@ def reduce_set(source: Path, out: Path, *, queries: int, plugins: int, seed: int
     (out / "plugins").mkdir(parents=True)
     for pid in [*needed, *extra]:
         shutil.copytree(source / "plugins" / pid, out / "plugins" / pid)
+    write_queries(out, chosen)
+    return out
+
+
+def write_queries(out: Path, queries: list[dict[str, Any]]) -> None:
+    """queries.jsonl, and queries_pairs.jsonl with one line per expected plugin of each query
+    (tagged q<N>, for complete@5)."""
     with (
         (out / "queries.jsonl").open("w") as main,
         (out / "queries_pairs.jsonl").open("w") as pairs,
     ):
-        for n, query in enumerate(chosen, 1):
+        for n, query in enumerate(queries, 1):
             main.write(json.dumps(query) + "\n")
             for pid in query["expected"]:
                 pair = {"query": query["query"], "expected": [pid], "tags": [f"q{n}"]}
                 pairs.write(json.dumps(pair) + "\n")
-    return out
 
 
 def own_corpus(out: Path) -> Path:
@@ -76,12 +82,7 @@ def own_corpus(out: Path) -> Path:
     if not link.exists():
         link.symlink_to(source / "plugins", target_is_directory=True)
     lines = [json.loads(x) for x in (source / "queries.jsonl").read_text().splitlines() if x]
-    shutil.copyfile(source / "queries.jsonl", out / "queries.jsonl")
-    with (out / "queries_pairs.jsonl").open("w") as pairs:
-        for n, query in enumerate(lines, 1):
-            for pid in query["expected"]:
-                pair = {"query": query["query"], "expected": [pid], "tags": [f"q{n}"]}
-                pairs.write(json.dumps(pair) + "\n")
+    write_queries(out, lines)
     return out
 
 
@@ -122,15 +123,7 @@ def covered_corpus(corpus: Path, home: Path, out: Path) -> Path:
             shutil.copytree(folder, out / "plugins" / folder.name)
     lines = [json.loads(x) for x in (corpus / "queries.jsonl").read_text().splitlines() if x]
     kept = [q for q in lines if set(q["expected"]) <= done]
-    with (
-        (out / "queries.jsonl").open("w") as main,
-        (out / "queries_pairs.jsonl").open("w") as pairs,
-    ):
-        for n, query in enumerate(kept, 1):
-            main.write(json.dumps(query) + "\n")
-            for pid in query["expected"]:
-                pair = {"query": query["query"], "expected": [pid], "tags": [f"q{n}"]}
-                pairs.write(json.dumps(pair) + "\n")
+    write_queries(out, kept)
     return out
 
 
