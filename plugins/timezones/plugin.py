@@ -306,8 +306,22 @@ def resolve_zone(place: str) -> ZoneInfo:
         ) from None
 
 
+# What this plugin's own answers put around a time, which a model copies into the next call:
+# `Tuesday 2026-11-24 22:51 CST (UTC-0600)`.
+_WEEKDAY = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+", re.IGNORECASE)
+_OFFSET = re.compile(r"\s*\((?:UTC|GMT)\s*[+-]\d{1,2}:?\d{2}\)$", re.IGNORECASE)
+_ZONE_ABBREVIATION = re.compile(r"(?<=\d)\s+(?!(?:am|pm)$)[a-z]{2,5}$", re.IGNORECASE)
+
+
+def _bare_time(text: str) -> str:
+    """`Tuesday 2026-11-24 22:51 CST (UTC-0600)` -> `2026-11-24 22:51` (the place says the zone)."""
+    text = _OFFSET.sub("", _WEEKDAY.sub("", text.strip()))
+    return _ZONE_ABBREVIATION.sub("", text).strip()
+
+
 def _parse_time(text: str, zone: ZoneInfo) -> dt.datetime:
     now = dt.datetime.now(zone)
+    text = _bare_time(text)
     formats = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%H:%M", "%H:%M:%S")
     for fmt in (*formats, "%I:%M %p", "%I %p", "%H"):
         try:

@@ -86,10 +86,19 @@ def test_timezones(cli: Any) -> None:
         args = [f"-ptime={when}", "-pfrom_place=Paris", "-pto_place=new york"]
         code, result = call(cli, "timezones", "convert_time", *args)
         assert code == 0 and "2026-01-15 03:00 EST" in result["text"], when
+    # the time as this plugin's own answer wrote it, copied into a follow-up call
+    for when in ("Thursday 2026-01-15 09:00 CET (UTC+0100)", "2026-01-15 09:00 CET"):
+        args = [f"-ptime={when}", "-pfrom_place=Paris", "-pto_place=new york"]
+        code, result = call(cli, "timezones", "convert_time", *args)
+        assert code == 0 and "03:00 EST" in result["text"], when
     code, result = call(
         cli, "timezones", "convert_time", "-ptime=20:45:25", "-pfrom_place=UTC", "-pto_place=UTC"
     )
     assert code == 0 and "20:45" in result["text"]
+    code, result = call(  # "pm" is no zone abbreviation
+        cli, "timezones", "convert_time", "-ptime=9 pm", "-pfrom_place=UTC", "-pto_place=UTC"
+    )
+    assert code == 0 and "21:00" in result["text"]
     for place in ("New_York", "new york", "NYC", "America/New_York", "new york, usa", "EST"):
         code, result = call(cli, "timezones", "current_time", f"-pplace={place}")
         assert code == 0 and ("EST" in result["text"] or "EDT" in result["text"]), place
