@@ -49,6 +49,7 @@ class TurnState:
     own_from: int = 1  # messages[own_from:] are this turn's (the user's message onwards)
     final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
+    bad_calls: list[str] = field(default_factory=list)  # what was wrong with calls, as told
     stopped: str | None = None  # why the turn ends without an answer (set by a tool round)
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
@@ -119,6 +120,8 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
     for call in calls:
         arguments = state.tools.coerce(call.name, coerce_arguments(call.arguments))
         problem = state.tools.problem(call.name, arguments)
+        if problem:
+            state.bad_calls.append(problem)
         if problem and not state.correct():
             state.stopped = f"the model's tool call was still wrong after a correction: {problem}"
         outcome = await _run_call(state, LLMToolCall(call.name, arguments))

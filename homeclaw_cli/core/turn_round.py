@@ -77,7 +77,13 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
 def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove) -> bool:
     """The reply as the answer, unless it is (or holds) a tool call or claims a tool result
     it never got: then one corrective round (False), and a call still written after that is
-    cut out of the answer."""
+    cut out of the answer. A reply that repeats what was wrong with a call ends the turn with
+    that as its error."""
+    echoed = next((bad for bad in state.bad_calls if bad in move.answer), None)
+    if echoed is not None:  # small models relay the correction instead of acting on it
+        state.pending_failure = f"the model did not correct its call: {echoed}"
+        state.answer = ""
+        return True
     called = any(isinstance(s, ToolStep) for s in state.steps)
     problem = check_answer(move.answer, state.tools.names(), called=called)
     if problem is not None and state.correct():

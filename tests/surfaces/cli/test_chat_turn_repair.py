@@ -90,6 +90,17 @@ def test_bad_arguments_are_repaired_or_named(chat: Callable[..., Any], fake: Fak
     assert "missing required parameter `harbour`" in result.stderr
 
 
+def test_a_correction_repeated_as_the_answer_is_an_error(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    told = "bad call to `tides__times`: unknown parameter `port`; valid: harbour"
+    fake.script(tool_call("tides__times", {"port": "Brest"}), text(f"ERROR: {told}"))
+    result = chat("-q", "tide times for the harbour of Brest")
+    assert told in feedback(fake.chat_requests[-1])[-1]
+    assert result.exit_code == 1 and result.stdout == ""
+    assert f"the model did not correct its call: {told}" in result.stderr
+
+
 def test_a_claimed_tool_result_gets_one_corrective_round(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
