@@ -86,12 +86,13 @@ class ChatTask(BaseModel):
         return self.id or f"{self.source}:{self.line}"
 
     def allowed(self) -> set[str]:
-        """Rule keys (`plugin`, `plugin.capability`) whose approval the task grants."""
+        """Rule keys (`plugin`, `plugin.capability`, `run_skill.<skill>`) whose approval the
+        task grants: the expected skill's scripts, never every skill's."""
         if self.allow:
             return set(self.allow)
         if self.plugin and self.capability:
             return {f"{self.plugin}.{self.capability}"}
-        return set(self.plugins) | ({self.skill, "run_skill"} if self.skill else set())
+        return set(self.plugins) | ({f"run_skill.{self.skill}"} if self.skill else set())
 
     def expected(self) -> dict[str, Any]:
         """The expectations as reports show them."""

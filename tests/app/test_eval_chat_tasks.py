@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from homeclaw_cli.app.eval_chat_tasks import read_tasks
+from homeclaw_cli.core.approval import ToolAction
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,6 +24,16 @@ def test_yaml_list_and_jsonl(tmp_path: Path) -> None:
     jsonl.write_text('{"id": "a", "request": "x", "plugin": ["p", "q"], "allow": ["p"]}\n')
     (task,) = read_tasks(jsonl)
     assert task.label == "a" and task.plugins == ["p", "q"] and task.allowed() == {"p"}
+
+
+def test_a_skill_task_approves_that_skills_scripts_only(tmp_path: Path) -> None:
+    tasks = tmp_path / "t.yaml"
+    tasks.write_text("- {request: how big is this folder, skill: disk-usage}\n")
+    (task,) = read_tasks(tasks)
+    for skill, granted in (("disk-usage", True), ("organize-files", False)):
+        # run_skill as the approval policy sees a call (Tool.action with the skill's effects)
+        action = ToolAction("run_skill", "run_skill", skill, frozenset({"write"}))
+        assert any(k in task.allowed() for k in action.rule_keys) is granted, skill
 
 
 def test_the_shipped_task_sets_are_valid() -> None:
