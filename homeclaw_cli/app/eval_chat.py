@@ -53,10 +53,7 @@ class TaskRun:
 
     @property
     def passed(self) -> bool:
-        """Every check holds, no call leaked, and the turn ended with an answer (a skill read
-        and run that ends in an error is no pass)."""
-        checks = all(v for k, v in self.checks.items() if k != "retrieved")
-        return checks and not self.leaked and self.final.ok
+        return not self.leaked and all(v for k, v in self.checks.items() if k != "retrieved")
 
     def calls(self) -> list[dict[str, Any]]:
         """The last turn's tool calls: name, arguments, ok."""
