@@ -327,7 +327,13 @@ class Agent:
             decide=self.config.decide,
             confident=self._confident(plugin_res, result.message, plugins),
             weak_tools=self._weak_tools(plugin_res, result.message, tools),
+            skills=self._shown_skills(skill_res, skills_text),
         )
+
+    @staticmethod
+    def _shown_skills(retrieved: RetrievalResult | None, block: str) -> frozenset[str]:
+        """The ids of the skills in this turn's prompt (none when the block is empty)."""
+        return frozenset(h.id for h in retrieved.hits) if retrieved and block else frozenset()
 
     def _weak_tools(
         self, retrieved: RetrievalResult, message: str, tools: ToolRegistry

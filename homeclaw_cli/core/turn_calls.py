@@ -54,6 +54,7 @@ class TurnState:
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
+    skills: frozenset[str] = frozenset()  # ids of the skills shown in this turn's prompt
     decided: bool = False  # the constrained decision was asked in this turn
     on_status: StatusSink | None = None
 
@@ -92,6 +93,22 @@ class ModelMove:
     calls: list[LLMToolCall]
     source: CallSource
     answer: str
+
+
+def skill_calls_read(move: ModelMove, state: TurnState) -> ModelMove:
+    """Calls named after a skill shown this turn (`disk-usage`, `data-inspect__stats`) become
+    read_skill for it: small models call a skill like a tool, and its SKILL.md says how to
+    run it. A name an offered tool has, or a skill not shown, is left to the correction."""
+    names = state.tools.names()
+    if "read_skill" not in names:
+        return move
+    calls = [
+        LLMToolCall("read_skill", {"skill": skill})
+        if call.name not in names and (skill := call.name.split("__")[0]) in state.skills
+        else call
+        for call in move.calls
+    ]
+    return ModelMove(move.content, calls, move.source, move.answer)
 
 
 def read_reply(reply: LLMReply, names: list[str], *, native: bool) -> ModelMove:

@@ -20,6 +20,7 @@ from homeclaw_cli.core.turn_calls import (
     assistant_message,
     read_reply,
     run_calls,
+    skill_calls_read,
 )
 from homeclaw_cli.core.turn_decide import doubt, second_look, wants_decision
 
@@ -51,7 +52,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
         )
     finally:
         state.status(None)
-    move = read_reply(reply, names, native=state.native)
+    move = skill_calls_read(read_reply(reply, names, native=state.native), state)
     calls = [call.name for call in move.calls]
     state.record_reply(reply, round_no, calls, move.source if move.calls else None)
     if move.calls:
