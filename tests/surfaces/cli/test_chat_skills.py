@@ -24,26 +24,32 @@ Run `run_skill(skill_name="hello-world", script="hello.py", args=[NAME])`.
 """
 
 
-def test_skill_read_and_run(
-    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
-) -> None:
+def hello_skill(tmp_path: Path) -> dict[str, str]:
+    """A hello-world skill with its script; the environment that finds and allows it."""
     skill = tmp_path / "skills" / "hello-world"
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD)
     (skill / "scripts" / "hello.py").write_text("import sys\nprint('hello', sys.argv[1])\n")
-    fake_ollama.add_model("llama3.2")
-    fake_ollama.script(
-        tool_call("read_skill", {"skill": "hello-world"}),
-        tool_call(
-            "run_skill", {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
-        ),
-        text("I said hello to Bob."),
-    )
-    env = {
+    return {
         "HOMECLAW_NO_BUNDLED": "1",
         "HOMECLAW_SKILLS_PATH": str(tmp_path / "skills"),
         "HOMECLAW_SKILLS__SCRIPT_ALLOWLIST": "[hello-world]",
     }
+
+
+RUN_HELLO = tool_call(
+    "run_skill", {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
+)
+
+
+def test_skill_read_and_run(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    env = hello_skill(tmp_path)
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(
+        tool_call("read_skill", {"skill": "hello-world"}), RUN_HELLO, text("I said hello to Bob.")
+    )
     result = cli(
         "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
     )
@@ -65,23 +71,13 @@ def test_skill_read_and_run(
 def test_a_call_named_after_a_shown_skill_reads_that_skill(
     cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
 ) -> None:
-    skill = tmp_path / "skills" / "hello-world"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text(SKILL_MD)
-    (skill / "scripts" / "hello.py").write_text("import sys\nprint('hello', sys.argv[1])\n")
+    env = hello_skill(tmp_path)
     fake_ollama.add_model("llama3.2")
     fake_ollama.script(
         tool_call("hello-world", {"name": "Bob"}),  # the skill's id, as small models call it
-        tool_call(
-            "run_skill", {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
-        ),
+        RUN_HELLO,
         text("I said hello to Bob."),
     )
-    env = {
-        "HOMECLAW_NO_BUNDLED": "1",
-        "HOMECLAW_SKILLS_PATH": str(tmp_path / "skills"),
-        "HOMECLAW_SKILLS__SCRIPT_ALLOWLIST": "[hello-world]",
-    }
     result = cli(
         "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
     )
@@ -89,10 +85,7 @@ def test_a_call_named_after_a_shown_skill_reads_that_skill(
     data = payload(result)
     assert data["answer"] == "I said hello to Bob."
     tools = [s for s in data["trace"] if s["kind"] == "tool"]
-    assert [(s["name"], s["arguments"]) for s in tools][0] == (
-        "read_skill",
-        {"skill": "hello-world"},
-    )
+    assert (tools[0]["name"], tools[0]["arguments"]) == ("read_skill", {"skill": "hello-world"})
     results = [
         m["content"] for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool"
     ]
