@@ -15,6 +15,7 @@ from typing import Any
 from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
 from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, StatusSink, TextSink
 from homeclaw_cli.core.tool_parse import (
+    TOOL_NAME_SEPARATOR,
     parse_content_calls,
     parse_json_mode_reply,
     resolve_name,
@@ -104,7 +105,8 @@ def skill_calls_read(move: ModelMove, state: TurnState) -> ModelMove:
         return move
     calls = [
         LLMToolCall("read_skill", {"skill": skill})
-        if call.name not in names and (skill := call.name.split("__")[0]) in state.skills
+        if call.name not in names
+        and (skill := call.name.split(TOOL_NAME_SEPARATOR)[0]) in state.skills
         else call
         for call in move.calls
     ]
