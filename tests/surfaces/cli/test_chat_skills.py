@@ -37,33 +37,40 @@ def hello_skill(tmp_path: Path) -> dict[str, str]:
     }
 
 
-RUN_HELLO = tool_call(
-    "run_skill", {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
-)
+def greet_bob(
+    cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path, first_call: Any
+) -> dict[str, Any]:
+    """`chat -q` with the hello-world skill: the model's `first_call`, then run_skill, then
+    its answer; the --json payload of a turn that must succeed."""
+    env = hello_skill(tmp_path)
+    fake.add_model("llama3.2")
+    run = tool_call(
+        "run_skill", {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
+    )
+    fake.script(first_call, run, text("I said hello to Bob."))
+    result = cli(
+        "chat", "--host", fake.host, "-q", "greet Bob warmly with hello", "--json", env=env
+    )
+    assert result.exit_code == 0, result.stderr
+    data: dict[str, Any] = payload(result)
+    assert data["answer"] == "I said hello to Bob."
+    return data
+
+
+def tool_results(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
 def test_skill_read_and_run(
     cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
 ) -> None:
-    env = hello_skill(tmp_path)
-    fake_ollama.add_model("llama3.2")
-    fake_ollama.script(
-        tool_call("read_skill", {"skill": "hello-world"}), RUN_HELLO, text("I said hello to Bob.")
-    )
-    result = cli(
-        "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
-    )
-    assert result.exit_code == 0, result.stderr
-    data = payload(result)
-    assert data["answer"] == "I said hello to Bob."
+    data = greet_bob(cli, fake_ollama, tmp_path, tool_call("read_skill", {"skill": "hello-world"}))
     assert data["retrieved"]["skills"][0]["id"] == "hello-world"
     first = fake_ollama.chat_requests[0]
     assert "<name>hello-world</name>" in first["messages"][0]["content"]
     offered = {t["function"]["name"] for t in first["tools"]}
     assert {"read_skill", "run_skill"} <= offered and "search_skills" not in offered
-    results = [
-        m["content"] for m in fake_ollama.chat_requests[2]["messages"] if m["role"] == "tool"
-    ]
+    results = tool_results(fake_ollama.chat_requests[2])
     assert "# Hello world" in results[0]
     assert "hello Bob" in results[1]
 
@@ -71,22 +78,8 @@ def test_skill_read_and_run(
 def test_a_call_named_after_a_shown_skill_reads_that_skill(
     cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
 ) -> None:
-    env = hello_skill(tmp_path)
-    fake_ollama.add_model("llama3.2")
-    fake_ollama.script(
-        tool_call("hello-world", {"name": "Bob"}),  # the skill's id, as small models call it
-        RUN_HELLO,
-        text("I said hello to Bob."),
-    )
-    result = cli(
-        "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
-    )
-    assert result.exit_code == 0, result.stderr
-    data = payload(result)
-    assert data["answer"] == "I said hello to Bob."
+    # the skill's id, as small models call it
+    data = greet_bob(cli, fake_ollama, tmp_path, tool_call("hello-world", {"name": "Bob"}))
     tools = [s for s in data["trace"] if s["kind"] == "tool"]
     assert (tools[0]["name"], tools[0]["arguments"]) == ("read_skill", {"skill": "hello-world"})
-    results = [
-        m["content"] for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool"
-    ]
-    assert "# Hello world" in results[0]
+    assert "# Hello world" in tool_results(fake_ollama.chat_requests[1])[0]
