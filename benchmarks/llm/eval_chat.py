@@ -288,6 +288,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label", default="latest", help="results/eval_chat-LABEL.{json,md}")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per chunk")
     parser.add_argument("--chunk", type=int, default=10, help="tasks per `eval chat` run")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=ServerConfig.max_tokens,
+        help="cap each reply (long essays of a public no-tool set); -1: no cap",
+    )
     args = parser.parse_args(argv)
     out_dir = HERE / "results"
     out_dir.mkdir(exist_ok=True)
@@ -306,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     stem = out_dir / f"eval_chat-{args.label}"
     results: list[dict[str, Any]] = []
     try:
-        with llm_server(port=0, threads=args.threads) as llm:
+        with llm_server(port=0, threads=args.threads, max_tokens=args.max_tokens) as llm:
             tasks = load_tasks(args.tasks, args.limit)
             print(f"server {llm.api_base} ready in {llm.load_seconds:.1f} s; load {load()}")
             meta["model"] = llm.model

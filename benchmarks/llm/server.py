@@ -58,6 +58,7 @@ class ServerConfig:
     alias: str = MODEL_ALIAS  # the model name /v1/models reports
     temperature: float = 0.0  # default for requests that set none: greedy, reproducible runs
     seed: int = 42
+    max_tokens: int = -1  # per reply, for requests that set none; -1: until the model stops
     verbosity: int = -1  # llama.cpp log level; -1 silent, 3 info
     ready_timeout: float = 60.0
 
@@ -112,6 +113,7 @@ def _params(config: ServerConfig, model: Path) -> Any:
     params.cpuparams_batch.n_threads = config.threads
     params.sampling.temp = config.temperature
     params.sampling.seed = config.seed
+    params.n_predict = config.max_tokens
     params.verbosity = config.verbosity
     return params
 
