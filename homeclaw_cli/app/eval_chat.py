@@ -53,7 +53,11 @@ class TaskRun:
 
     @property
     def passed(self) -> bool:
-        return not self.leaked and all(v for k, v in self.checks.items() if k != "retrieved")
+        """Every check holds, no call leaked, and the turn did not end in the model's failure
+        (a plugin's failure, e.g. no network for the weather, leaves the task to its checks)."""
+        if self.leaked or self.final.failure == "model":
+            return False
+        return all(v for k, v in self.checks.items() if k != "retrieved")
 
     def calls(self) -> list[dict[str, Any]]:
         """The last turn's tool calls: name, arguments, ok."""
@@ -76,6 +80,7 @@ class TaskRun:
             "calls": self.calls(),
             "answer": self.final.answer,
             "error": self.final.error,
+            "failure": self.final.failure,
             "seconds": round(sum(t.timings.get("total", 0.0) for t in self.turns), 3),
             "turns": [turn_figures(t) for t in self.turns],
         }
@@ -314,7 +319,11 @@ async def _run_turns(
         try:
             turns.append(await session.ask(message))
         except HomeclawError as exc:
-            turns.append(TurnResult(message, ok=False, error=f"model call failed: {exc.message}"))
+            turns.append(
+                TurnResult(
+                    message, ok=False, error=f"model call failed: {exc.message}", failure="model"
+                )
+            )
             return turns, exc
     return turns, None
 

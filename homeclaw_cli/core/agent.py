@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from homeclaw_cli.core.agent_prompt import (
     SystemPrompt,
@@ -73,6 +73,9 @@ ManifestLookup = Callable[[str], PluginManifest | None]
 # --- results --------------------------------------------------------------------------------
 
 
+Failure = Literal["model", "tool"]  # the model did not answer; a plugin or skill failed
+
+
 @dataclass
 class TurnResult:
     """One turn's answer, outcome, prompt, retrieval and trace (what `--json` prints)."""
@@ -81,6 +84,7 @@ class TurnResult:
     answer: str = ""
     ok: bool = True
     error: str | None = None
+    failure: Failure | None = None  # whose failure `error` is: the model's or a tool's
     steps: list[TraceStep] = field(default_factory=list)
     prompt: SystemPrompt | None = None
     tool_tokens: int = 0
@@ -106,6 +110,7 @@ class TurnResult:
             "answer": self.answer,
             "ok": self.ok,
             "error": self.error,
+            "failure": self.failure,
             "rounds": self.rounds,
             "native_tools": self.native_tools,
             "prompt_tokens": self.prompt_tokens,
@@ -235,7 +240,7 @@ class Agent:
             if await run_round(self.llm, state, round_no):
                 break
         else:
-            result.error = (
+            state.stopped = (
                 f"the model did not finish within {self.config.max_rounds} rounds of tool calls"
             )
         self._finish(result, state)
@@ -382,13 +387,16 @@ class Agent:
     def _finish(self, result: TurnResult, state: TurnState) -> None:
         """The answer and outcome; a turn with an answer joins the history."""
         result.answer = state.answer or ""
-        if state.pending_failure and result.error is None:
-            result.error = state.pending_failure
-        if result.error is None and not result.answer.strip():
+        if state.stopped:
+            result.error, result.failure = state.stopped, "model"
+        elif state.pending_failure:
+            result.error, result.failure = state.pending_failure, "tool"
+        elif not result.answer.strip():
             tried = [s.name for s in state.steps if isinstance(s, ToolStep)]
             result.error = "the model gave an empty answer" + (
                 f" after calling {', '.join(tried)}" if tried else ""
             )
+            result.failure = "model"
         result.ok = result.error is None
         if state.answer is not None and result.ok:
             result.exchange = state.messages[state.own_from :]

@@ -51,7 +51,7 @@ class TurnState:
     final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
     bad_calls: list[str] = field(default_factory=list)  # what was wrong with calls, as told
-    stopped: str | None = None  # why the turn ends without an answer (set by a tool round)
+    stopped: str | None = None  # the model's failure that ends the turn without an answer
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)

@@ -67,7 +67,6 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     state.messages.append(assistant_message(preamble, move.calls))
     final = await run_calls(state, move.calls)
     if state.stopped:
-        state.pending_failure = state.stopped
         return True
     if final is None:
         return False
@@ -82,7 +81,7 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
     that as its error."""
     echoed = next((bad for bad in state.bad_calls if bad in move.answer), None)
     if echoed is not None:  # small models relay the correction instead of acting on it
-        state.pending_failure = f"the model did not correct its call: {echoed}"
+        state.stopped = f"the model did not correct its call: {echoed}"
         state.answer = ""
         return True
     called = any(isinstance(s, ToolStep) for s in state.steps)
@@ -95,9 +94,7 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
     if problem is not None and problem.kind == "call":
         answer = strip_calls(answer)
         if not answer:
-            state.pending_failure = (
-                f"the model wrote a call to `{problem.name}` instead of an answer"
-            )
+            state.stopped = f"the model wrote a call to `{problem.name}` instead of an answer"
     state.answer = answer
     if state.on_text is not None and not stream.emitted and answer:
         held = strip_think(stream.buffer) if isinstance(stream, TextGate) else ""

@@ -289,3 +289,27 @@ def test_a_failed_model_call_is_a_miss_until_the_server_looks_gone(
     fake.script(*[error(500, "model crashed")] * 3)
     gone = hc("eval", "chat", str(tasks), "--json")
     assert gone.exit_code == 5 and "model crashed" in envelope(gone)["error"]["message"]
+
+
+def test_a_turn_the_model_failed_is_a_miss_and_a_plugin_failure_is_not(
+    hc: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path], tmp_path: Path
+) -> None:
+    (setup["journal"] / "config.yml").write_text(f"target: {tmp_path / 'gone' / 'diary.txt'}\n")
+    tasks = tmp_path / "t.yaml"
+    tasks.write_text(
+        "- {id: greet, request: please greet Ada with a hello, plugin: greeter}\n"
+        "- {id: diary, request: write a diary journal entry saying hi, plugin: journal}\n"
+    )
+    fake.script(
+        tool_call("greeter__hello", {"nombre": "Ada"}),  # a bad call: one correction...
+        text(""),  # ...then nothing
+        tool_call("journal__write", {"text": "hi"}),  # the plugin cannot write its file
+        text("Sorry, I could not write the entry."),
+    )
+    result = hc("eval", "chat", str(tasks), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    missed = {m["task"]: m for m in data["misses"]}
+    assert set(missed) == {"greet"}
+    assert missed["greet"]["failure"] == "model" and "empty answer" in missed["greet"]["error"]
+    assert data["rates"]["passed"] == {"passed": 1, "total": 2, "rate": 0.5}
