@@ -121,6 +121,8 @@ COUNTRY_ALIASES = {
 # zone.tab lists Xinjiang's unofficial clock (Asia/Urumqi) beside Beijing Time, China's one
 # official zone, with no "mainland" or "most of" to tell them apart.
 MAIN_ZONES = {"CN": "Asia/Shanghai"}
+# "Santa Cruz de Tenerife, Canary Islands, Spain" is 7 words; a copied description is longer.
+MAX_PLACE_WORDS = 8
 
 
 @cache
@@ -154,7 +156,11 @@ def zone_name(place: str) -> str | None:
     """The IANA zone a place means, or None. `Paris, France` is tried as `Paris` too.
 
     In each part a city or zone comes before a country: `Singapore` is the city's zone.
+    A sentence is no place, even one naming cities: small models copy a parameter's
+    description ("anywhere in the world, such as New York, London, ...") into the call.
     """
+    if len(place.split()) > MAX_PLACE_WORDS:
+        return None
     for candidate in [place, *place.split(",")]:
         zone = _city_zone(candidate) or country_zone(candidate)
         if zone:

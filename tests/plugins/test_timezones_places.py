@@ -126,3 +126,14 @@ def test_the_tables_are_read_from_the_system_without_tzdata(
         assert tz.country_zone("Japan") is None
     finally:
         zoneinfo.reset_tzpath()
+
+
+def test_a_sentence_naming_cities_is_no_place() -> None:
+    copied = (
+        "anywhere in the world, including cities, countries, or IANA time zones, such as "
+        "New York, London, Tokyo, or UTC"
+    )
+    assert tz.zone_name(copied) is None
+    with pytest.raises(PluginError, match="unknown city or time zone"):
+        tz.resolve_zone(copied)
+    assert tz.zone_name("Santa Cruz de Tenerife, Canary Islands, Spain") == "Europe/Madrid"
