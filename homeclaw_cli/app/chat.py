@@ -127,6 +127,8 @@ def agent_config(settings: Settings) -> AgentConfig:
         context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
         search_tools=settings.llm.search_tools,
         decide=settings.llm.decide,
+        plugin_margin=settings.plugins.relative_margin,
+        skill_margin=settings.skills.relative_margin,
     )
 
 

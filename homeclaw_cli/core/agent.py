@@ -50,7 +50,7 @@ from homeclaw_cli.core.ports import (
     StatusSink,
     TextSink,
 )
-from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
+from homeclaw_cli.core.retrieval import RELATIVE_MARGIN, RetrievalHit, RetrievalResult, cut_across
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
@@ -142,6 +142,9 @@ class AgentConfig:
     decide: str = "never"  # the constrained decision (llm.decide): never | auto | always
     decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
     doubt_below: float = DOUBT_BELOW  # a first call only to plugins scored below is checked
+    # Plugins and skills compete: one this far under the other kind's best is not offered.
+    plugin_margin: float = RELATIVE_MARGIN
+    skill_margin: float = RELATIVE_MARGIN
 
 
 class Agent:
@@ -262,6 +265,10 @@ class Agent:
         plugin_res = await asyncio.to_thread(self.retriever.search_plugins, query)
         skill_res = (
             await asyncio.to_thread(self.retriever.search_skills, query) if self.skills else None
+        )
+        plugin_res, skill_res = (
+            cut_across(plugin_res, skill_res, self.config.plugin_margin),
+            skill_res and cut_across(skill_res, plugin_res, self.config.skill_margin),
         )
         result.plugin_retrieval, result.skill_retrieval = plugin_res, skill_res
         seconds = time.perf_counter() - started

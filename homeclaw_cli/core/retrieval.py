@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 Kind = Literal["plugin", "skill"]
@@ -245,6 +245,29 @@ def rank_candidates(
         if hit.kept:
             kept.append(hit)
     return kept, everything
+
+
+def cut_across(
+    result: RetrievalResult, rival: RetrievalResult | None, margin: float
+) -> RetrievalResult:
+    """`result` without the hits more than `margin` under the best hit of `rival`, the other
+    kind's retrieval (plugins and skills share one score scale). Each dropped hit keeps its
+    reason among the candidates. In chat, "what's taking up space in ~/Downloads" finds the
+    disk-usage skill at 0.73 and the files plugin at 0.24: a small model offered both calls
+    the plugin, which cannot read that folder."""
+    if rival is None or not rival.hits or not result.hits:
+        return result
+    best = rival.hits[0]
+    floor = best.score - margin
+    if all(h.score >= floor for h in result.hits):
+        return result
+    reason = f"{BELOW_THRESHOLD}: more than {margin} under the {best.kind} {best.id}"
+    dropped = {h.id for h in result.hits if h.score < floor}
+    candidates = [
+        replace(h, kept=False, reason=reason) if h.id in dropped else h for h in result.candidates
+    ]
+    hits = [h for h in result.hits if h.id not in dropped]
+    return replace(result, hits=hits, candidates=candidates)
 
 
 def fallback_names(candidates: list[RetrievalHit], all_ids: list[str], limit: int) -> list[str]:

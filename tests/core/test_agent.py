@@ -222,6 +222,23 @@ def test_skills_block_and_skill_tools() -> None:
     assert result.answer == "Done: hello Bob"
 
 
+def test_plugins_and_skills_are_cut_against_each_other() -> None:
+    llm = FakeLLM("ok", "ok")
+    agent, _ = make_agent(llm, skills=FakeSkills())
+    retriever: Any = agent.retriever
+    retriever.skills = {"greet": [Hit("greet", "skill", 0.8, descriptor={"name": "greet"})]}
+    retriever.plugins = {"weather": ["weather"]}
+    result = run(agent, "greet the weather")  # the skill 0.8, the weather plugin 0.9
+    assert "weather__now" in result.tools_offered
+    assert "<name>greet</name>" in llm.requests[0]["messages"][0]["content"]
+    retriever.skills = {"greet": [Hit("greet", "skill", 0.7, descriptor={"name": "greet"})]}
+    result = run(agent, "greet the weather")  # 0.2 under the plugin
+    assert result.skill_retrieval.hits == []
+    assert "<available_skills>" not in llm.requests[1]["messages"][0]["content"]
+    (skill,) = result.skill_retrieval.candidates
+    assert skill.reason.endswith("under the plugin weather")
+
+
 def test_no_skills_block_without_retrieved_skills() -> None:
     llm = FakeLLM("ok")
     agent, _ = make_agent(llm, skills=FakeSkills())

@@ -4,11 +4,16 @@ from homeclaw_cli.core.retrieval import (
     KEYWORD_WEIGHT,
     RELATIVE_MARGIN,
     Candidate,
+    RetrievalResult,
+    cut_across,
     fallback_names,
     final_score,
     keyword_bonus,
     rank_candidates,
 )
+
+
+from tests.fakes.retrieval import hit
 
 
 def _rank(cands: list[Candidate], method: str = "hybrid", threshold: float = 0.2, cap: int = 5):
@@ -83,3 +88,22 @@ def test_a_query_word_naming_the_plugin_earns_the_name_bonus() -> None:
     assert name_bonus({"docker", "logs"}, "docker", "Docker", 0.05) == 0.05
     assert name_bonus({"dentist"}, "todo-list", "To-do list", 0.05) == 0.0
     assert name_bonus({"list", "app"}, "todo-list", "To-do list app", 0.05) == 0.0
+
+
+def test_cut_across_drops_hits_far_under_the_other_kinds_best() -> None:
+    plugins = RetrievalResult("q", [hit("units", score=0.7), hit("files", score=0.41, rank=2)], [])
+    plugins.candidates = list(plugins.hits)
+    skills = RetrievalResult("q", [hit("disk-usage", "skill", 0.73)], [])
+    cut = cut_across(plugins, skills, 0.15)
+    assert [h.id for h in cut.hits] == ["units"]
+    dropped = next(h for h in cut.candidates if h.id == "files")
+    assert not dropped.kept and dropped.reason.endswith("more than 0.15 under the skill disk-usage")
+    assert [h.id for h in plugins.hits] == ["units", "files"]  # the input is left as it was
+
+
+def test_cut_across_keeps_everything_within_the_margin_or_without_a_rival() -> None:
+    plugins = RetrievalResult("q", [hit("files", score=0.6)], [])
+    skills = RetrievalResult("q", [hit("disk-usage", "skill", 0.73)], [])
+    assert cut_across(plugins, skills, 0.15) is plugins
+    assert cut_across(plugins, None, 0.15) is plugins
+    assert cut_across(plugins, RetrievalResult("q", [], []), 0.15) is plugins
