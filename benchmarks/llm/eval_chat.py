@@ -133,7 +133,7 @@ def run_protocol(
             chunk = home / f"tasks-{first}.yaml"
             chunk.write_text(yaml.safe_dump(tasks[first : first + args.chunk]), encoding="utf-8")
             command = ["eval", "chat", str(chunk), "--json", "--repeat", str(args.repeat)]
-            result = homeclaw(command, env, home, timeout=args.timeout)
+            result = homeclaw(command, env, args.cwd or home, timeout=args.timeout)
             envelope = json.loads(result.stdout) if result.stdout.strip() else {}
             if "data" not in envelope:
                 print(f"{protocol}: eval chat failed (exit {result.returncode}), stopping:")
@@ -288,6 +288,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label", default="latest", help="results/eval_chat-LABEL.{json,md}")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per chunk")
     parser.add_argument("--chunk", type=int, default=10, help="tasks per `eval chat` run")
+    parser.add_argument(
+        "--cwd",
+        type=Path,
+        help="run `eval chat` here (the skills' tasks name paths in the checkout); "
+        "default: the throw-away HOMECLAW_HOME",
+    )
     parser.add_argument(
         "--max-tokens",
         type=int,
