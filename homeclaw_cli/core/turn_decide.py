@@ -13,6 +13,9 @@ spanish" -> the world clock, retrieved at 0.32; "90 mins is how many hours" -> t
 beside units). A first call only to plugins retrieval ranked weakly (below
 `AgentConfig.doubt_below`) gets the same tool-or-answer question before it runs: another
 offered tool it picks is called instead, "answer" turns the call into a plain answer.
+
+Asked to write something (a blog post, an email), they also call tools of their own naming;
+when retrieval was sure of no plugin, such a first move is answered plainly instead.
 """
 
 from __future__ import annotations
@@ -91,6 +94,31 @@ async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> M
     if picked != ANSWER_TOOL:
         call = await _call_to(llm, state, picked, round_no)
         return move if call is None else ModelMove(move.content, [call], "decided", move.answer)
+    return await _plain_answer(llm, state, round_no)
+
+
+def invents_tools(state: TurnState, move: ModelMove) -> bool:
+    """True when every call of this move, the turn's first, names a tool nobody offered (no
+    near spelling, no shown skill: those were resolved before), and retrieval was sure of no
+    plugin (a confident one gets the correction naming the offered tools instead)."""
+    if state.confident or not move.calls or any(isinstance(s, ToolStep) for s in state.steps):
+        return False
+    return all(call.name not in state.tools for call in move.calls)
+
+
+async def answer_instead(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
+    """A plain answer for a first move that only calls invented tools, `move` otherwise.
+
+    Asked to write a blog post, an email or a program, small models dress the answer up as a
+    call to a tool of their own naming (`hawaii-travel-blog-post`, `write_movie_review`); told
+    the tool does not exist, they reply that it does not. What they meant is the answer."""
+    if not invents_tools(state, move):
+        return move
+    return await _plain_answer(llm, state, round_no)
+
+
+async def _plain_answer(llm: LLM, state: TurnState, round_no: int) -> ModelMove:
+    """The model's answer to the request without tools, as this turn's move."""
     state.status("thinking")
     try:
         reply = await llm.chat(_messages(state, ANSWER_SYSTEM))

@@ -22,7 +22,7 @@ from homeclaw_cli.core.turn_calls import (
     run_calls,
     skill_calls_read,
 )
-from homeclaw_cli.core.turn_decide import doubt, second_look, wants_decision
+from homeclaw_cli.core.turn_decide import answer_instead, doubt, second_look, wants_decision
 
 HOLD_CHARS = 160  # prose held back until it cannot be a preamble to a tool call
 HOLD_ALL = 1 << 30  # the whole reply: a constrained decision may still replace it
@@ -56,6 +56,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     calls = [call.name for call in move.calls]
     state.record_reply(reply, round_no, calls, move.source if move.calls else None)
     if move.calls:
+        move = await answer_instead(llm, state, move, round_no)  # calls to invented tools
         move = await doubt(llm, state, move, round_no)  # a call only retrieval's weak hits
     elif written_call(move.answer) is None:
         move = await second_look(llm, state, move, round_no)  # a written call is corrected
@@ -97,7 +98,8 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
             state.stopped = f"the model wrote a call to `{problem.name}` instead of an answer"
     state.answer = answer
     if state.on_text is not None and not stream.emitted and answer:
-        held = strip_think(stream.buffer) if isinstance(stream, TextGate) else ""
+        streamed = isinstance(stream, TextGate) and move.source != "decided"  # not a later reply
+        held = strip_think(stream.buffer) if streamed else ""
         state.on_text(held if held and answer == move.answer else answer)
     return True
 

@@ -159,13 +159,22 @@ def test_a_name_the_model_plainly_meant_is_mended() -> None:
 
 
 def test_a_call_to_an_unknown_tool_is_never_shown_as_the_answer() -> None:
-    llm = FakeLLM('```json\n{"name": "factorial", "arguments": {"n": 7}}\n```', "5040")
+    llm = FakeLLM('```json\n{"name": "factorial", "arguments": {"n": 7}}\n```', "7! = 5040")
     agent, _ = make_agent(llm)
     sink: list[str] = []
-    result = run(agent, "7 factorial pls", sink)
-    assert result.answer == "5040" and "factorial" not in "".join(sink)
+    result = run(agent, "7 factorial pls", sink)  # retrieval found nothing: no tool fits
+    assert result.answer == "7! = 5040" and "".join(sink) == "7! = 5040" and result.ok
+    plain = llm.requests[1]  # asked for the answer itself, without tools
+    assert not plain.get("tools") and "yourself" in plain["messages"][0]["content"]
+    assert not result.tool_steps()
+
+
+def test_a_call_to_an_unknown_tool_beside_a_confident_plugin_is_corrected() -> None:
+    llm = FakeLLM('```json\n{"name": "forecast", "arguments": {"city": "Oslo"}}\n```', "ok")
+    agent, _ = make_agent(llm)
+    run(agent, "weather in Oslo")  # retrieval found the weather plugin at 0.9
     error = unwrap(next(m for m in llm.requests[1]["messages"] if m["role"] == "tool")["content"])
-    assert error.startswith("ERROR: unknown tool `factorial`; available tools: ")
+    assert error.startswith("ERROR: unknown tool `forecast`; available tools: weather__now")
 
 
 def test_json_the_user_asked_for_is_kept_as_text() -> None:
@@ -353,7 +362,7 @@ def test_reasoning_block_is_neither_shown_nor_parsed() -> None:
 def test_an_empty_answer_is_an_error_that_says_what_was_tried() -> None:
     llm = FakeLLM(call("current_time"), "")
     agent, _ = make_agent(llm)
-    result = run(agent, "hi!")
+    result = run(agent, "hi! what time is it?")
     assert not result.ok
     assert result.error == "the model gave an empty answer after calling current_time"
     assert agent.history == []  # nothing to continue from
