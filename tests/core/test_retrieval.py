@@ -11,8 +11,6 @@ from homeclaw_cli.core.retrieval import (
     keyword_bonus,
     rank_candidates,
 )
-
-
 from tests.fakes.retrieval import hit
 
 
