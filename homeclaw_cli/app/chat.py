@@ -169,7 +169,7 @@ class ChatSession:
             builtins=builtins,
             config=agent_config(settings),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
-            offerable=ServerProbe(self.caller.health),
+            offerable=ServerProbe(self.caller.health, folder_of=self._folder),
         )
         path = log_path(settings.state_dir)
         self.log = ConversationLog(path, session=resume) if log else None
@@ -187,6 +187,10 @@ class ChatSession:
     def manifest(self, plugin_id: str) -> PluginManifest | None:
         entry = self.registry.plugins.get(plugin_id)
         return entry.manifest if entry else None
+
+    def _folder(self, plugin_id: str) -> Path | None:
+        entry = self.registry.plugins.get(plugin_id)
+        return entry.folder if entry else None
 
     async def ask(
         self,

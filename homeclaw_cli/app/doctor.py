@@ -171,7 +171,28 @@ def _plugin_checks(context: AppContext) -> list[Check]:
                 f"homeclaw plugin validate {broken.folder}",
             )
         )
+    checks.extend(_requirement_checks(context))
     checks.extend(_health_checks(context, list(registry.plugins)))
+    return checks
+
+
+def _requirement_checks(context: AppContext) -> list[Check]:
+    """Plugins the chat does not offer until a key or setting they require is set."""
+    from homeclaw_cli.catalog.plugin_files import unmet_requirements
+
+    checks = []
+    for plugin_id, entry in context.registry.plugins.items():
+        missing = unmet_requirements(entry.folder, entry.manifest)
+        if missing:
+            where = f" (in {entry.folder})" if entry.folder else ""
+            checks.append(
+                Check(
+                    f"plugin {plugin_id}",
+                    "warn",
+                    f"not offered in chat: needs {', '.join(missing)}",
+                    f"set {' and '.join(missing)}{where}",
+                )
+            )
     return checks
 
 

@@ -1,5 +1,7 @@
 """Whether a retrieved plugin can be offered to the model right now.
 
+A plugin whose manifest `requires` a key or setting that is not set (core/plugin_needs.py)
+is not offered: the model would call it and read "needs a key" instead of answering.
 A plugin served by a server someone else starts (http, external, MCP over a URL) is offered
 only when that server answers: the health store's recent good status, or else a TCP connect
 with a short timeout, remembered for a while. Without this a small model calls a plugin whose
@@ -11,9 +13,12 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from urllib.parse import urlparse
 
+from homeclaw_cli.catalog.plugin_files import unmet_requirements
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.state.health import HealthStore
 
@@ -22,21 +27,26 @@ CONNECT_TIMEOUT_SEC = 0.3
 
 
 class ServerProbe:
-    """`offerable(manifest)` for the agent: a cheap, cached is-the-server-up check."""
+    """`offerable(manifest)` for the agent: its requirements are met and its server is up (a
+    cheap, cached check). `folder_of` finds a plugin's folder, where its config file is."""
 
     def __init__(
         self,
         health: HealthStore,
         *,
+        folder_of: Callable[[str], Path | None] = lambda _plugin_id: None,
         recent_sec: float = RECENT_SEC,
         timeout_sec: float = CONNECT_TIMEOUT_SEC,
     ) -> None:
         self.health = health
+        self.folder_of = folder_of
         self.recent_sec = recent_sec
         self.timeout_sec = timeout_sec
         self._seen: dict[str, tuple[float, bool]] = {}
 
     def __call__(self, manifest: PluginManifest) -> bool:
+        if unmet_requirements(self.folder_of(manifest.id), manifest):
+            return False
         url = server_url(manifest)
         if url is None or manifest.managed_start() is not None:
             return True  # homeclaw starts a `config.start` server on first use

@@ -13,6 +13,12 @@ import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import yaml
+
+from homeclaw_cli.core.manifest import InlineConfig, PluginManifest
+from homeclaw_cli.core.plugin_needs import unmet_needs
 
 DEPS_DIRNAME = ".homeclaw-deps"
 REQUIREMENTS_FILE = "requirements.txt"
@@ -55,3 +61,25 @@ def resolve_command(command: str, folder: Path | None) -> str | None:
     search.append(os.environ.get("PATH", os.defpath))
     search.append(str(Path(sys.executable).parent))
     return shutil.which(command, path=os.pathsep.join(search))
+
+
+def plugin_config_values(folder: Path | None, manifest: PluginManifest) -> dict[str, Any]:
+    """The top-level values of an inline plugin's config file (what `requires.config` keys
+    are looked up in); {} for other plugins and for a missing or unreadable file (the
+    plugin's own loader reports a broken one when it runs)."""
+    if folder is None or not isinstance(manifest.config, InlineConfig):
+        return {}
+    try:
+        data = yaml.safe_load((folder / manifest.config.config_file).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def unmet_requirements(folder: Path | None, manifest: PluginManifest) -> list[str]:
+    """What the plugin's `requires` still misses here, as the user would set it."""
+    if not manifest.requires:
+        return []
+    config_file = getattr(manifest.config, "config_file", "config.yml")
+    values = plugin_config_values(folder, manifest)
+    return unmet_needs(manifest.requires, values, config_file=config_file)

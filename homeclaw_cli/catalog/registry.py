@@ -58,10 +58,10 @@ class PluginEntry:
     @property
     def content_hash(self) -> str:
         """Changes whenever anything an index row is built from changes."""
-        payload = json.dumps(
-            {"source": self.source, "manifest": self.manifest.model_dump(mode="json")},
-            sort_keys=True,
-        )
+        manifest = self.manifest.model_dump(mode="json")
+        if not manifest["requires"]:  # so indexes built before `requires` existed stay current
+            del manifest["requires"]
+        payload = json.dumps({"source": self.source, "manifest": manifest}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
 
 

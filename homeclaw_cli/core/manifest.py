@@ -15,6 +15,7 @@ from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
 from homeclaw_cli.core.examples import Example, ExampleError, check_examples
+from homeclaw_cli.core.plugin_needs import ENV_VAR_RE, Need
 from homeclaw_cli.core.server_start import ServerStart, check_http_url
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -242,7 +243,6 @@ class McpConfig(_Model):
         return self
 
 
-ENV_VAR_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HOST_RE = re.compile(r"^(\*|(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?)$")
 
 
@@ -336,6 +336,7 @@ class PluginManifest(_Model):
     permissions: Permissions = Field(default_factory=Permissions)
     effects: list[Effect] | None = None  # the default for capabilities that declare none
     examples: list[str] = Field(default_factory=list)
+    requires: list[Need] = Field(default_factory=list)  # core/plugin_needs.py
 
     _one_effect = field_validator("effects", mode="before")(_as_list)
     _valid_examples = field_validator("examples", mode="before")(_examples)
@@ -346,9 +347,7 @@ class PluginManifest(_Model):
         # The union's tag lives one level up (`type`), so copy it into `config`.
         if isinstance(data, dict):
             ptype = data.get("type", "inline")
-            config = data.get("config")
-            if config is None:
-                config = {}
+            config = {} if data.get("config") is None else data["config"]
             if isinstance(config, dict) and isinstance(ptype, str) and ptype in PLUGIN_TYPES:
                 data = {**data, "config": {**config, "type": ptype}}
         return data

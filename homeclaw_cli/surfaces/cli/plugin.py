@@ -108,6 +108,7 @@ def show(
     as_json: JsonFlag = False,
 ) -> None:
     """Show a plugin's descriptor, capabilities and the tool schemas the model sees."""
+    from homeclaw_cli.catalog.plugin_files import unmet_requirements
     from homeclaw_cli.catalog.registry import describe_entry
     from homeclaw_cli.core.capability_tools import descriptor_token_cost, plugin_tools
 
@@ -118,6 +119,7 @@ def show(
     data["disabled"] = disabled
     data["tools"] = plugin_tools(entry.manifest)
     data["tokens"] = descriptor_token_cost(entry.manifest)
+    data["requires_missing"] = unmet_requirements(entry.folder, entry.manifest)
     generated = _generated(get_state(ctx).settings(), entry)
     data["generated_examples"] = generated
     out = Output(json_mode=as_json)
@@ -138,6 +140,7 @@ def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
 def _show_plugin(
     out: Output, entry: PluginEntry, generated: dict[str, list[str]], *, disabled: bool = False
 ) -> None:
+    from homeclaw_cli.catalog.plugin_files import unmet_requirements
     from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
 
@@ -154,6 +157,14 @@ def _show_plugin(
     for example in manifest.examples:
         out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
+    if manifest.requires:
+        needs = ", ".join(need.describe() for need in manifest.requires)
+        state = (
+            "missing: chat does not offer it"
+            if unmet_requirements(entry.folder, manifest)
+            else "set"
+        )
+        out.text(f"requires: {needs} ({state})")
     start = manifest.managed_start()
     if start is not None:
         command = " ".join([start.command, *start.args])
