@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from homeclaw_cli.errors import NotFoundError, UsageError
 
 MAX_PATH_CHARS = 1024
+MAX_LISTED = 12  # names of the files that do exist, in the error (small models guess names)
 
 
 class SkillPathError(UsageError):
@@ -46,7 +47,9 @@ def resolve_inside(root: Path, relative: str, *, what: str, skill_id: str) -> Pa
     try:
         real = candidate.resolve(strict=True)
     except FileNotFoundError:
-        raise NotFoundError(f"{what} {relative!r} does not exist in {root}") from None
+        there = _files_in(real_root)
+        listing = f"; there are: {', '.join(there)}" if there else ""
+        raise NotFoundError(f"{what} {relative!r} does not exist in {root}{listing}") from None
     except (OSError, RuntimeError) as exc:
         raise SkillPathError(f"{what} {relative!r} cannot be resolved ({exc})") from None
     if not real.is_relative_to(real_root):
@@ -57,3 +60,13 @@ def resolve_inside(root: Path, relative: str, *, what: str, skill_id: str) -> Pa
     if not real.is_file():
         raise NotFoundError(f"{what} {relative!r} in {root} is not a regular file")
     return real
+
+
+def _files_in(root: Path) -> list[str]:
+    """Up to MAX_LISTED files under `root`, relative, hidden ones left out."""
+    found = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    return found[:MAX_LISTED] + (["..."] if len(found) > MAX_LISTED else [])

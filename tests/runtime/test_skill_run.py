@@ -247,8 +247,8 @@ def test_other_refusals(tmp_path: Path, home: Path) -> None:
     s = settings(tmp_path)
     with pytest.raises(NotFoundError, match="no skill 'nope'"):
         run_skill(s, "nope", "a.py")
-    with pytest.raises(NotFoundError, match="does not exist"):
-        run_skill(s, "s", "missing.py")
+    with pytest.raises(NotFoundError, match=r"does not exist in .*; there are: a\.py$"):
+        run_skill(s, "s", "missing.py")  # the hidden script is not named
     with pytest.raises(ScriptRefusedError, match="hidden"):
         run_skill(s, "s", ".hidden.py")
     with pytest.raises(ScriptRefusedError, match="no scripts/ folder"):
