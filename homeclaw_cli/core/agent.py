@@ -268,7 +268,7 @@ class Agent:
         )
         plugin_res, skill_res = (
             cut_across(plugin_res, skill_res, self.config.plugin_margin),
-            skill_res and cut_across(skill_res, plugin_res, self.config.skill_margin),
+            cut_across(skill_res, plugin_res, self.config.skill_margin) if skill_res else None,
         )
         result.plugin_retrieval, result.skill_retrieval = plugin_res, skill_res
         seconds = time.perf_counter() - started
