@@ -112,7 +112,8 @@ def run_protocol(
             "HF_HUB_OFFLINE": "1",
             # News is offered only with a key: a placeholder one keeps its tasks measured (its
             # calls then fail at the network, as every call does on a machine without one).
-            "NEWSAPI_KEY": os.environ.get("NEWSAPI_KEY") or "placeholder-for-the-benchmark",
+            # NEWSAPI_KEY= (empty) measures a machine without a key.
+            "NEWSAPI_KEY": os.environ.get("NEWSAPI_KEY", "placeholder-for-the-benchmark"),
             # On a shared CPU a new prompt can take minutes; llama.cpp keeps an OpenAI stream
             # alive meanwhile (SSE comments), but an Ollama stream stays silent until the first
             # token, so homeclaw's default 120 s would end the turn.
