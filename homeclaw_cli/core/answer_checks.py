@@ -1,9 +1,11 @@
-"""What a model's final text must not be: a tool call, or a claim of a tool result it never got.
+"""What a model's final text must not be: a tool call, a claim of a tool result it never got,
+or text dressed as a tool's output.
 
 Small models write calls to tools that do not exist (`{"name": "factorial", ...}`), wrap them in
-prose or <tool_call> tags, or answer "Here's the result using the units__convert tool: ..."
-without calling anything. Each gets one corrective round (core/turn_round.py); a call left in
-the text after that is cut out, so raw call JSON never reaches the user.
+prose or <tool_call> tags, answer "Here's the result using the units__convert tool: ..."
+without calling anything, or copy the <tool_output> wrapper of results into their answer.
+Each gets one corrective round (core/turn_round.py); a call left in the text after that is cut
+out, so raw call JSON never reaches the user, and so are the wrapper's tags.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _ARGS_FIRST = re.compile(
 )
 _TAGGED = re.compile(r"<tool_call>.*?(?:</tool_call>|$)", re.DOTALL)
 _FENCED_JSON = re.compile(r"```[a-zA-Z]*\s*\{.*?\}\s*```", re.DOTALL)
+# homeclaw's own wrapper of tool results (core/turn_calls.py), which models copy into answers.
+_TOOL_OUTPUT_TAG = re.compile(r"</?tool_(?:output|response)_?\b[^>]*>")
 _CLAIM = re.compile(
     r"\b(?:using|used|use|with|via|through|call(?:ed|ing)?|run(?:ning)?)\s+(?:the\s+)?`?"
     r"[\w.-]+`?\s+(?:tool|function|plugin)\b"
@@ -37,7 +41,9 @@ _CLAIM = re.compile(
 class AnswerProblem:
     """Why a final text cannot go to the user as is, and what to tell the model."""
 
-    kind: str  # "call" (the text is or holds a tool call) | "claim" (a result with no call)
+    # "call" (the text is or holds a tool call), "claim" (a result with no call) or "output"
+    # (the text is dressed as a tool's output: <tool_response><tool_output ...>)
+    kind: str
     correction: str
     name: str = ""
 
@@ -51,6 +57,11 @@ def written_call(text: str) -> str | None:
     if "<tool_call>" in text:
         return "?"
     return None
+
+
+def strip_output_tags(text: str) -> str:
+    """`text` without tool-output tags a model wrote into it (what they held stays)."""
+    return _TOOL_OUTPUT_TAG.sub("", text).strip()
 
 
 def strip_calls(text: str) -> str:
@@ -91,6 +102,12 @@ def check_answer(text: str, offered: Collection[str], *, called: bool) -> Answer
         else:
             correction = "There are no tools in this chat: answer the user in plain text."
         return AnswerProblem("call", correction, name)
+    if _TOOL_OUTPUT_TAG.search(text):
+        return AnswerProblem(
+            "output",
+            "That is written as tool output. Answer the user in plain words; tool results "
+            "come only from real tool calls.",
+        )
     if called or not offered:
         return None
     mentioned = [n for n in offered if n in text or _capability(n) in text]

@@ -64,4 +64,3 @@ def unmet_needs(
         for need in needs
         if not (need.env and env.get(need.env)) and not (need.config and config.get(need.config))
     ]
-

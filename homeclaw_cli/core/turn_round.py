@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import time
 
-from homeclaw_cli.core.answer_checks import check_answer, strip_calls, written_call
+from homeclaw_cli.core.answer_checks import (
+    check_answer,
+    strip_calls,
+    strip_output_tags,
+    written_call,
+)
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
@@ -96,6 +101,8 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         answer = strip_calls(answer)
         if not answer:
             state.stopped = f"the model wrote a call to `{problem.name}` instead of an answer"
+    elif problem is not None and problem.kind == "output":
+        answer = strip_output_tags(answer)
     state.answer = answer
     if state.on_text is not None and not stream.emitted and answer:
         streamed = isinstance(stream, TextGate) and move.source != "decided"  # not a later reply

@@ -133,6 +133,18 @@ def test_plugin_failure_is_reported_and_marks_the_turn_failed() -> None:
     assert not result.ok and "service down" in (result.error or "")
 
 
+def test_an_answer_dressed_as_tool_output_is_corrected_then_unwrapped() -> None:
+    caller = FakeCaller(MANIFESTS, lambda p, c, a: PResult(False, error="service down"))
+    fake = '<tool_response>\n<tool_output tool="weather__now">\nERROR: down\n</tool_output>'
+    llm = FakeLLM(call("weather__now", city="Paris"), fake, "The weather service is down.")
+    agent, _ = make_agent(llm, caller=caller)
+    assert run(agent, "weather in Paris").answer == "The weather service is down."
+    assert "written as tool output" in llm.requests[2]["messages"][-1]["content"]
+    llm = FakeLLM(call("weather__now", city="Paris"), fake, fake)
+    agent, _ = make_agent(llm, caller=caller)
+    assert run(agent, "weather in Paris").answer == "ERROR: down"  # the tags never shown
+
+
 def test_round_cap() -> None:
     llm = FakeLLM(*[call("current_time") for _ in range(3)])
     agent, _ = make_agent(llm, max_rounds=3)
