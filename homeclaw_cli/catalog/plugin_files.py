@@ -76,10 +76,16 @@ def plugin_config_values(folder: Path | None, manifest: PluginManifest) -> dict[
     return data if isinstance(data, dict) else {}
 
 
+def config_file_name(manifest: PluginManifest) -> str:
+    """The name of the plugin's config file, as `requires` messages show it."""
+    return (
+        manifest.config.config_file if isinstance(manifest.config, InlineConfig) else "config.yml"
+    )
+
+
 def unmet_requirements(folder: Path | None, manifest: PluginManifest) -> list[str]:
     """What the plugin's `requires` still misses here, as the user would set it."""
     if not manifest.requires:
         return []
-    config_file = getattr(manifest.config, "config_file", "config.yml")
     values = plugin_config_values(folder, manifest)
-    return unmet_needs(manifest.requires, values, config_file=config_file)
+    return unmet_needs(manifest.requires, values, config_file=config_file_name(manifest))

@@ -123,7 +123,10 @@ def show(
     generated = _generated(get_state(ctx).settings(), entry)
     data["generated_examples"] = generated
     out = Output(json_mode=as_json)
-    out.result(data, lambda: _show_plugin(out, entry, generated, disabled=disabled))
+    out.result(
+        data,
+        lambda: _show_plugin(out, entry, generated, data["requires_missing"], disabled=disabled),
+    )
 
 
 def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
@@ -138,9 +141,14 @@ def _generated(settings: Settings, entry: PluginEntry) -> dict[str, list[str]]:
 
 
 def _show_plugin(
-    out: Output, entry: PluginEntry, generated: dict[str, list[str]], *, disabled: bool = False
+    out: Output,
+    entry: PluginEntry,
+    generated: dict[str, list[str]],
+    missing: list[str],
+    *,
+    disabled: bool = False,
 ) -> None:
-    from homeclaw_cli.catalog.plugin_files import unmet_requirements
+    from homeclaw_cli.catalog.plugin_files import config_file_name
     from homeclaw_cli.core.capability_tools import descriptor_token_cost
     from homeclaw_cli.core.permissions import describe
 
@@ -158,13 +166,8 @@ def _show_plugin(
         out.text(f"example: {example}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
     if manifest.requires:
-        needs = ", ".join(need.describe() for need in manifest.requires)
-        state = (
-            "missing: chat does not offer it"
-            if unmet_requirements(entry.folder, manifest)
-            else "set"
-        )
-        out.text(f"requires: {needs} ({state})")
+        needs = ", ".join(n.describe(config_file_name(manifest)) for n in manifest.requires)
+        out.text(f"requires: {needs} ({'missing: chat does not offer it' if missing else 'set'})")
     start = manifest.managed_start()
     if start is not None:
         command = " ".join([start.command, *start.args])
