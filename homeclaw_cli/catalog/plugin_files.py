@@ -63,17 +63,34 @@ def resolve_command(command: str, folder: Path | None) -> str | None:
     return shutil.which(command, path=os.pathsep.join(search))
 
 
+class PluginConfigError(ValueError):
+    """A plugin's config file that cannot be read, or is not a mapping of settings."""
+
+
+def read_plugin_config(path: Path) -> dict[str, Any]:
+    """An inline plugin's settings from its config file; {} when there is none."""
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise PluginConfigError(f"cannot read {path.name}: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise PluginConfigError(f"{path.name} must be a mapping of settings")
+    return data
+
+
 def plugin_config_values(folder: Path | None, manifest: PluginManifest) -> dict[str, Any]:
-    """The top-level values of an inline plugin's config file (what `requires.config` keys
-    are looked up in); {} for other plugins and for a missing or unreadable file (the
-    plugin's own loader reports a broken one when it runs)."""
+    """The settings `requires.config` keys are looked up in: an inline plugin's config file;
+    {} for other plugins and for a broken file (the runner reports that one when it loads)."""
     if folder is None or not isinstance(manifest.config, InlineConfig):
         return {}
     try:
-        data = yaml.safe_load((folder / manifest.config.config_file).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return read_plugin_config(folder / manifest.config.config_file)
+    except PluginConfigError:
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def config_file_name(manifest: PluginManifest) -> str:

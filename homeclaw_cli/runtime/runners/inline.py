@@ -22,10 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from homeclaw_cli.catalog.plugin_checks import inline_module_path, method_name
-from homeclaw_cli.catalog.plugin_files import deps_dir
+from homeclaw_cli.catalog.plugin_files import PluginConfigError, deps_dir, read_plugin_config
 from homeclaw_cli.core.manifest import InlineConfig
 from homeclaw_cli.runtime.runners.base import (
     PluginRequest,
@@ -312,14 +310,7 @@ def _wrap_plain_class(plain: type) -> type[BasePlugin]:
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InlineLoadError(f"cannot read {path.name}: {exc}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise InlineLoadError(f"{path.name} must be a mapping of settings")
-    return data
+        return read_plugin_config(path)
+    except PluginConfigError as exc:
+        raise InlineLoadError(str(exc)) from None
