@@ -59,6 +59,11 @@ class TurnState:
     decided: bool = False  # the constrained decision was asked in this turn
     on_status: StatusSink | None = None
 
+    @property
+    def tool_ran(self) -> bool:
+        """A tool call has run (or been refused) in this turn: the model is past its first move."""
+        return any(isinstance(s, ToolStep) for s in self.steps)
+
     def status(self, what: str | None) -> None:
         """Tell the surface what the turn waits for (its spinner)."""
         if self.on_status is not None:

@@ -26,7 +26,6 @@ from typing import Any
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
 from homeclaw_cli.core.tool_registry import Tool
-from homeclaw_cli.core.trace import ToolStep
 from homeclaw_cli.core.turn_calls import ModelMove, TurnState
 
 DECIDE_MODES = ("never", "auto", "always")
@@ -43,7 +42,7 @@ def wants_decision(state: TurnState) -> bool:
     """True when a free answer in this turn gets the constrained decision first."""
     if state.decide == "never" or not state.native:
         return False
-    if any(isinstance(s, ToolStep) for s in state.steps):
+    if state.tool_ran:
         return False
     if not any(t.kind == "plugin" for t in state.tools.tools()):
         return False
@@ -77,7 +76,7 @@ def wants_doubt(state: TurnState, move: ModelMove) -> bool:
     plugin, and nothing has run yet in this turn."""
     if state.decide == "never" or not state.native or state.decided or not move.calls:
         return False
-    if any(isinstance(s, ToolStep) for s in state.steps):
+    if state.tool_ran:
         return False
     return all(call.name in state.weak_tools for call in move.calls)
 
@@ -101,7 +100,7 @@ def invents_tools(state: TurnState, move: ModelMove) -> bool:
     """True when every call of this move, the turn's first, names a tool nobody offered (no
     near spelling, no shown skill: those were resolved before), and retrieval was sure of no
     plugin (a confident one gets the correction naming the offered tools instead)."""
-    if state.confident or not move.calls or any(isinstance(s, ToolStep) for s in state.steps):
+    if state.confident or not move.calls or state.tool_ran:
         return False
     return all(call.name not in state.tools for call in move.calls)
 

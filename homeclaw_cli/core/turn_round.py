@@ -18,7 +18,7 @@ from homeclaw_cli.core.answer_checks import (
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
-from homeclaw_cli.core.trace import PostProcessStep, ToolStep
+from homeclaw_cli.core.trace import PostProcessStep
 from homeclaw_cli.core.turn_calls import (
     ModelMove,
     TurnState,
@@ -90,8 +90,7 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         state.stopped = f"the model did not correct its call: {echoed}"
         state.answer = ""
         return True
-    called = any(isinstance(s, ToolStep) for s in state.steps)
-    problem = check_answer(move.answer, state.tools.names(), called=called)
+    problem = check_answer(move.answer, state.tools.names(), called=state.tool_ran)
     if problem is not None and state.correct():
         state.messages.append({"role": "assistant", "content": move.content})
         state.messages.append({"role": "user", "content": problem.correction})
