@@ -18,7 +18,7 @@ from typing import Any, cast
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
 from homeclaw_cli.app.models import explain_missing
-from homeclaw_cli.app.plugin_availability import ServerProbe
+from homeclaw_cli.app.plugin_availability import PluginAvailability
 from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
@@ -169,7 +169,7 @@ class ChatSession:
             builtins=builtins,
             config=agent_config(settings),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
-            offerable=ServerProbe(self.caller.health, folder_of=self._folder),
+            offerable=PluginAvailability(self.caller.health, folder_of=self._folder),
         )
         path = log_path(settings.state_dir)
         self.log = ConversationLog(path, session=resume) if log else None

@@ -26,7 +26,7 @@ RECENT_SEC = 30.0  # a health status or probe this fresh is trusted
 CONNECT_TIMEOUT_SEC = 0.3
 
 
-class ServerProbe:
+class PluginAvailability:
     """`offerable(manifest)` for the agent: its requirements are met and its server is up (a
     cheap, cached check). `folder_of` finds a plugin's folder, where its config file is."""
 
