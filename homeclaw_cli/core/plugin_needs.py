@@ -52,15 +52,13 @@ class Need(BaseModel):
 
 
 def unmet_needs(
-    needs: list[Need],
-    config: Mapping[str, Any],
-    environ: Mapping[str, str] | None = None,
-    config_file: str = "config.yml",
+    needs: list[Need], config: Mapping[str, Any], config_file: str = "config.yml"
 ) -> list[str]:
-    """What is missing, as the user would set it; [] when every need is met."""
-    env = os.environ if environ is None else environ
+    """What is missing (from the environment and `config`), as the user would set it; [] when
+    every need is met."""
     return [
         need.describe(config_file)
         for need in needs
-        if not (need.env and env.get(need.env)) and not (need.config and config.get(need.config))
+        if not (need.env and os.environ.get(need.env))
+        and not (need.config and config.get(need.config))
     ]
