@@ -92,18 +92,39 @@ def object_schema(
 
 def coerce_arguments(schema: dict[str, Any], arguments: Any) -> Any:
     """The arguments with the safe repairs small models need: "5" for a number, 5 for a
-    string, "true" for a boolean, one value for an array, an enum value in another case, and
-    null for an optional parameter dropped. Anything else is left for check_arguments."""
+    string, "true" for a boolean, one value for an array, an enum value in another case,
+    null for an optional parameter dropped, and one unknown parameter renamed to the one
+    required parameter missing. Anything else is left for check_arguments."""
     if not isinstance(arguments, dict):
         return arguments
     properties: dict[str, Any] = schema.get("properties") or {}
     out: dict[str, Any] = {}
-    for name, value in arguments.items():
+    for name, value in _renamed(schema, arguments).items():
         spec = properties.get(name)
         if value is None and spec is not None and name not in (schema.get("required") or []):
             continue
         out[name] = _coerce(value, spec) if isinstance(spec, dict) else value
     return out
+
+
+def _renamed(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """`{"place": "America/Sao_Paulo"}` for a tool that requires `timezone` and takes no
+    `place` is meant as `timezone`: with one unknown name and one required name missing,
+    and a value already of the right type, there is nothing else it can mean."""
+    properties: dict[str, Any] = schema.get("properties") or {}
+    unknown = [name for name in arguments if name not in properties]
+    missing = [
+        name
+        for name in schema.get("required") or []
+        if name in properties and arguments.get(name) is None
+    ]
+    if len(unknown) != 1 or len(missing) != 1:
+        return arguments
+    value, spec = arguments[unknown[0]], properties[missing[0]]
+    wanted = spec.get("type") if isinstance(spec, dict) else None
+    if value is None or (wanted and not _matches(value, wanted)):
+        return arguments
+    return {**{k: v for k, v in arguments.items() if k != unknown[0]}, missing[0]: value}
 
 
 def _coerce(value: Any, spec: dict[str, Any]) -> Any:

@@ -105,7 +105,7 @@ def test_a_bad_call_gets_one_correction_naming_the_valid_tools() -> None:
 
 
 def test_a_second_bad_call_ends_the_turn_with_the_field_named() -> None:
-    llm = FakeLLM(call("weather__now"), call("weather__now", days="x"), "never asked")
+    llm = FakeLLM(call("weather__now"), call("weather__now", days=2), "never asked")
     agent, caller = make_agent(llm)
     result = run(agent, "weather in Paris")
     assert len(llm.requests) == 2 and caller.calls == []

@@ -11,7 +11,12 @@ from typing import Any
 
 import pytest
 
-from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry, check_arguments
+from homeclaw_cli.core.tool_registry import (
+    ToolOutcome,
+    ToolRegistry,
+    check_arguments,
+    coerce_arguments,
+)
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 
 SCHEMA = {
@@ -35,6 +40,25 @@ SCHEMA = {
 )
 def test_check_arguments(args: Any, problem: str | None) -> None:
     assert check_arguments(SCHEMA, args) == problem
+
+
+@pytest.mark.parametrize(
+    ("args", "repaired"),
+    [
+        ({"place": "Oslo"}, {"city": "Oslo"}),
+        ({"place": "Oslo", "days": "3"}, {"city": "Oslo", "days": 3}),
+        # a value of another type is no evidence: `days: 2` is not a city
+        ({"days_ahead": 2}, {"days_ahead": 2}),
+        # ambiguous or nothing missing: left for the correction, which names the field
+        ({"place": "Oslo", "where": "Bergen"}, {"place": "Oslo", "where": "Bergen"}),
+        ({"city": "Oslo", "place": "Bergen"}, {"city": "Oslo", "place": "Bergen"}),
+        ({"place": ["Oslo"]}, {"place": ["Oslo"]}),
+    ],
+)
+def test_one_unknown_parameter_is_renamed_to_the_one_required_missing(
+    args: dict[str, Any], repaired: dict[str, Any]
+) -> None:
+    assert coerce_arguments(SCHEMA, args) == repaired
 
 
 class _Big(BaseHTTPRequestHandler):
