@@ -37,6 +37,11 @@ STALE = "stale"
 # near-misses without letting a keyword-only match clear the threshold on its own.
 KEYWORD_WEIGHT = 0.25
 KEYWORD_SATURATION = 4.0
+# A weaker keyword match ranks a candidate but does not lift it over the threshold: BM25
+# under 3 is one or two common words shared ("say", "good", "try to explain"), which put a
+# plugin in front of the model for 23 of the 77 Vicuna questions that need none. Measured in
+# benchmarks/retrieval/RESULTS.md ("Weak keyword matches"): no recall lost on any set.
+KEYWORD_ADMIT = 3.0
 # fts alone has no similarity scale: its score is bm25 / (bm25 + KEYWORD_SATURATION), in [0, 1).
 FTS_SCALE = 1.0
 # Besides the absolute threshold, a candidate more than this far below the best one is
@@ -171,6 +176,12 @@ class Candidate:
         extra = self.bonus if method == "hybrid" else 0.0
         return final_score(method, self.dense, self.keyword) + extra
 
+    def admission(self, method: str) -> float:
+        """The score the threshold is checked against: the final one, less a keyword bonus
+        too weak to count (KEYWORD_ADMIT)."""
+        weak = method == "hybrid" and self.keyword is not None and self.keyword < KEYWORD_ADMIT
+        return self.final(method) - (keyword_bonus(self.keyword) if weak else 0.0)
+
 
 def name_bonus(query_words: set[str], item_id: str, name: str, bonus: float) -> float:
     """`bonus` when a word of the query is a word of the id or the name ("docker logs",
@@ -223,6 +234,8 @@ def rank_candidates(
                 reason = f"{reason}: {cand.detail}"
         elif score < threshold or (method == "fts" and not cand.keyword):
             reason = BELOW_THRESHOLD
+        elif cand.admission(method) < threshold:
+            reason = f"{BELOW_THRESHOLD}: only a weak keyword match lifts it over"
         elif (score < floor) if cand.gap is None else cand.gap > margin:
             reason = f"{BELOW_THRESHOLD}: more than {margin} under the best match"
         elif max_in_prompt and len(kept) >= max_in_prompt:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from homeclaw_cli.core.retrieval import (
+    KEYWORD_ADMIT,
     KEYWORD_WEIGHT,
     RELATIVE_MARGIN,
     Candidate,
@@ -30,6 +31,18 @@ def test_hybrid_lifts_an_exact_keyword_match_over_a_near_miss() -> None:
     kept, _ = _rank([Candidate("a", {}, dense=0.42), Candidate("b", {}, dense=0.40, keyword=6.0)])
     assert [h.id for h in kept] == ["b", "a"]
     assert final_score("dense", 0.40, 6.0) == 0.40
+
+
+def test_a_weak_keyword_match_ranks_but_does_not_lift_over_the_threshold() -> None:
+    # "how do u say good morning in spanish": notes shares "say" (BM25 2.1) at dense 0.15
+    weak = Candidate("notes", {}, dense=0.15, keyword=2.1)
+    real = Candidate("todo", {}, dense=0.15, keyword=KEYWORD_ADMIT)
+    named = Candidate("slack", {}, dense=0.15, keyword=2.1, bonus=0.06)
+    kept, everything = _rank([weak, real, named])
+    assert [h.id for h in kept] == ["slack", "todo"]
+    reasons = {h.id: h.reason for h in everything}
+    assert reasons["notes"] == "below threshold: only a weak keyword match lifts it over"
+    assert [h.id for h in everything] == ["slack", "todo", "notes"]
 
 
 def test_threshold_margin_and_top_k_reasons() -> None:
