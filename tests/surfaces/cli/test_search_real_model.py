@@ -59,3 +59,18 @@ def test_sync_then_search_and_eval_with_the_real_model(
     evaluated = run_cli("eval", "retrieval", str(queries), "--json", env=env)
     assert evaluated.returncode == 0, evaluated.stderr
     assert payload(evaluated)["overall"]["recall@3"] == 1.0
+
+    # "in", "team", "out": a plugin lifted over the threshold only by common words is not offered
+    weak = payload(
+        run_cli(
+            "plugin",
+            "search",
+            "tell the team in slak I'm out sick today",
+            "--explain",
+            "--json",
+            env=env,
+        )
+    )
+    lifted = [c for c in weak["candidates"] if "only a weak keyword match" in c["reason"]]
+    assert lifted and all(not c["kept"] and c["score"] >= 0.2 for c in lifted)
+    assert all(c["keyword_score"] < 3 for c in lifted)
