@@ -87,9 +87,21 @@ def test_post_process_only_when_asked(chat: Callable[..., Any], fake: FakeOllama
     assert "tools" not in post or not post["tools"]
 
 
+def test_a_misnamed_parameter_is_renamed_without_a_correction(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(tool_call("greeter__hello", {"who": "Ada"}))
+    result = chat("-q", "greet Ada hello", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["answer"] == "Hello, Ada!" and len(fake.chat_requests) == 1
+    assert [s["arguments"] for s in data["trace"] if s["kind"] == "tool"] == [{"name": "Ada"}]
+
+
 def test_bad_call_recovers(chat: Callable[..., Any], fake: FakeOllama) -> None:
+    # a number is no name: the unknown `nam` is left for the correction, which names it
     fake.script(
-        tool_call("greeter__hello", {"nam": "Ada"}), tool_call("greeter__hello", {"name": "Ada"})
+        tool_call("greeter__hello", {"nam": 5}), tool_call("greeter__hello", {"name": "Ada"})
     )
     result = chat("-q", "greet Ada hello", "--trace")
     assert result.exit_code == 0, result.stderr
