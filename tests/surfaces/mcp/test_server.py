@@ -186,7 +186,7 @@ def test_calling_a_plugin_goes_through_the_caller(toolbox: Toolbox, caller: Fake
             nonsense = await client.call_tool("nonsense", {})
             post = await client.call_tool("echo__shout", {"text": "summarise"})
             refused = await client.call_tool("echo__shout", {"text": "raise"})
-            bad = await client.call_tool("echo__shout", {"txt": "hi"})
+            bad = await client.call_tool("echo__shout", {"txt": 5})  # a string would be renamed
             return ok, failed, unknown, nonsense, post, refused, bad
 
     ok, failed, unknown, nonsense, post, refused, bad = run(scenario())
