@@ -301,7 +301,7 @@ def test_a_turn_the_model_failed_is_a_miss_and_a_plugin_failure_is_not(
         "- {id: diary, request: write a diary journal entry saying hi, plugin: journal}\n"
     )
     fake.script(
-        tool_call("greeter__hello", {"nombre": "Ada"}),  # a bad call: one correction...
+        tool_call("greeter__hello", {"nombre": 1}),  # a bad call: one correction...
         text(""),  # ...then nothing
         tool_call("journal__write", {"text": "hi"}),  # the plugin cannot write its file
         text("Sorry, I could not write the entry."),
