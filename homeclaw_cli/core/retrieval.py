@@ -38,8 +38,8 @@ STALE = "stale"
 KEYWORD_WEIGHT = 0.25
 KEYWORD_SATURATION = 4.0
 # A weaker keyword match ranks a candidate but does not lift it over the threshold: BM25
-# under 3 is one or two common words shared ("say", "good", "try to explain"), which put a
-# plugin in front of the model for 23 of the 77 Vicuna questions that need none. Measured in
+# under 3 is one or two common words shared ("try to explain"), which alone put a plugin in
+# front of the model for 13 of the 77 Vicuna questions, all needing none. Measured in
 # benchmarks/retrieval/RESULTS.md ("Weak keyword matches"): no recall lost on any set.
 KEYWORD_ADMIT = 3.0
 # fts alone has no similarity scale: its score is bm25 / (bm25 + KEYWORD_SATURATION), in [0, 1).

@@ -34,7 +34,7 @@ def test_hybrid_lifts_an_exact_keyword_match_over_a_near_miss() -> None:
 
 
 def test_a_weak_keyword_match_ranks_but_does_not_lift_over_the_threshold() -> None:
-    # "how do u say good morning in spanish": notes shares "say" (BM25 2.1) at dense 0.15
+    # "how do u say good morning in spanish": notes shares a common word (BM25 2.1), dense 0.15
     weak = Candidate("notes", {}, dense=0.15, keyword=2.1)
     real = Candidate("todo", {}, dense=0.15, keyword=KEYWORD_ADMIT)
     named = Candidate("slack", {}, dense=0.15, keyword=2.1, bonus=0.06)

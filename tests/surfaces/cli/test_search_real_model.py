@@ -60,7 +60,7 @@ def test_sync_then_search_and_eval_with_the_real_model(
     assert evaluated.returncode == 0, evaluated.stderr
     assert payload(evaluated)["overall"]["recall@3"] == 1.0
 
-    # "in", "team", "out": a plugin lifted over the threshold only by common words is not offered
+    # a plugin lifted over the threshold only by a common word or two is not offered
     weak = payload(
         run_cli(
             "plugin",
