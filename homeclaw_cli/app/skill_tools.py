@@ -106,6 +106,7 @@ def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
     if any(s.scripts for s in eligible.values()):
         run = _from_definition(RUN_SKILL_TOOL, _run_skill(source))
         run.effects_of = _script_effects(source, "skill_name")
+        run.mend = _one_script(source)
         tools.append(run)
     return tools
 
@@ -138,6 +139,21 @@ def _script_effects(
         return skill_id or None, skill_effects(source.skills().get(skill_id))
 
     return effects_of
+
+
+def _one_script(source: SkillSource) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """run_skill's repair: a script name a skill with one script does not have means that
+    script. Small models guess names (`dry_run.py`, `group_by_month.py` for organize-files'
+    `plan.py`) and repeat the guess after the error has listed the real one."""
+
+    def mend(args: dict[str, Any]) -> dict[str, Any]:
+        skill = source.skills().get(str(args.get("skill_name")))
+        script = args.get("script")
+        if skill is None or len(skill.scripts) != 1 or not isinstance(script, str) or not script:
+            return args
+        return args if script in skill.scripts else {**args, "script": skill.scripts[0]}
+
+    return mend
 
 
 def _read_skill(source: SkillSource) -> Handler:

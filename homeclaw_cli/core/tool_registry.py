@@ -66,6 +66,9 @@ class Tool:
     capability_id: str | None = None
     # A tool whose effect depends on its arguments (run_skill: the skill's declaration).
     effects_of: Callable[[dict[str, Any]], tuple[str | None, frozenset[Effect]]] | None = None
+    # The tool's own repair of a call's arguments, after coerce_arguments' (run_skill: a
+    # guessed script name of a skill with one script).
+    mend: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # Chat offers the tool only for a request matching this regex (None: always); keeps
     # built-ins out of prompts that have no use for them.
     offer_if: str | None = None
@@ -244,9 +247,13 @@ class ToolRegistry:
         return f"bad call to `{name}`: {problem}" if problem else None
 
     def coerce(self, name: str, arguments: Any) -> Any:
-        """The call's arguments with the safe repairs of coerce_arguments (unknown tool: as is)."""
+        """The call's arguments with the safe repairs of coerce_arguments and the tool's own
+        (unknown tool: as is)."""
         tool = self._tools.get(name)
-        return coerce_arguments(tool.parameters, arguments) if tool else arguments
+        if tool is None:
+            return arguments
+        coerced = coerce_arguments(tool.parameters, arguments)
+        return tool.mend(coerced) if tool.mend and isinstance(coerced, dict) else coerced
 
     async def execute(self, name: str, arguments: Any, *, caller: str = "model") -> ToolOutcome:
         """Coerce, validate and run one call; every failure becomes an error outcome."""

@@ -45,6 +45,25 @@ def test_chat_reads_and_runs_skills(source: ScannedSkills) -> None:
     assert single.ok and "hi a" in single.text
 
 
+def test_a_guessed_script_name_runs_the_one_script_a_skill_has(source: ScannedSkills) -> None:
+    registry = ToolRegistry(skill_tools(source, "chat"))
+    args = {"skill_name": "hello", "script": "dry_run.py", "args": ["a"]}
+    assert registry.coerce("run_skill", args)["script"] == "hi.py"  # what approval is shown
+    ran = call(registry, "run_skill", **args)
+    assert ran.ok and "hi a" in ran.text
+
+
+def test_a_guessed_script_name_of_a_skill_with_several_is_an_error_listing_them(
+    tmp_path: Path,
+) -> None:
+    user = tmp_path / "home" / "data" / "skills"
+    make_skill(user, "two", scripts={"a.py": HELLO, "b.py": HELLO})
+    settings = settings_for(tmp_path)
+    registry = ToolRegistry(skill_tools(ScannedSkills(settings, scan_skills(settings)), "chat"))
+    ran = call(registry, "run_skill", skill_name="two", script="c.py")
+    assert not ran.ok and "a.py" in ran.text and "b.py" in ran.text
+
+
 @pytest.mark.parametrize(
     ("name", "args", "problem"),
     [
