@@ -248,7 +248,8 @@ async def _run(
         with contextlib.suppress(Exception):
             await work
         raise
-    return ToolOutcome(result.ok, render(result))
+    unread = result.stdout.strip() if result.ok else ""
+    return ToolOutcome(result.ok, render(result), unread=unread or None)
 
 
 def _string(arguments: Mapping[str, Any], key: str) -> str:

@@ -393,6 +393,9 @@ class Agent:
 
     def _finish(self, result: TurnResult, state: TurnState) -> None:
         """The answer and outcome; a turn with an answer joins the history."""
+        silent = not (state.answer or "").strip() and not state.stopped
+        if silent and state.unread and not state.pending_failure:
+            state.answer = state.unread  # a skill script's output, which the model left unsaid
         result.answer = state.answer or ""
         if state.stopped:
             result.error, result.failure = state.stopped, "model"

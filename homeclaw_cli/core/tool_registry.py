@@ -39,6 +39,8 @@ class ToolOutcome:
     post_process: bool = False
     failed_for_good: bool = False  # a plugin ran and failed (not a fixable bad call)
     data: dict[str, Any] = field(default_factory=dict)  # structured result (MCP)
+    # In chat, the answer when the model then ends the turn saying nothing (a script's output)
+    unread: str | None = None
 
 
 Handler = Callable[[dict[str, Any]], Awaitable[ToolOutcome]]

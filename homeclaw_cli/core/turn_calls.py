@@ -49,6 +49,7 @@ class TurnState:
     calls_made: dict[str, int] = field(default_factory=dict)  # call signature -> times run
     own_from: int = 1  # messages[own_from:] are this turn's (the user's message onwards)
     final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
+    unread: str | None = None  # the last result that is the answer if the model gives none
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
     bad_calls: list[str] = field(default_factory=list)  # what was wrong with calls, as told
     stopped: str | None = None  # the model's failure that ends the turn without an answer
@@ -175,6 +176,8 @@ async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
             approval=record.describe() if record is not None else None,
         )
     )
+    if outcome.ok and outcome.unread:
+        state.unread = outcome.unread
     if outcome.failed_for_good:
         state.pending_failure = outcome.text
     elif outcome.ok and _kind(state.tools, call.name) == "plugin":

@@ -83,3 +83,22 @@ def test_a_call_named_after_a_shown_skill_reads_that_skill(
     tools = [s for s in data["trace"] if s["kind"] == "tool"]
     assert (tools[0]["name"], tools[0]["arguments"]) == ("read_skill", {"skill": "hello-world"})
     assert "# Hello world" in tool_results(fake_ollama.chat_requests[1])[0]
+
+
+def test_a_script_the_model_leaves_unsaid_is_the_answer(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    """The model guesses the script's name (mended: the skill has one script), then says
+    nothing: the script's output is the answer, not an empty-answer error."""
+    env = hello_skill(tmp_path)
+    fake_ollama.add_model("llama3.2")
+    guess = {"skill_name": "hello-world", "script": "greet.py", "args": ["Bob"]}
+    fake_ollama.script(tool_call("run_skill", guess), text(""))
+    result = cli(
+        "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
+    )
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["answer"] == "hello Bob" and data["ok"]
+    ran = [s for s in data["trace"] if s["kind"] == "tool"]
+    assert ran[0]["arguments"]["script"] == "hello.py"
