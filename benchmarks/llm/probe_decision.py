@@ -2,7 +2,7 @@
 structured request? Four phrasings of that question on ten requests from tasks.yaml (five that
 need no tool, five that need the tool offered), each with the tools retrieval offered them.
 
-    python benchmarks/llm/probe_decision.py --host http://127.0.0.1:8391
+    python benchmarks/llm/probe_decision.py --host http://127.0.0.1:8391 [--checks]
 
 Needs a running OpenAI-compatible server (benchmarks/llm/server.py). Prints one line per
 request and, per phrasing, how many of the ten it got right. Figures: TURN.md.
@@ -112,13 +112,68 @@ def verdicts(host: str, request: str, tools: list[str]) -> dict[str, bool]:
     }
 
 
+def plain_answer(host: str, request: str) -> str:
+    """The model's reply without tools (homeclaw's ANSWER_SYSTEM), capped at 120 tokens."""
+    body = {
+        "model": "probe",
+        "temperature": 0.2,
+        "max_tokens": 120,
+        "messages": [
+            {"role": "system", "content": "Answer the user's request yourself, briefly."},
+            {"role": "user", "content": request},
+        ],
+    }
+    reply = httpx.post(f"{host}/v1/chat/completions", json=body, timeout=300).json()
+    return str(reply["choices"][0]["message"]["content"])
+
+
+def checks(host: str, request: str, tools: list[str]) -> dict[str, bool]:
+    """`--checks`: questions about the one tool the model called (the first offered), or
+    about its own plain answer. Per phrasing: True when it says the tool is needed."""
+    tool, what = tools[0], TOOLS[tools[0]]
+    yes_no = enum_of("answer", ["yes", "no"])
+    asks = ask(
+        host,
+        f"Tool `{tool}`: {what}\nDoes the user ask for what this tool does? Reply yes or no.",
+        request,
+        yes_no,
+    )["answer"]
+    about = ask(
+        host, f"Is the user's message a request for this: {what} Reply yes or no.", request, yes_no
+    )["answer"]
+    reply = plain_answer(host, request)
+    judged = ask(
+        host,
+        "You check an assistant's reply. Say `no` when the reply says it cannot do it, lacks "
+        "live or real-time data, or guesses a result a tool should compute; otherwise `yes`.",
+        f"User: {request}\nReply: {reply}\nDoes the reply give the user what they asked for?",
+        yes_no,
+    )["answer"]
+    better = ask(
+        host,
+        f"The user could get a tool result instead: `{tool}`: {what}",
+        f"User: {request}\nReply without the tool: {reply}\n"
+        "Which is better for the user: the reply, or the tool?",
+        enum_of("better", ["reply", "tool"]),
+    )["better"]
+    return {
+        "does the user ask for this tool? (yes/no)": asks == "yes",
+        "is the message a request for this? (yes/no)": about == "yes",
+        "the plain answer judged (yes/no)": judged == "no",
+        "plain answer or tool, compared": better == "tool",
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="http://127.0.0.1:8391")
+    parser.add_argument(
+        "--checks", action="store_true", help="the per-tool and plain-answer checks instead"
+    )
     args = parser.parse_args()
     right: dict[str, int] = {}
     for request, tools, needed in CASES:
-        said = verdicts(args.host, request, tools)
+        said = (checks if args.checks else verdicts)(args.host, request, tools)
         for name, tool in said.items():
             right[name] = right.get(name, 0) + (tool == needed)
         marks = ", ".join(f"{n}: {'tool' if t else 'answer'}" for n, t in said.items())
