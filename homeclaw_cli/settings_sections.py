@@ -40,7 +40,10 @@ class RetrievalSettings(Section):
     )
     fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
     name_bonus: float = Field(
-        default=0.05, ge=0.0, le=1.0, description="added when the query uses a word of the id/name"
+        default=0.05,
+        ge=0.0,
+        le=1.0,
+        description="added when the query uses a word of the id/name that no other id has",
     )
     split_clauses: bool = Field(
         default=True, description="also search each part of a two-need request on its own"

@@ -7,8 +7,10 @@ embedder are opened on first use and reused.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from homeclaw_cli.core.retrieval import (
     fallback_names,
     name_bonus,
     rank_candidates,
+    shared_name_words,
 )
 from homeclaw_cli.errors import HomeclawError, LockedError, UsageError
 from homeclaw_cli.settings import RetrievalSettings, Settings
@@ -49,6 +52,7 @@ class RetrievalService:
         self._method = method
         self._embedder: Any = None
         self._readers: dict[str, tuple[str, SnapshotReader]] = {}
+        self._shared_words: dict[str, tuple[object, frozenset[str]]] = {}
 
     def reader(self, table: str) -> SnapshotReader | VectorStore:
         """The current snapshot of `table` when there is one (no lancedb import), else LanceDB."""
@@ -69,6 +73,15 @@ class RetrievalService:
         reader = SnapshotReader(snapshot)
         self._readers[table] = (generation, reader)
         return reader
+
+    def _shared(self, search: _Search) -> frozenset[str]:
+        """shared_name_words of the table, worked out once per snapshot (LanceDB itself can
+        change under a reader, so without a snapshot they are worked out every time)."""
+        cached = self._shared_words.get(search.table)
+        if cached is None or cached[0] is not search.reader or search.reader is self.store:
+            cached = (search.reader, shared_name_words(search.reader.ids(search.table)))
+            self._shared_words[search.table] = cached
+        return cached[1]
 
     def _check_model(self, reader: SnapshotReader | VectorStore, table: str) -> None:
         configured = self.settings.embedding.model
@@ -126,11 +139,11 @@ class RetrievalService:
         fusion = Fusion(section.fusion, section.fusion_weight)
         search = _Search(reader, table, method, pool, fusion)
         dense, keyword, vector = self._matches(search, query, timings)
-        words = set(search_words(query))
-        candidates = _named(self._candidates(kind, dense, keyword), words, section.name_bonus)
+        shared = functools.cache(lambda: self._shared(search))
+        naming = _Naming(set(search_words(query)), section.name_bonus, shared)
+        candidates = naming.apply(self._candidates(kind, dense, keyword))
         for clause in clauses(query) if section.split_clauses else []:
-            part = self._candidates(kind, *self._matches(search, clause, {})[:2])
-            part = _named(part, words, section.name_bonus)
+            part = naming.apply(self._candidates(kind, *self._matches(search, clause, {})[:2]))
             _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
         self._drop_stale(kind, table, candidates)
         t0 = time.perf_counter()
@@ -299,13 +312,24 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
         mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
 
 
-def _named(candidates: dict[str, Candidate], words: set[str], bonus: float) -> dict[str, Candidate]:
-    """Give the candidates whose id or name the query uses the name bonus."""
-    if bonus:
-        for cand in candidates.values():
-            source = cand.descriptor.get("manifest") or cand.descriptor
-            cand.bonus = name_bonus(words, cand.id, str(source.get("name", "")), bonus)
-    return candidates
+@dataclass(frozen=True)
+class _Naming:
+    """The name bonus of one request: its words, the bonus, and how to get the words no one
+    id owns (asked only when there are candidates: without an index, nothing opens LanceDB)."""
+
+    words: set[str]
+    bonus: float
+    shared: Callable[[], frozenset[str]]
+
+    def apply(self, candidates: dict[str, Candidate]) -> dict[str, Candidate]:
+        """Give the candidates whose id or name the query uses the name bonus."""
+        if self.bonus and candidates:
+            shared = self.shared()
+            for cand in candidates.values():
+                source = cand.descriptor.get("manifest") or cand.descriptor
+                name = str(source.get("name", ""))
+                cand.bonus = name_bonus(self.words, cand.id, name, self.bonus, shared)
+        return candidates
 
 
 def _best_of(candidates: dict[str, Candidate], method: str, count: int) -> dict[str, Candidate]:

@@ -9,7 +9,7 @@ from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore
 from homeclaw_cli.app.retrieval import RetrievalService
 from homeclaw_cli.app.sync import sync
 from homeclaw_cli.errors import HomeclawError
-from tests.fakes.index import settings_for
+from tests.fakes.index import settings_for, write_plugin
 
 
 @pytest.fixture
@@ -206,3 +206,30 @@ def test_example_vectors_lift_a_plugin_on_both_read_paths(
     assert hit.dense_score > before.dense_score
     assert hit.matched == "how many inches is a foot"
     assert fused[0].id == "units"
+
+
+def _name_bonus_of(hit: Any) -> float:
+    from homeclaw_cli.core.retrieval import final_score
+
+    return round(hit.score - final_score("hybrid", hit.dense_score, hit.keyword_score), 4)
+
+
+def test_a_word_in_several_ids_names_none_of_them(index_env: dict[str, Any]) -> None:
+    write_plugin(index_env["plugins"], "weather-radar", "Weather radar", "Rain radar images.")
+    sync(settings_for(index_env["home"]))
+    service = RetrievalService(settings_for(index_env["home"]))
+    found = {h.id: h for h in service.search_plugins("weather in paris").candidates}
+    assert _name_bonus_of(found["weather"]) == 0.0
+    assert _name_bonus_of(found["weather-radar"]) == 0.0
+    slack = service.search_plugins("slack the team").candidates[0]
+    assert slack.id == "slack" and _name_bonus_of(slack) == 0.05
+
+
+def test_the_name_bonus_follows_a_sync(synced: dict[str, Any]) -> None:
+    service = RetrievalService(settings_for(synced["home"]))
+    before = {h.id: h for h in service.search_plugins("weather in paris").candidates}
+    assert _name_bonus_of(before["weather"]) == 0.05
+    write_plugin(synced["plugins"], "weather-radar", "Weather radar", "Rain radar images.")
+    sync(settings_for(synced["home"]))
+    after = {h.id: h for h in service.search_plugins("weather in paris").candidates}
+    assert _name_bonus_of(after["weather"]) == 0.0

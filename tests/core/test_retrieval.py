@@ -118,3 +118,13 @@ def test_cut_across_keeps_everything_within_the_margin_or_without_a_rival() -> N
     assert cut_across(plugins, skills, 0.15) is plugins
     assert cut_across(plugins, None, 0.15) is plugins
     assert cut_across(plugins, RetrievalResult("q", [], []), 0.15) is plugins
+
+
+def test_a_word_of_several_ids_earns_no_name_bonus() -> None:
+    from homeclaw_cli.core.retrieval import name_bonus, shared_name_words
+
+    shared = shared_name_words(["weather", "weather-radar", "slack", "my-ip", "ip-lookup"])
+    assert shared == {"weather", "ip"}
+    assert name_bonus({"weather", "paris"}, "weather", "Weather", 0.05, shared) == 0.0
+    assert name_bonus({"radar", "weather"}, "weather-radar", "Weather radar", 0.05, shared) == 0.05
+    assert name_bonus({"slack"}, "slack", "Slack", 0.05, shared) == 0.05
