@@ -74,6 +74,17 @@ def test_data_inspect_csv_json_jsonl(settings: Settings, tmp_path: Path) -> None
     assert code == 1 and "line 2 is not JSON" in err
 
 
+def test_data_inspect_names_the_file_a_shortened_path_meant(
+    settings: Settings, tmp_path: Path
+) -> None:
+    (tmp_path / "work" / "examples").mkdir(parents=True)
+    (tmp_path / "work" / "examples" / "cities.csv").write_text("name\nOslo\n")
+    code, _, err = run(settings, "data-inspect", "inspect.py", "examples/cities.csv")
+    assert code == 2 and "did you mean work/examples/cities.csv?" in err
+    code, _, err = run(settings, "data-inspect", "inspect.py", "nowhere.csv")
+    assert code == 2 and "did you mean" not in err
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_git_summary(settings: Settings, tmp_path: Path) -> None:
     repo = tmp_path / "repo"

@@ -15,11 +15,33 @@ MAX_ROWS = 200_000
 MAX_JSON_BYTES = 64 * 1024 * 1024
 
 
+def user_folder() -> Path:
+    return Path(os.environ.get("HOMECLAW_CWD") or Path.cwd())
+
+
 def resolve(raw: str) -> Path:
     path = Path(raw).expanduser()
-    if not path.is_absolute():
-        path = Path(os.environ.get("HOMECLAW_CWD") or Path.cwd()) / path
-    return path
+    return path if path.is_absolute() else user_folder() / path
+
+
+def ending_with(raw: str, limit: int = 3) -> list[str]:
+    """Files under the user's folder whose path ends with `raw`: a model may drop the first
+    folders of the path the user wrote (examples/cities.csv for data/examples/cities.csv)."""
+    want = Path(raw).parts
+    if not want or Path(raw).is_absolute():
+        return []
+    base, found, seen = user_folder(), [], 0
+    for folder, dirs, files in os.walk(base):
+        depth = len(Path(folder).relative_to(base).parts)
+        dirs[:] = [] if depth >= 5 else [d for d in dirs if d[0] != "." and d != "node_modules"]
+        for name in files:
+            rel = Path(folder, name).relative_to(base)
+            if rel.parts[-len(want) :] == want:
+                found.append(str(rel))
+        seen += len(files)
+        if len(found) >= limit or seen > 20_000:
+            break
+    return found[:limit]
 
 
 def kind_of(value: Any) -> str:
@@ -161,7 +183,9 @@ def main() -> int:
     opts = parser.parse_args()
     path = resolve(opts.file)
     if not path.is_file():
-        print(f"error: {path} is not a file", file=sys.stderr)
+        near = ending_with(opts.file)
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        print(f"error: {path} is not a file{hint}", file=sys.stderr)
         return 2
     try:
         fmt, rows, cut, extra = load(path)
