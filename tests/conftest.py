@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -17,6 +18,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Index/retrieval fixtures (fake_models, index_env) and the S3 server live with their fakes.
 pytest_plugins = ["tests.fakes.index", "tests.fakes.s3"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ctrl_c_reaches_children() -> None:
+    """A suite started in the background (`make test &`, nohup) inherits SIGINT ignored, and
+    so would every homeclaw it starts: the Ctrl-C tests would wait for an exit that a real
+    terminal's Ctrl-C gives. The tests' own processes start with the terminal's default."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
