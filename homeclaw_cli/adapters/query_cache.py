@@ -15,6 +15,7 @@ pointer file that is replaced atomically, so a reader never sees a half-written 
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import uuid
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.adapters.facets import FacetMatrix, Fusion
 from homeclaw_cli.core.keywords import fold, search_words
-from homeclaw_cli.core.retrieval import Match
+from homeclaw_cli.core.retrieval import Match, shared_name_words
 from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
@@ -333,3 +334,8 @@ class SnapshotReader:
 
     def ids(self, table: str) -> list[str]:
         return list(self.snapshot.ids)
+
+    @functools.cached_property
+    def shared_name_words(self) -> frozenset[str]:
+        """core.retrieval.shared_name_words of this snapshot's ids (it never changes)."""
+        return shared_name_words(self.snapshot.ids)

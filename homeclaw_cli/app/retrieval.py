@@ -52,7 +52,6 @@ class RetrievalService:
         self._method = method
         self._embedder: Any = None
         self._readers: dict[str, tuple[str, SnapshotReader]] = {}
-        self._shared_words: dict[str, tuple[object, frozenset[str]]] = {}
 
     def reader(self, table: str) -> SnapshotReader | VectorStore:
         """The current snapshot of `table` when there is one (no lancedb import), else LanceDB."""
@@ -73,15 +72,6 @@ class RetrievalService:
         reader = SnapshotReader(snapshot)
         self._readers[table] = (generation, reader)
         return reader
-
-    def _shared(self, search: _Search) -> frozenset[str]:
-        """shared_name_words of the table, worked out once per snapshot (LanceDB itself can
-        change under a reader, so without a snapshot they are worked out every time)."""
-        cached = self._shared_words.get(search.table)
-        if cached is None or cached[0] is not search.reader or search.reader is self.store:
-            cached = (search.reader, shared_name_words(search.reader.ids(search.table)))
-            self._shared_words[search.table] = cached
-        return cached[1]
 
     def _check_model(self, reader: SnapshotReader | VectorStore, table: str) -> None:
         configured = self.settings.embedding.model
@@ -139,7 +129,7 @@ class RetrievalService:
         fusion = Fusion(section.fusion, section.fusion_weight)
         search = _Search(reader, table, method, pool, fusion)
         dense, keyword, vector = self._matches(search, query, timings)
-        shared = functools.cache(lambda: self._shared(search))
+        shared = functools.cache(lambda: _shared_name_words(search))
         naming = _Naming(set(search_words(query)), section.name_bonus, shared)
         candidates = naming.apply(self._candidates(kind, dense, keyword))
         for clause in clauses(query) if section.split_clauses else []:
@@ -310,6 +300,14 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
             cand.gap, mine = min(cand.gap or 0.0, mine.gap or 0.0), cand
             into[item] = cand
         mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
+
+
+def _shared_name_words(search: _Search) -> frozenset[str]:
+    """A snapshot keeps its own (it never changes); LanceDB's are worked out each time."""
+    reader = search.reader
+    if isinstance(reader, SnapshotReader):
+        return reader.shared_name_words
+    return shared_name_words(reader.ids(search.table))
 
 
 @dataclass(frozen=True)
