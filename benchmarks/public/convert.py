@@ -93,12 +93,17 @@ def assign_ids(apis: Iterable[Api]) -> dict[tuple[str, str], str]:
     used: set[str] = set()
     for api in sorted(apis, key=lambda a: a.key):
         base = "-".join(p for p in (slug(api.tool, 40), slug(api.name, 40)) if p) or "api"
-        candidate, n = base, 2
-        while candidate in used:
-            candidate, n = f"{base}-{n}", n + 1
-        used.add(candidate)
-        ids[api.key] = candidate
+        ids[api.key] = unique_id(base, used)
     return ids
+
+
+def unique_id(base: str, used: set[str]) -> str:
+    """`base`, or `base-2`, `base-3`... when taken; the result is added to `used`."""
+    candidate, n = base, 2
+    while candidate in used:
+        candidate, n = f"{base}-{n}", n + 1
+    used.add(candidate)
+    return candidate
 
 
 def _parameters(api: Api) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from convert import BASE_URL, DEFAULT_RAW, slug
+from convert import BASE_URL, DEFAULT_RAW, slug, unique_id
 
 EVAL_FILES = ("eval_simulated", "eval_real")
 PARAMS = re.compile(r"^Parameters: (\{.*\})$", re.MULTILINE)
@@ -98,15 +98,6 @@ def _write(out: Path, manifests: dict[str, dict[str, Any]], queries: list[dict[s
     (out / "queries_pairs.jsonl").write_text(text, encoding="utf-8")
 
 
-def _unique_id(name: str, used: set[str]) -> str:
-    base = slug(name, 60) or "api"
-    candidate, n = base, 2
-    while candidate in used:
-        candidate, n = f"{base}-{n}", n + 1
-    used.add(candidate)
-    return candidate
-
-
 def convert(raw: Path, out: Path) -> dict[str, tuple[int, int]]:
     """Write both sets; return {set: (plugins, queries)}."""
     data = raw / "ToolAlpaca" / "data"
@@ -122,11 +113,11 @@ def convert(raw: Path, out: Path) -> dict[str, tuple[int, int]]:
     for entry in catalogue:
         if entry["API"] in ids:  # a handful of names are listed twice; keep the first
             continue
-        ids[entry["API"]] = _unique_id(entry["API"], used)
+        ids[entry["API"]] = unique_id(slug(entry["API"], 60) or "api", used)
         store[ids[entry["API"]]] = _entry(entry["API"], entry["Description"], entry["Category"])
     for tool in tools:  # an evaluation tool missing from the catalogue joins it
         if tool["Name"] not in ids:
-            ids[tool["Name"]] = _unique_id(tool["Name"], used)
+            ids[tool["Name"]] = unique_id(slug(tool["Name"], 60) or "api", used)
             store[ids[tool["Name"]]] = _entry(tool["Name"], tool["Description"], tool["Category"])
     queries = [
         {"query": " ".join(text.split()), "expected": [ids[tool["Name"]]], "tags": ["single"]}
