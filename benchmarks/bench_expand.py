@@ -25,6 +25,7 @@ import random
 import shutil
 import sys
 import time
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -40,15 +41,22 @@ SEED = 20261124
 MODEL = "qwen2.5-coder-1.5b-instruct"
 
 
-def reduce_set(source: Path, out: Path, *, queries: int, plugins: int, seed: int = SEED) -> Path:
-    """A smaller copy of a converted public set: sampled queries, their plugins, distractors."""
+def reduce_set(
+    source: Path, out: Path, *, queries: int, plugins: int, hard: bool = False, seed: int = SEED
+) -> Path:
+    """A smaller copy of a converted public set: sampled queries, their plugins, distractors
+    (random ones, or with `hard` the ones retrieval confuses with the expected plugins)."""
     rng = random.Random(seed)
     lines = [json.loads(x) for x in (source / "queries.jsonl").read_text().splitlines() if x]
     kept = sorted(rng.sample(range(len(lines)), min(queries, len(lines))))
     chosen = [lines[i] for i in kept]
     needed = sorted({pid for q in chosen for pid in q["expected"]})
-    others = sorted(p.name for p in (source / "plugins").iterdir() if p.name not in needed)
-    extra = rng.sample(others, max(0, min(plugins - len(needed), len(others))))
+    room = max(0, plugins - len(needed))
+    if hard:
+        extra = hard_distractors(source, chosen, room)
+    else:
+        others = sorted(p.name for p in (source / "plugins").iterdir() if p.name not in needed)
+        extra = rng.sample(others, min(room, len(others)))
     if out.exists():
         shutil.rmtree(out)
     (out / "plugins").mkdir(parents=True)
@@ -56,6 +64,25 @@ def reduce_set(source: Path, out: Path, *, queries: int, plugins: int, seed: int
         shutil.copytree(source / "plugins" / pid, out / "plugins" / pid)
     write_queries(out, chosen)
     return out
+
+
+def hard_distractors(source: Path, queries: list[dict[str, Any]], count: int) -> list[str]:
+    """The `count` plugins the default retrieval ranks highest for `queries` on the whole set
+    that no query expects (1/rank summed over each query's top 20): the competitors a reduced
+    corpus keeps so that its top ranks look like the full set's."""
+    sys.path.insert(0, str(HERE / "retrieval"))
+    from variants import rankings, settings_for, sync  # benchmarks/retrieval/variants.py
+
+    settings = settings_for(CACHE / "expand-corpora" / f"{source.name}-full", source / "plugins", {})
+    sync(settings, kinds=["plugins"])
+    ranks, _ = rankings(settings, queries)
+    needed = {pid for query in queries for pid in query["expected"]}
+    weight: Counter[str] = Counter()
+    for ranked in ranks:
+        for rank, (pid, _score) in enumerate(ranked, 1):
+            if pid not in needed:
+                weight[pid] += 1 / rank
+    return [pid for pid, _ in weight.most_common(count)]
 
 
 def write_queries(out: Path, queries: list[dict[str, Any]]) -> None:
@@ -201,6 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="own,toollens", help="own and/or a public set name")
     parser.add_argument("--queries", type=int, default=30, help="public queries sampled")
     parser.add_argument("--plugins", type=int, default=100, help="public corpus size (<=150)")
+    parser.add_argument(
+        "--hard",
+        action="store_true",
+        help="distractors retrieval confuses with the expected plugins, not random ones",
+    )
     parser.add_argument("--llm-host", help="a running OpenAI-compatible server (else start one)")
     parser.add_argument("--homeclaw", default=shutil.which("homeclaw") or "homeclaw")
     parser.add_argument("--out", type=Path, default=HERE / "EXPAND_RESULTS.json")
@@ -227,10 +259,15 @@ def main(argv: list[str] | None = None) -> int:
             if name == "own":
                 corpus = own_corpus(CACHE / "expand-corpora" / "own")
             else:
-                corpus = CACHE / "expand-corpora" / f"{name}-{args.queries}q-{args.plugins}p"
+                size = f"{args.queries}q-{args.plugins}p" + ("-hard" if args.hard else "")
+                corpus = CACHE / "expand-corpora" / f"{name}-{size}"
                 if not (corpus / "queries.jsonl").exists():
                     reduce_set(
-                        CACHE / "sets" / name, corpus, queries=args.queries, plugins=args.plugins
+                        CACHE / "sets" / name,
+                        corpus,
+                        queries=args.queries,
+                        plugins=args.plugins,
+                        hard=args.hard,
                     )
             results.append(
                 run_corpus(args.homeclaw, name, corpus, env, generate=not args.no_generate)

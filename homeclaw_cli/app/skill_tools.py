@@ -102,9 +102,12 @@ def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
     eligible = {sid: s for sid, s in sorted(source.skills().items()) if s.eligible}
     if surface == "mcp":
         return [_own_tool(source, sid, skill) for sid, skill in eligible.items()]
-    tools = [_from_definition(READ_SKILL_TOOL, _read_skill(source))]
+    read = _from_definition(READ_SKILL_TOOL, _read_skill(source))
+    read.choice_args = frozenset({"skill", "path"})
+    tools = [read]
     if any(s.scripts for s in eligible.values()):
         run = _from_definition(RUN_SKILL_TOOL, _run_skill(source))
+        run.choice_args = frozenset({"skill_name", "script"})
         run.effects_of = _script_effects(source, "skill_name")
         run.mend = _one_script(source)
         tools.append(run)

@@ -55,14 +55,16 @@ from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
 from homeclaw_cli.core.turn_calls import TurnState, tool_message
+from homeclaw_cli.core.turn_decide import weakly_retrieved
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
 TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
-# A first call only to plugins retrieved below this gets the tool-or-answer question first
-# (benchmarks/llm/TURN.md: no-plugin requests retrieve up to 0.37, right plugins from 0.30).
+# A first call only to plugins retrieved below this gets the tool-or-answer question first, and
+# a call to them (or to skills below it) with made-up values is not run (core/turn_decide.py;
+# benchmarks/llm/TURN.md: no-plugin requests retrieve up to 0.37, right plugins from 0.30).
 DOUBT_BELOW = 0.35
 DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits 0.4-0.7, greetings to 0.49
 
@@ -141,7 +143,7 @@ class AgentConfig:
     search_tools: bool = True  # offer search_plugins / search_skills (llm.search_tools)
     decide: str = "never"  # the constrained decision (llm.decide): never | auto | always
     decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
-    doubt_below: float = DOUBT_BELOW  # a first call only to plugins scored below is checked
+    doubt_below: float = DOUBT_BELOW  # calls only to plugins (skills) scored below are checked
     # Plugins and skills compete: one this far under the other kind's best is not offered.
     plugin_margin: float = RELATIVE_MARGIN
     skill_margin: float = RELATIVE_MARGIN
@@ -316,6 +318,7 @@ class Agent:
         if native and tools.names():
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
         history, messages = self._messages(result)
+        weak_tools, weak_skills = self._weak(result, tools, bool(skills_text))
         result.steps.append(
             PromptStep(
                 seconds=time.perf_counter() - started - show_seconds,
@@ -338,7 +341,8 @@ class Agent:
             own_from=len(history) + 1,
             decide=self.config.decide,
             confident=self._confident(plugin_res, result.message, plugins),
-            weak_tools=self._weak_tools(plugin_res, result.message, tools),
+            weak_tools=weak_tools,
+            weak_skills=weak_skills,
             skills=self._shown_skills(skill_res, skills_text),
         )
 
@@ -347,19 +351,15 @@ class Agent:
         """The ids of the skills in this turn's prompt (none when the block is empty)."""
         return frozenset(h.id for h in retrieved.hits) if retrieved and block else frozenset()
 
-    def _weak_tools(
-        self, retrieved: RetrievalResult, message: str, tools: ToolRegistry
-    ) -> frozenset[str]:
-        """The offered plugin tools whose plugin retrieval scored below `doubt_below` (none for
-        a follow-up: its plugin may come from the previous turn, not from retrieval)."""
-        if self.is_follow_up(message):
-            return frozenset()
-        scores = {h.id: h.score for h in retrieved.hits}
-        return frozenset(
-            t.name
-            for t in tools.tools()
-            if t.kind == "plugin" and scores.get(t.plugin_id or "", 0.0) < self.config.doubt_below
-        )
+    def _weak(
+        self, result: TurnResult, tools: ToolRegistry, skills_shown: bool
+    ) -> tuple[frozenset[str], frozenset[str]]:
+        """The plugin tools and shown skills retrieval ranked weakly (core/turn_decide.py)."""
+        if self.is_follow_up(result.message):  # its plugin may come from the previous turn
+            return frozenset(), frozenset()
+        assert result.plugin_retrieval is not None
+        skills = result.skill_retrieval if skills_shown else None
+        return weakly_retrieved(result.plugin_retrieval, skills, tools, self.config.doubt_below)
 
     def _confident(
         self, retrieved: RetrievalResult, message: str, offered: list[PluginManifest]

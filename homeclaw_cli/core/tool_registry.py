@@ -74,6 +74,9 @@ class Tool:
     # Chat offers the tool only for a request matching this regex (None: always); keeps
     # built-ins out of prompts that have no use for them.
     offer_if: str | None = None
+    # Arguments that pick among the tool's own options (run_skill's skill and script), not
+    # values from the user's request: core/grounding.py does not look for them there.
+    choice_args: frozenset[str] = frozenset()
 
     def schema(self) -> dict[str, Any]:
         """The Ollama / OpenAI function-calling tool definition."""

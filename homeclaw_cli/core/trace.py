@@ -119,4 +119,20 @@ class PostProcessStep:
         return _step_json(self)
 
 
-TraceStep = RetrieveStep | PromptStep | LlmStep | ToolStep | PostProcessStep
+@dataclass
+class SkippedCallStep:
+    """A call the turn did not run: its values came from nowhere in the conversation
+    (core/grounding.py), so the model answered without tools instead."""
+
+    kind: ClassVar[str] = "skipped_call"
+    omit_when_none: ClassVar[tuple[str, ...]] = ()
+    seconds: float
+    name: str
+    arguments: Any
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return _step_json(self)
+
+
+TraceStep = RetrieveStep | PromptStep | LlmStep | ToolStep | PostProcessStep | SkippedCallStep

@@ -56,6 +56,7 @@ class TurnState:
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
+    weak_skills: frozenset[str] = frozenset()  # shown skills retrieval ranked weakly
     skills: frozenset[str] = frozenset()  # ids of the skills shown in this turn's prompt
     decided: bool = False  # the constrained decision was asked in this turn
     on_status: StatusSink | None = None

@@ -16,6 +16,11 @@ offered tool it picks is called instead, "answer" turns the call into a plain an
 
 Asked to write something (a blog post, an email), they also call tools of their own naming;
 when retrieval was sure of no plugin, such a first move is answered plainly instead.
+
+A call to a weakly ranked plugin or skill whose values are in no message of the conversation
+(the world clock for "Spain" when the user asked how to say good morning in Spanish; a skill
+run on its SKILL.md example's folder, core/grounding.py) is not run: the model answers
+without tools instead. Before the question above, as it needs no model call.
 """
 
 from __future__ import annotations
@@ -23,10 +28,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from homeclaw_cli.core.grounding import conversation_words, made_up
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
+from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
-from homeclaw_cli.core.tool_registry import Tool
-from homeclaw_cli.core.turn_calls import ModelMove, TurnState
+from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
+from homeclaw_cli.core.trace import SkippedCallStep
+from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
 
 DECIDE_MODES = ("never", "auto", "always")
 HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
@@ -36,6 +44,20 @@ DECIDE_SYSTEM = (
 ANSWER_SYSTEM = "Answer the user's request yourself, briefly. No tool is needed."
 ARGUMENTS_SYSTEM = "Write the arguments of the tool `{name}` for the user's request, with the "
 ARGUMENTS_SYSTEM += "user's own values. {name}: {description}"
+
+
+def weakly_retrieved(
+    plugins: RetrievalResult, skills: RetrievalResult | None, tools: ToolRegistry, below: float
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The offered plugin tools whose plugin, and the shown skills, retrieval scored `below`."""
+    scores = {h.id: h.score for h in plugins.hits}
+    weak_tools = frozenset(
+        t.name
+        for t in tools.tools()
+        if t.kind == "plugin" and scores.get(t.plugin_id or "", 0.0) < below
+    )
+    weak_skills = frozenset(h.id for h in skills.hits if h.score < below) if skills else None
+    return weak_tools, weak_skills or frozenset()
 
 
 def wants_decision(state: TurnState) -> bool:
@@ -113,6 +135,45 @@ async def answer_instead(llm: LLM, state: TurnState, move: ModelMove, round_no: 
     the tool does not exist, they reply that it does not. What they meant is the answer."""
     if not invents_tools(state, move):
         return move
+    return await _plain_answer(llm, state, round_no)
+
+
+def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, list[str]]]:
+    """Each call of `move` with its made-up values, when every call goes to a plugin or skill
+    retrieval ranked weakly and carries free text found nowhere in the conversation; else []."""
+    if state.decide == "never" or not move.calls:
+        return []
+    said = conversation_words(state.messages)
+    found = []
+    for call in move.calls:
+        tool = state.tools.get(call.name)
+        arguments = coerce_arguments(call.arguments)
+        if tool is None or not isinstance(arguments, dict) or not _weak(state, tool, arguments):
+            return []
+        values = made_up(tool, arguments, said)
+        if not values:
+            return []
+        found.append((call, values))
+    return found
+
+
+def _weak(state: TurnState, tool: Tool, arguments: dict[str, Any]) -> bool:
+    """A plugin tool retrieval ranked weakly, or a skill tool called for a weak skill."""
+    if tool.kind == "skill":
+        return any(str(arguments.get(k)) in state.weak_skills for k in tool.choice_args)
+    return tool.name in state.weak_tools
+
+
+async def answer_unfounded(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
+    """A plain answer instead of calls whose values are made up (`made_up_calls`), `move`
+    otherwise; the trace says which calls were not run and why."""
+    found = made_up_calls(state, move)
+    if not found:
+        return move
+    for call, values in found:
+        shown = ", ".join(repr(v) for v in values)
+        reason = f"{shown} is in no message of the conversation, and retrieval ranked it weakly"
+        state.steps.append(SkippedCallStep(0.0, call.name, call.arguments, reason))
     return await _plain_answer(llm, state, round_no)
 
 

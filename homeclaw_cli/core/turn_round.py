@@ -27,7 +27,13 @@ from homeclaw_cli.core.turn_calls import (
     run_calls,
     skill_calls_read,
 )
-from homeclaw_cli.core.turn_decide import answer_instead, doubt, second_look, wants_decision
+from homeclaw_cli.core.turn_decide import (
+    answer_instead,
+    answer_unfounded,
+    doubt,
+    second_look,
+    wants_decision,
+)
 
 HOLD_CHARS = 160  # prose held back until it cannot be a preamble to a tool call
 HOLD_ALL = 1 << 30  # the whole reply: a constrained decision may still replace it
@@ -62,6 +68,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     state.record_reply(reply, round_no, calls, move.source if move.calls else None)
     if move.calls:
         move = await answer_instead(llm, state, move, round_no)  # calls to invented tools
+        move = await answer_unfounded(llm, state, move, round_no)  # made-up values
         move = await doubt(llm, state, move, round_no)  # a call only retrieval's weak hits
     elif written_call(move.answer) is None:
         move = await second_look(llm, state, move, round_no)  # a written call is corrected

@@ -11,6 +11,7 @@ from homeclaw_cli.core.trace import (
     PostProcessStep,
     PromptStep,
     RetrieveStep,
+    SkippedCallStep,
     ToolStep,
     TraceStep,
 )
@@ -57,6 +58,9 @@ def step_lines(step: TraceStep) -> list[str]:
             return [line] if step.ok else [line, f"  {step.output[:200]}"]
         case PostProcessStep():
             return [f"post-process ({ms})"]
+        case SkippedCallStep():
+            args = json.dumps(step.arguments, ensure_ascii=False, default=str)
+            return [f"tool {step.name}({args}) -> not run: {step.reason}"]
 
 
 def _hits(hits: list[HitSummary]) -> str:

@@ -102,3 +102,27 @@ def test_a_script_the_model_leaves_unsaid_is_the_answer(
     assert data["answer"] == "hello Bob" and data["ok"]
     ran = [s for s in data["trace"] if s["kind"] == "tool"]
     assert ran[0]["arguments"]["script"] == "hello.py"
+
+
+def test_a_weak_skill_run_on_values_from_nowhere_is_not_run(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    """The skill barely matches; the model reads it and runs it on a name nobody gave (its
+    SKILL.md is not the conversation). The script never runs; the model answers plainly."""
+    env = hello_skill(tmp_path)
+    fake_ollama.add_model("llama3.2")
+    run = {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
+    fake_ollama.script(
+        tool_call("read_skill", {"skill": "hello-world"}),
+        tool_call("run_skill", run),
+        text("It means in a friendly way."),
+    )
+    question = "what does warmly mean in a sentence about the weather"
+    result = cli("chat", "--host", fake_ollama.host, "-q", question, "--json", env=env)
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["retrieved"]["skills"][0]["score"] < 0.35  # a weak match, yet shown
+    assert data["answer"] == "It means in a friendly way."
+    assert [s["name"] for s in data["trace"] if s["kind"] == "tool"] == ["read_skill"]
+    skipped = next(s for s in data["trace"] if s["kind"] == "skipped_call")
+    assert skipped["name"] == "run_skill" and "'Bob'" in skipped["reason"]

@@ -187,13 +187,43 @@ def test_a_call_to_a_weakly_retrieved_plugin_runs_when_the_question_picks_it(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
     fake.script(
-        tool_call("tides__times", {"harbour": "Cork"}),
+        tool_call("tides__times", {"harbour": "Ireland"}),
         text('{"tool": "tides__times"}'),
     )
     result = chat("-q", "which city is the capital of ireland, the one with the harbour")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert result.stdout == "High tide in Ireland at 06:12.\n"
     assert len(fake.chat_requests) == 2
+
+
+def test_a_weak_call_with_values_from_nowhere_is_not_run(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """"Cork" is in no message: the model filled the barely matched plugin in by itself. The
+    call is not run and the model answers without tools, with no question asked first."""
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
+    result = chat("-q", "which city is the capital of ireland, the one with the harbour", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["answer"] == "Dublin."
+    kinds = [s["kind"] for s in data["trace"]]
+    assert "tool" not in kinds and len(fake.chat_requests) == 2
+    skipped = next(s for s in data["trace"] if s["kind"] == "skipped_call")
+    assert skipped["name"] == "tides__times" and skipped["arguments"] == {"harbour": "Cork"}
+    assert "'Cork' is in no message" in skipped["reason"]
+    assert not fake.chat_requests[1].get("tools")
+
+
+def test_values_from_nowhere_run_when_retrieval_was_sure_or_checks_are_off(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}))
+    result = chat("-q", "tide times for the harbour")  # a strong match: the model's guess runs
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}))
+    never = {"HOMECLAW_LLM__DECIDE": "never"}
+    result = chat("-q", "which city is the capital of ireland, the one with the harbour", env=never)
+    assert result.stdout == "High tide in Cork at 06:12.\n"
 
 
 def test_the_question_may_move_a_weak_call_to_the_other_offered_plugin(
@@ -201,7 +231,7 @@ def test_the_question_may_move_a_weak_call_to_the_other_offered_plugin(
 ) -> None:
     """The model called the greeter for a tide question; asked, it picks the tide plugin,
     whose arguments are asked for under its own schema."""
-    fake.script(tool_call("greeter__hello", {"name": "Cork"}), _decision, _decision)
+    fake.script(tool_call("greeter__hello", {"name": "Ireland"}), _decision, _decision)
     # "hello" alone is too weak a keyword match to offer the greeter at the default threshold
     low = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05"}
     result = chat(

@@ -1,0 +1,117 @@
+"""Whether a tool call's values come from the conversation or from the model alone.
+
+Small models call whatever they are offered, and fill the call in from the tool's own
+description: "how do u say good morning in spanish" became the world clock for "Spain",
+"largest planet in the solar system?" the disk-usage skill on "~/Downloads", the folder of
+its SKILL.md example. A value the user typed (or a tool returned) is in the conversation; these
+are in no message of it. The turn (core/turn_decide.py) uses this for calls to plugins and
+skills that retrieval ranked weakly, where a made-up value is the sign of a call made for its
+own sake.
+
+Only free text counts: an enum choice, a number, a boolean, a command-line flag, a code of one
+or two letters ("F", "us") and the arguments a tool marks as its own options (run_skill's
+skill and script) say nothing about where the request came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from homeclaw_cli.core.keywords import STOP_WORDS
+from homeclaw_cli.core.ports import ChatMessage
+from homeclaw_cli.core.tool_registry import Tool
+
+_WORD = re.compile(r"[^\W_]+(?:['.][^\W_]+)*")  # "62.40" and "don't" stay whole
+_TOOL_OUTPUT = re.compile(r'<tool_output tool="([^"]+)">')
+# Two words sharing this many first letters are one ("downloads" / "download", "oslo's").
+_STEM = 5
+_MIN_FREE = 3  # shorter values are codes ("F", "us", "km")
+# Tool results that are instructions for the model, not data from the user's world.
+INSTRUCTION_TOOLS = frozenset({"read_skill"})
+
+
+def words(text: str) -> set[str]:
+    """The words of `text`, case-folded."""
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def conversation_words(messages: Sequence[ChatMessage]) -> set[str]:
+    """The words of what the user said, the answers and the tools' results: every message but
+    the system prompt and the instructions a tool handed the model (a skill's SKILL.md)."""
+    said: set[str] = set()
+    for message in messages:
+        content = str(message.get("content") or "")
+        if message.get("role") == "system" or _is_instruction(message, content):
+            continue
+        said |= words(content)
+    return said
+
+
+def _is_instruction(message: ChatMessage, content: str) -> bool:
+    name = message.get("tool_name") or next(iter(_TOOL_OUTPUT.findall(content)), "")
+    return name in INSTRUCTION_TOOLS
+
+
+def free_values(tool: Tool, arguments: Mapping[str, Any]) -> list[str]:
+    """The free-text values of a call: strings the model wrote rather than picked."""
+    properties = tool.parameters.get("properties") or {}
+    found: list[str] = []
+    for name, value in arguments.items():
+        spec = properties.get(name) or {}
+        if name in tool.choice_args or spec.get("enum"):
+            continue
+        found += [v for v in _strings(value) if _is_free(v)]
+    return found
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+
+
+def _is_free(value: str) -> bool:
+    text = value.strip()
+    if len(text) < _MIN_FREE or text.startswith("-"):
+        return False
+    return any(ch.isalpha() for ch in text)  # a number written as a string is no free text
+
+
+def grounded(value: str, said: Iterable[str]) -> bool:
+    """True when a word of `value` is in `said` (or shares its first letters with one), or
+    `said` has the initials of its words ("NYC" for "New York City")."""
+    own = [w for w in (x.casefold() for x in _WORD.findall(value)) if w not in STOP_WORDS]
+    if not own:
+        return True
+    heard = set(said)
+    if any(_same(w, h) for w in own for h in heard):
+        return True
+    return _initials(own) & heard != set()
+
+
+def _same(word: str, heard: str) -> bool:
+    if word == heard:
+        return True
+    return len(word) >= _STEM and len(heard) >= _STEM and word[:_STEM] == heard[:_STEM]
+
+
+def _initials(own: list[str]) -> set[str]:
+    """The initials of every run of two or more consecutive words."""
+    letters = "".join(w[0] for w in own)
+    return {letters[i:j] for i in range(len(letters)) for j in range(i + 2, len(letters) + 1)}
+
+
+def made_up(tool: Tool, arguments: Mapping[str, Any], said: Iterable[str]) -> list[str]:
+    """The call's free values when it has some and none is grounded in `said`; else []."""
+    values = free_values(tool, arguments)
+    heard = set(said)
+    if not values or any(grounded(v, heard) for v in values):
+        return []
+    return values
