@@ -126,6 +126,12 @@ class LLMSettings(Section):
         description="sampling temperature sent to the server (low: steady tool routing); "
         "null: the server's default",
     )
+    max_reply_tokens: int | None = Field(
+        default=None,
+        ge=16,
+        description="cap on the tokens of one reply (Ollama num_predict, OpenAI max_tokens); "
+        "null: the server's default",
+    )
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"
     )

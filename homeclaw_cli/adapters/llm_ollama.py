@@ -55,6 +55,7 @@ class OllamaLLM:
         timeout: float = 120.0,
         num_ctx: int | None = None,
         temperature: float | None = None,
+        max_tokens: int | None = None,
         headers: dict[str, str] | None = None,
         retries: int = 0,
         connect_timeout: float | None = None,
@@ -64,6 +65,7 @@ class OllamaLLM:
         self.host = host
         self.num_ctx = num_ctx
         self.temperature = temperature
+        self.max_tokens = max_tokens
         self._model = model
         self.timeout = timeout
         # A remote server (llm.host) may sit behind a proxy that wants headers; connection
@@ -199,6 +201,8 @@ class OllamaLLM:
             options["num_ctx"] = self.num_ctx
         if self.temperature is not None:
             options["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            options["num_predict"] = self.max_tokens
         return options or None
 
     async def aclose(self) -> None:

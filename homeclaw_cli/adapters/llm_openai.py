@@ -77,7 +77,9 @@ def request_body(
     messages: Sequence[ChatMessage],
     tools: list[JsonSchema] | None,
     format: JsonSchema | None,
+    *,
     temperature: float | None = None,
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
     """The streaming /v1/chat/completions request; `format` becomes a json_schema reply.
 
@@ -92,6 +94,8 @@ def request_body(
     }
     if temperature is not None:
         body["temperature"] = temperature
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
     if tools:
         body["tools"] = tools
     if format:
@@ -159,12 +163,14 @@ class OpenAICompatLLM:
         api_key: str | None = None,
         timeout: float = 120.0,
         temperature: float | None = None,
+        max_tokens: int | None = None,
         headers: dict[str, str] | None = None,
         retries: int = 0,
         connect_timeout: float | None = None,
     ) -> None:
         self.host = host
         self.temperature = temperature
+        self.max_tokens = max_tokens
         self.base = api_base(host)
         self._model = model
         self.timeout = timeout
@@ -239,7 +245,14 @@ class OpenAICompatLLM:
     ) -> LLMReply:
         """Stream one /v1/chat/completions reply, feeding content pieces to `on_text`."""
         started = time.perf_counter()
-        body = request_body(self._model, messages, tools, format, self.temperature)
+        body = request_body(
+            self._model,
+            messages,
+            tools,
+            format,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+        )
         stream = _ReplyStream(on_text)
         async with (
             self._errors(),

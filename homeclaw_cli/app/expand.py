@@ -27,6 +27,7 @@ from homeclaw_cli.core.example_gen import (
     clean_examples,
     generation_messages,
     parse_examples,
+    reply_token_cap,
 )
 from homeclaw_cli.core.examples import Example
 from homeclaw_cli.core.ports import LLM
@@ -169,8 +170,15 @@ def plugins_unchanged(context: AppContext) -> bool:
 
 
 def generation_llm(settings: Settings) -> LLM:
-    """The chat model with the expansion's own temperature (varied requests, not routing)."""
-    llm = settings.llm.model_copy(update={"temperature": settings.index.expand_temperature})
+    """The chat model with the expansion's own temperature (varied requests, not routing) and
+    a cap on its reply: a small model that starts repeating itself would otherwise write until
+    its context is full (minutes on a CPU) for a handful of short lines."""
+    index = settings.index
+    update = {
+        "temperature": index.expand_temperature,
+        "max_reply_tokens": reply_token_cap(index.expand_count),
+    }
+    llm = settings.llm.model_copy(update=update)
     return build_llm(settings.model_copy(update={"llm": llm}))
 
 

@@ -24,6 +24,7 @@ PROMPT_VERSION = 1
 MIN_EXAMPLE_CHARS = MIN_CHARS
 MAX_EXAMPLE_CHARS = MAX_CHARS
 _MAX_TEXT = 600  # descriptor text beyond this adds prompt time, not better requests
+_TOKENS_PER_EXAMPLE = 64  # a numbered line of up to MAX_CHARS characters, with room to spare
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,11 @@ def _ask(count: int) -> str:
         "sentences that give a reason or context. Use concrete, realistic values. Do not name "
         "the tool or its inputs. Reply with a numbered list only, one message per line."
     )
+
+
+def reply_token_cap(count: int) -> int:
+    """The most tokens a reply with `count` examples needs (a preamble included)."""
+    return count * _TOKENS_PER_EXAMPLE + 64
 
 
 def generation_messages(target: ExampleTarget, count: int) -> list[ChatMessage]:

@@ -62,6 +62,8 @@ def test_expand_generates_caches_and_regenerates_only_what_changed(
     requests = fake_ollama.chat_requests
     assert len(requests) == ITEMS
     assert all(r["options"]["temperature"] == 0.7 for r in requests)
+    # five short lines need a few hundred tokens; a model repeating itself is cut off there
+    assert all(r["options"]["num_predict"] == 384 for r in requests)
     prompts = [r["messages"][-1]["content"] for r in requests]
     assert any("Tool: Weather\nWhat it does: Current weather and forecast" in p for p in prompts)
     files = cached(index_env["home"])
