@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from homeclaw_cli.core.examples import MAX_CHARS, MAX_EXAMPLES, MIN_CHARS, check_examples
+from homeclaw_cli.core.json_strings import json_strings
 from homeclaw_cli.core.ports import ChatMessage
 
 # Bumped when the prompt changes in a way that should regenerate every cached example.
@@ -180,18 +181,7 @@ def _from_json(text: str) -> list[str]:
         data, _ = json.JSONDecoder().raw_decode(text[start:])
     except ValueError:
         return []
-    return list(_strings(data))
-
-
-def _strings(data: Any) -> Iterable[str]:
-    if isinstance(data, str):
-        yield data
-    elif isinstance(data, list):
-        for item in data:
-            yield from _strings(item)
-    elif isinstance(data, dict):
-        for value in data.values():
-            yield from _strings(value)
+    return list(json_strings(data))
 
 
 def _from_lines(text: str) -> list[str]:

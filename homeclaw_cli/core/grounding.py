@@ -16,9 +16,10 @@ skill and script) say nothing about where the request came from.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from homeclaw_cli.core.json_strings import json_strings
 from homeclaw_cli.core.keywords import STOP_WORDS
 from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.tool_registry import Tool
@@ -62,19 +63,8 @@ def free_values(tool: Tool, arguments: Mapping[str, Any]) -> list[str]:
         spec = properties.get(name) or {}
         if name in tool.choice_args or spec.get("enum"):
             continue
-        found += [v for v in _strings(value) if _is_free(v)]
+        found += [v for v in json_strings(value) if _is_free(v)]
     return found
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
 
 
 def _is_free(value: str) -> bool:
