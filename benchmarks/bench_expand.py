@@ -10,9 +10,11 @@ the generated examples and costs no LLM call):
                    alone, never from the queries), then the same evals
 Corpora: `own` (benchmarks/retrieval, 80 plugins, 585 queries) and a reduced public set
 (`toollens` by default): `--queries` test queries sampled with a fixed seed, every plugin they
-expect, plus random distractors up to `--plugins` in all. Generating for the whole public set
-(450+ plugins) is too slow on a shared 2-core CPU; before and after are scored on the same
-reduced corpus. Without --llm-host, one llama.cpp server is started (benchmarks/llm/server.py,
+expect, plus distractors up to `--plugins` in all: random ones, or with `--hard` the ones the
+default retrieval ranks highest for those queries on the whole set (so the reduced corpus keeps
+the competitors that decide the top ranks). Generating for a whole public set (450 to 1,413
+plugins) is too slow on a shared 2-core CPU; before and after are scored on the same reduced
+corpus. Without --llm-host, one llama.cpp server is started (benchmarks/llm/server.py,
 1 thread: the machine is shared). The load average is recorded with every generation figure.
 """
 
@@ -73,7 +75,9 @@ def hard_distractors(source: Path, queries: list[dict[str, Any]], count: int) ->
     sys.path.insert(0, str(HERE / "retrieval"))
     from variants import rankings, settings_for, sync  # benchmarks/retrieval/variants.py
 
-    settings = settings_for(CACHE / "expand-corpora" / f"{source.name}-full", source / "plugins", {})
+    settings = settings_for(
+        CACHE / "expand-corpora" / f"{source.name}-full", source / "plugins", {}
+    )
     sync(settings, kinds=["plugins"])
     ranks, _ = rankings(settings, queries)
     needed = {pid for query in queries for pid in query["expected"]}
