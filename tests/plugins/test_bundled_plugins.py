@@ -131,3 +131,11 @@ def test_weather_without_network_says_so(cli: Any) -> None:
 def test_news_without_key_says_how_to_get_one(cli: Any) -> None:
     code, result = call(cli, "news", "fetch_latest_news", env={"NEWSAPI_KEY": ""})
     assert code == 1 and "NEWSAPI_KEY" in result["error"]
+
+
+def test_news_categories_are_choices_not_a_sample_to_copy(cli: Any) -> None:
+    args = ["news", "fetch_latest_news", "-pcategory=weather", "--json"]
+    result = cli("plugin", "call", *args, env={"NEWSAPI_KEY": "k"})
+    assert result.exit_code == 2
+    message = payload(result)["error"]["message"]
+    assert "must be one of" in message and '"business"' in message and '"general"' in message
