@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.ollama_server import unused_port_host
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 
 
 def call(cli: Any, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
@@ -137,5 +137,5 @@ def test_news_categories_are_choices_not_a_sample_to_copy(cli: Any) -> None:
     args = ["news", "fetch_latest_news", "-pcategory=weather", "--json"]
     result = cli("plugin", "call", *args, env={"NEWSAPI_KEY": "k"})
     assert result.exit_code == 2
-    message = payload(result)["error"]["message"]
+    message = envelope(result)["error"]["message"]
     assert "must be one of" in message and '"business"' in message and '"general"' in message
