@@ -262,13 +262,17 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
                 + ("" if c["ok"] else " error")
                 for c in miss["calls"]
             )
+            not_run = "".join(
+                f"; not run: {c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})"
+                for c in miss.get("skipped", [])
+            )
             failed = [k for k, ok in miss["checks"].items() if not ok]
             failed += ["leaked"] if miss["leaked"] else []
             answer = (miss["error"] and f"error: {miss['error']}") or miss["answer"]
             answer = " ".join(str(answer).split())[:160]
             lines.append(
                 f"- `{miss['task']}` {' / '.join(miss['request'])!r}: missed {', '.join(failed)}; "
-                f"calls: {calls or 'none'}; answer: {answer!r}"
+                f"calls: {calls or 'none'}{not_run}; answer: {answer!r}"
             )
     return "\n".join(lines) + "\n"
 

@@ -21,7 +21,7 @@ from homeclaw_cli.app.eval_chat_tasks import ChatTask
 from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
-from homeclaw_cli.core.trace import LlmStep, RetrieveStep, ToolStep
+from homeclaw_cli.core.trace import LlmStep, RetrieveStep, SkippedCallStep, ToolStep
 from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.settings import Settings
 
@@ -67,6 +67,14 @@ class TaskRun:
             if isinstance(s, ToolStep)
         ]
 
+    def skipped(self) -> list[dict[str, Any]]:
+        """The last turn's calls that were not run (made-up values): name, arguments, reason."""
+        return [
+            {"name": s.name, "arguments": s.arguments, "reason": s.reason}
+            for s in self.final.steps
+            if isinstance(s, SkippedCallStep)
+        ]
+
     def to_json(self, *, trace: bool) -> dict[str, Any]:
         data: dict[str, Any] = {
             "task": self.task.label,
@@ -78,6 +86,7 @@ class TaskRun:
             "checks": self.checks,
             "leaked": self.leaked,
             "calls": self.calls(),
+            "skipped": self.skipped(),
             "answer": self.final.answer,
             "error": self.final.error,
             "failure": self.final.failure,

@@ -313,3 +313,25 @@ def test_a_turn_the_model_failed_is_a_miss_and_a_plugin_failure_is_not(
     assert set(missed) == {"greet"}
     assert missed["greet"]["failure"] == "model" and "empty answer" in missed["greet"]["error"]
     assert data["rates"]["passed"] == {"passed": 1, "total": 2, "rate": 0.5}
+
+
+def test_a_call_that_was_not_run_is_shown_with_the_miss(
+    cli: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path], tmp_path: Path
+) -> None:
+    """A weak call with a made-up value is not run (tests/surfaces/cli/test_chat_turn_repair.py);
+    the report says so next to what the turn called."""
+    tasks = tmp_path / "t.yaml"
+    question = "which city is the capital of ireland, the one with the harbour"
+    tasks.write_text(f"- {{id: capital, request: '{question}', no_plugin: true, answer: [cork]}}\n")
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__HOST": fake.host}
+    args = ["--plugins-dir", str(setup["plugins"]), "eval", "chat", str(tasks)]
+    result = cli(*args, "--json", env=env)
+    (miss,) = payload(result)["misses"]
+    assert miss["checks"] == {"no_plugin": True, "answer": False} and miss["calls"] == []
+    assert miss["skipped"][0]["name"] == "tides__times"
+    assert miss["skipped"][0]["arguments"] == {"harbour": "Cork"}
+
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
+    text_result = cli(*args, env=env)
+    assert "(not run: tides__times) -> 'Dublin.'" in text_result.stderr
