@@ -10,6 +10,19 @@ import httpx
 from homeclaw_cli.sdk import BasePlugin, PluginError
 
 TOP_HEADLINES_URL = "https://newsapi.org/v2/top-headlines"
+CATEGORIES = ("business", "entertainment", "general", "health", "science", "sports", "technology")
+
+
+def query_params(country: str | None, category: str | None, sources: str | None) -> dict[str, str]:
+    """NewsAPI's filters. It refuses sources combined with a country or category; then the
+    country and category win: a request naming an outlet rarely names a category too, and small
+    models add outlets nobody asked for ("top headlines today" -> sources "CNN, BBC")."""
+    if sources and not (country or category):
+        return {"sources": sources}
+    params = {"country": (country or "us").lower()}
+    if category:
+        params["category"] = category.lower()
+    return params
 
 
 class NewsPlugin(BasePlugin):
@@ -21,18 +34,16 @@ class NewsPlugin(BasePlugin):
     def fetch_latest_news(
         self, country: str | None = None, category: str | None = None, sources: str | None = None
     ) -> dict[str, Any]:
+        if category and category.lower() not in CATEGORIES:
+            raise PluginError(
+                f"unknown news category {category!r}; NewsAPI has: {', '.join(CATEGORIES)}"
+            )
         if not self.api_key:
             raise PluginError(
                 "the news plugin needs a NewsAPI key: set NEWSAPI_KEY (free at "
                 "https://newsapi.org/register) or api_key in its config.yml"
             )
-        params: dict[str, Any] = {"pageSize": self.page_size}
-        if sources:  # NewsAPI refuses sources combined with country/category
-            params["sources"] = sources
-        else:
-            params["country"] = (country or "us").lower()
-            if category:
-                params["category"] = category.lower()
+        params = {"pageSize": self.page_size, **query_params(country, category, sources)}
         try:
             response = httpx.get(
                 TOP_HEADLINES_URL,
