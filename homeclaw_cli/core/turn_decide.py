@@ -56,8 +56,8 @@ def weakly_retrieved(
         for t in tools.tools()
         if t.kind == "plugin" and scores.get(t.plugin_id or "", 0.0) < below
     )
-    weak_skills = frozenset(h.id for h in skills.hits if h.score < below) if skills else None
-    return weak_tools, weak_skills or frozenset()
+    weak_skills = frozenset(h.id for h in skills.hits if h.score < below) if skills else frozenset()
+    return weak_tools, weak_skills
 
 
 def wants_decision(state: TurnState) -> bool:
@@ -172,7 +172,7 @@ async def answer_unfounded(llm: LLM, state: TurnState, move: ModelMove, round_no
         return move
     for call, values in found:
         shown = ", ".join(repr(v) for v in values)
-        reason = f"{shown} is in no message of the conversation, and retrieval ranked it weakly"
+        reason = f"made up {shown}: in no message of the conversation, and a weak match"
         state.steps.append(SkippedCallStep(0.0, call.name, call.arguments, reason))
     return await _plain_answer(llm, state, round_no)
 

@@ -121,8 +121,8 @@ def show_report(out: Output, report: ChatEvalReport, misses: int) -> None:
 
 def _said(run: TaskRun) -> str:
     """What the turn did, in one line: its calls (and those not run), then its answer or error."""
-    calls = ", ".join(c["name"] for c in run.calls())
-    calls += "".join(f" (not run: {c['name']})" for c in run.skipped())
+    names = [c["name"] for c in run.calls()] + [f"(not run: {c['name']})" for c in run.skipped()]
+    calls = ", ".join(names)
     answer = run.final.answer.strip().replace("\n", " ")
     answer = answer[:120] + ("…" if len(answer) > 120 else "")
     said = f"error: {run.final.error}" if run.final.error else repr(answer)

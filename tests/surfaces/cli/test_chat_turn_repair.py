@@ -199,7 +199,7 @@ def test_a_call_to_a_weakly_retrieved_plugin_runs_when_the_question_picks_it(
 def test_a_weak_call_with_values_from_nowhere_is_not_run(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    """"Cork" is in no message: the model filled the barely matched plugin in by itself. The
+    """ "Cork" is in no message: the model filled the barely matched plugin in by itself. The
     call is not run and the model answers without tools, with no question asked first."""
     fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
     result = chat("-q", "which city is the capital of ireland, the one with the harbour", "--json")
@@ -210,8 +210,11 @@ def test_a_weak_call_with_values_from_nowhere_is_not_run(
     assert "tool" not in kinds and len(fake.chat_requests) == 2
     skipped = next(s for s in data["trace"] if s["kind"] == "skipped_call")
     assert skipped["name"] == "tides__times" and skipped["arguments"] == {"harbour": "Cork"}
-    assert "'Cork' is in no message" in skipped["reason"]
+    assert "made up 'Cork': in no message" in skipped["reason"]
     assert not fake.chat_requests[1].get("tools")
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
+    traced = chat("-q", "which city is the capital of ireland, the one with the harbour", "--trace")
+    assert 'tool tides__times({"harbour": "Cork"}) -> not run: made up' in traced.stderr
 
 
 def test_values_from_nowhere_run_when_retrieval_was_sure_or_checks_are_off(
