@@ -29,6 +29,7 @@ _TOOL_OUTPUT = re.compile(r'<tool_output tool="([^"]+)">')
 # Two words sharing this many first letters are one ("downloads" / "download", "oslo's").
 _STEM = 5
 _MIN_FREE = 3  # shorter values are codes ("F", "us", "km")
+_MAX_INITIALS = 5  # "NYC", "USA": initials of longer runs are no name (and a note has many)
 # Tool results that are instructions for the model, not data from the user's world.
 INSTRUCTION_TOOLS = frozenset({"read_skill"})
 
@@ -81,21 +82,20 @@ def grounded(value: str, said: Iterable[str]) -> bool:
     if not own:
         return True
     heard = set(said)
-    if any(_same(w, h) for w in own for h in heard):
+    stems = {h[:_STEM] for h in heard if len(h) >= _STEM}
+    if any(w in heard or (len(w) >= _STEM and w[:_STEM] in stems) for w in own):
         return True
     return _initials(own) & heard != set()
 
 
-def _same(word: str, heard: str) -> bool:
-    if word == heard:
-        return True
-    return len(word) >= _STEM and len(heard) >= _STEM and word[:_STEM] == heard[:_STEM]
-
-
 def _initials(own: list[str]) -> set[str]:
-    """The initials of every run of two or more consecutive words."""
+    """The initials of every run of 2 to _MAX_INITIALS consecutive words."""
     letters = "".join(w[0] for w in own)
-    return {letters[i:j] for i in range(len(letters)) for j in range(i + 2, len(letters) + 1)}
+    return {
+        letters[i:j]
+        for i in range(len(letters))
+        for j in range(i + 2, min(i + _MAX_INITIALS, len(letters)) + 1)
+    }
 
 
 def made_up(tool: Tool, arguments: Mapping[str, Any], said: Iterable[str]) -> list[str]:

@@ -52,6 +52,9 @@ def test_grounded_by_a_word_its_stem_or_its_initials() -> None:
     assert grounded("~/Downloads", {"download"})  # the same first five letters
     assert not grounded("Spain", {"how", "do", "u", "say", "good", "morning", "in", "spanish"})
     assert grounded("the", set())  # nothing but stop words: nothing to find
+    letter = " ".join(["word"] * 5000)  # a long text stays cheap: initials of short runs only
+    heard = {f"x{n}" for n in range(5000)}
+    assert not grounded(letter, heard | {"wwwwwww"}) and grounded(letter, heard | {"wwwww"})
 
 
 def test_a_call_is_made_up_only_when_no_free_value_is_grounded() -> None:
