@@ -14,10 +14,12 @@ CATEGORIES = ("business", "entertainment", "general", "health", "science", "spor
 
 
 def query_params(country: str | None, category: str | None, sources: str | None) -> dict[str, str]:
-    """NewsAPI's filters. It refuses sources combined with a country or category; then the
-    country and category win: a request naming an outlet rarely names a category too, and small
-    models add outlets nobody asked for ("top headlines today" -> sources "CNN, BBC")."""
-    if sources and not (country or category):
+    """NewsAPI's filters. It refuses sources combined with a country or category. Beside a
+    category the category wins: a request rarely names a kind of news and an outlet, and small
+    models add outlets nobody asked for ("top headlines today" -> general, "CNN, BBC"). Beside
+    a country alone the sources win: the model adds the country by habit ("news from the BBC"
+    -> US, bbc-news)."""
+    if sources and not category:
         return {"sources": sources}
     params = {"country": (country or "us").lower()}
     if category:

@@ -1,4 +1,4 @@
-"""The news plugin's NewsAPI filters: sources only when nothing else narrows the request."""
+"""The news plugin's NewsAPI filters: an outlet unless a category is asked for too."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ def _query_params(country: str | None, category: str | None, sources: str | None
         (None, None, None, {"country": "us"}),
         ("GB", "Sports", None, {"country": "gb", "category": "sports"}),
         (None, None, "bbc-news", {"sources": "bbc-news"}),
+        ("US", None, "bbc-news", {"sources": "bbc-news"}),  # the country a model adds by habit
         # NewsAPI refuses the mix; the outlet a small model added is what goes
         ("US", "general", "CNN, BBC", {"country": "us", "category": "general"}),
     ],
