@@ -199,8 +199,8 @@ def test_a_call_to_a_weakly_retrieved_plugin_runs_when_the_question_picks_it(
 def test_a_weak_call_with_values_from_nowhere_is_not_run(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    """ "Cork" is in no message: the model filled the barely matched plugin in by itself. The
-    call is not run and the model answers without tools, with no question asked first."""
+    """The harbour "Cork" is in no message: the model filled the barely matched plugin in by
+    itself. The call is not run and the model answers without tools, no question asked first."""
     fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
     result = chat("-q", "which city is the capital of ireland, the one with the harbour", "--json")
     assert result.exit_code == 0, result.stderr
