@@ -28,6 +28,7 @@ _WORD = re.compile(r"[^\W_]+(?:['.][^\W_]+)*")  # "62.40" and "don't" stay whole
 _TOOL_OUTPUT = re.compile(r'<tool_output tool="([^"]+)">')
 # Two words sharing this many first letters are one ("downloads" / "download", "oslo's").
 _STEM = 5
+_MIN_PREFIX = 3  # a word that starts another counts from this length ("cup" / "cups")
 _MIN_FREE = 3  # shorter values are codes ("F", "us", "km")
 _MAX_INITIALS = 5  # "NYC", "USA": initials of longer runs are no name (and a note has many)
 # Tool results that are instructions for the model, not data from the user's world.
@@ -76,16 +77,27 @@ def _is_free(value: str) -> bool:
 
 
 def grounded(value: str, said: Iterable[str]) -> bool:
-    """True when a word of `value` is in `said` (or shares its first letters with one), or
-    `said` has the initials of its words ("NYC" for "New York City")."""
+    """True when a word of `value` is in `said`, starts one or starts with one ("cup" and
+    "cups", "tech" and "technology"), shares its first five letters with one ("download" and
+    "downloads"), or `said` has the initials of its words ("NYC" for "New York City")."""
     own = [w for w in (x.casefold() for x in _WORD.findall(value)) if w not in STOP_WORDS]
     if not own:
         return True
     heard = set(said)
-    stems = {h[:_STEM] for h in heard if len(h) >= _STEM}
-    if any(w in heard or (len(w) >= _STEM and w[:_STEM] in stems) for w in own):
+    content = heard - STOP_WORDS  # "the" starts "theatre" but says nothing about it
+    starts = {h[:n] for h in content for n in range(_MIN_PREFIX, len(h) + 1)}
+    stems = {h[:_STEM] for h in content if len(h) >= _STEM}
+    if any(w in heard or _starts_or_stems(w, content, starts, stems) for w in own):
         return True
     return _initials(own) & heard != set()
+
+
+def _starts_or_stems(word: str, content: set[str], starts: set[str], stems: set[str]) -> bool:
+    if word in starts:  # the start of a word that was said
+        return True
+    if any(word[:n] in content for n in range(_MIN_PREFIX, len(word))):
+        return True
+    return len(word) >= _STEM and word[:_STEM] in stems
 
 
 def _initials(own: list[str]) -> set[str]:

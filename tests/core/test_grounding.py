@@ -50,6 +50,8 @@ def test_grounded_by_a_word_its_stem_or_its_initials() -> None:
     assert grounded("New York City", said)  # initials
     assert grounded("America/New_York", {"york"})
     assert grounded("~/Downloads", {"download"})  # the same first five letters
+    assert grounded("cup", {"cups"}) and grounded("technology", {"tech"})  # one starts the other
+    assert not grounded("theatre", {"the"})  # a stop word starts too much to count
     assert not grounded("Spain", {"how", "do", "u", "say", "good", "morning", "in", "spanish"})
     assert grounded("the", set())  # nothing but stop words: nothing to find
     letter = " ".join(["word"] * 5000)  # a long text stays cheap: initials of short runs only
