@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,12 +53,11 @@ from homeclaw_cli.core.retrieval import RELATIVE_MARGIN, RetrievalHit, Retrieval
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
-from homeclaw_cli.core.turn_calls import TurnState, tool_message
+from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, tool_message
 from homeclaw_cli.core.turn_decide import weakly_retrieved
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
-TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')
 FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
 # A first call only to plugins retrieved below this gets the tool-or-answer question first, and

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from homeclaw_cli.core.json_strings import json_strings
 from homeclaw_cli.core.keywords import STOP_WORDS
 from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.tool_registry import Tool
+from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME
 
 _WORD = re.compile(r"[^\W_]+(?:['.][^\W_]+)*")  # "62.40" and "don't" stay whole
-_TOOL_OUTPUT = re.compile(r'<tool_output tool="([^"]+)">')
 # Two words sharing this many first letters are one ("downloads" / "download", "oslo's").
 _STEM = 5
 _MIN_PREFIX = 3  # a word that starts another counts from this length ("cup" / "cups")
@@ -53,7 +54,7 @@ def conversation_words(messages: Sequence[ChatMessage]) -> set[str]:
 
 
 def _is_instruction(message: ChatMessage, content: str) -> bool:
-    name = message.get("tool_name") or next(iter(_TOOL_OUTPUT.findall(content)), "")
+    name = message.get("tool_name") or next(iter(TOOL_OUTPUT_NAME.findall(content)), "")
     return name in INSTRUCTION_TOOLS
 
 
@@ -76,28 +77,43 @@ def _is_free(value: str) -> bool:
     return any(ch.isalpha() for ch in text)  # a number written as a string is no free text
 
 
+@dataclass(frozen=True)
+class _Heard:
+    """The conversation's words, and their starts and stems, to look a call's values up in."""
+
+    words: frozenset[str]
+    content: frozenset[str]  # the words but stop words: "the" starts "theatre", says nothing
+    starts: frozenset[str]  # every start of 3+ letters of a content word
+    stems: frozenset[str]  # first five letters of the content words that long
+
+    @classmethod
+    def of(cls, said: Iterable[str]) -> _Heard:
+        words = frozenset(said)
+        content = words - STOP_WORDS
+        starts = {h[:n] for h in content for n in range(_MIN_PREFIX, len(h) + 1)}
+        stems = {h[:_STEM] for h in content if len(h) >= _STEM}
+        return cls(words, content, frozenset(starts), frozenset(stems))
+
+    def word(self, word: str) -> bool:
+        if word in self.words or word in self.starts:  # said, or the start of a word said
+            return True
+        if any(word[:n] in self.content for n in range(_MIN_PREFIX, len(word))):
+            return True
+        return len(word) >= _STEM and word[:_STEM] in self.stems
+
+
 def grounded(value: str, said: Iterable[str]) -> bool:
     """True when a word of `value` is in `said`, starts one or starts with one ("cup" and
     "cups", "tech" and "technology"), shares its first five letters with one ("download" and
     "downloads"), or `said` has the initials of its words ("NYC" for "New York City")."""
+    return _grounded(value, _Heard.of(said))
+
+
+def _grounded(value: str, heard: _Heard) -> bool:
     own = [w for w in (x.casefold() for x in _WORD.findall(value)) if w not in STOP_WORDS]
     if not own:
         return True
-    heard = set(said)
-    content = heard - STOP_WORDS  # "the" starts "theatre" but says nothing about it
-    starts = {h[:n] for h in content for n in range(_MIN_PREFIX, len(h) + 1)}
-    stems = {h[:_STEM] for h in content if len(h) >= _STEM}
-    if any(w in heard or _starts_or_stems(w, content, starts, stems) for w in own):
-        return True
-    return _initials(own) & heard != set()
-
-
-def _starts_or_stems(word: str, content: set[str], starts: set[str], stems: set[str]) -> bool:
-    if word in starts:  # the start of a word that was said
-        return True
-    if any(word[:n] in content for n in range(_MIN_PREFIX, len(word))):
-        return True
-    return len(word) >= _STEM and word[:_STEM] in stems
+    return any(heard.word(w) for w in own) or bool(_initials(own) & heard.words)
 
 
 def _initials(own: list[str]) -> set[str]:
@@ -113,7 +129,7 @@ def _initials(own: list[str]) -> set[str]:
 def made_up(tool: Tool, arguments: Mapping[str, Any], said: Iterable[str]) -> list[str]:
     """The call's free values when it has some and none is grounded in `said`; else []."""
     values = free_values(tool, arguments)
-    heard = set(said)
-    if not values or any(grounded(v, heard) for v in values):
+    if not values:
         return []
-    return values
+    heard = _Heard.of(said)
+    return [] if any(_grounded(v, heard) for v in values) else values

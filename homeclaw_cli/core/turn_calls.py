@@ -8,6 +8,7 @@ turn's ToolRegistry, and its result (or error) goes back to the model as a messa
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
 from homeclaw_cli.core.trace import CallSource, LlmStep, ToolStep, TraceStep
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
+TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')  # tool_message's wrapper
 MAX_SAME_CALL = 2  # the same tool with the same arguments, in one turn
 MAX_CORRECTIONS = 1  # rounds a turn spends telling the model its call or answer was wrong
 TRACE_OUTPUT_CHARS = 500
