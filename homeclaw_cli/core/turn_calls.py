@@ -24,6 +24,7 @@ from homeclaw_cli.core.tool_parse import (
 )
 from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
 from homeclaw_cli.core.trace import CallSource, LlmStep, ToolStep, TraceStep
+from homeclaw_cli.core.user_paths import complete_paths, user_paths
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
 TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')  # tool_message's wrapper
@@ -146,7 +147,7 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
     A call that cannot run as written (unknown tool, bad arguments) is answered with the
     problem once; a second one ends the turn (`state.stopped`) instead of looping."""
     for call in calls:
-        arguments = state.tools.coerce(call.name, coerce_arguments(call.arguments))
+        arguments = _repaired(state, call)
         problem = state.tools.problem(call.name, arguments)
         if problem:
             state.bad_calls.append(problem)
@@ -161,6 +162,26 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
         content = outcome.text if outcome.ok else f"ERROR: {outcome.text}"
         state.messages.append(tool_message(call.name, content[:MAX_TOOL_TEXT], native=state.native))
     return None
+
+
+def _repaired(state: TurnState, call: LLMToolCall) -> Any:
+    """The call's arguments with the safe repairs: the tool's (core/tool_registry.py), and
+    the user's own path for one the model shortened (core/user_paths.py)."""
+    arguments = state.tools.coerce(call.name, coerce_arguments(call.arguments))
+    tool = state.tools.get(call.name)
+    keep = tool.choice_args if tool is not None else frozenset()
+    return complete_paths(arguments, user_paths(_user_said(state)), keep)
+
+
+def _user_said(state: TurnState) -> list[str]:
+    """What the user typed in this conversation: the earlier requests and this one (not the
+    corrections and JSON-mode tool results this turn sends as user messages)."""
+    earlier = [
+        str(m.get("content") or "")
+        for m in state.messages[: state.own_from]
+        if m.get("role") == "user"
+    ]
+    return [*(t for t in earlier if not TOOL_OUTPUT_NAME.search(t)), state.message]
 
 
 async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:

@@ -126,3 +126,37 @@ def test_a_weak_skill_run_on_values_from_nowhere_is_not_run(
     assert [s["name"] for s in data["trace"] if s["kind"] == "tool"] == ["read_skill"]
     skipped = next(s for s in data["trace"] if s["kind"] == "skipped_call")
     assert skipped["name"] == "run_skill" and "'Bob'" in skipped["reason"]
+
+
+def test_a_path_the_model_shortens_runs_as_the_user_typed_it(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    """Asked about `<folder>/notes/today.txt`, the model passes `notes/today.txt`: the script
+    gets the user's path, the one that exists."""
+    skill = tmp_path / "skills" / "first-line"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: first-line\ndescription: Show the first line of a text file.\n"
+        "effects: read\n---\n\nRun `first.py FILE`.\n"
+    )
+    (skill / "scripts" / "first.py").write_text(
+        "import sys\nprint(open(sys.argv[1]).readline().strip())\n"
+    )
+    notes = tmp_path / "data" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "today.txt").write_text("buy oat milk\nwater the plants\n")
+    env = {
+        "HOMECLAW_NO_BUNDLED": "1",
+        "HOMECLAW_SKILLS_PATH": str(tmp_path / "skills"),
+        "HOMECLAW_SKILLS__SCRIPT_ALLOWLIST": "[first-line]",
+    }
+    fake_ollama.add_model("llama3.2")
+    run = {"skill_name": "first-line", "script": "first.py", "args": ["notes/today.txt"]}
+    fake_ollama.script(tool_call("run_skill", run), text("It says: buy oat milk."))
+    question = f"show the first line of the text file {notes / 'today.txt'}"
+    result = cli("chat", "--host", fake_ollama.host, "-q", question, "--json", env=env)
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    ran = next(s for s in data["trace"] if s["kind"] == "tool")
+    assert ran["arguments"]["args"] == [str(notes / "today.txt")] and ran["ok"]
+    assert "buy oat milk" in tool_results(fake_ollama.chat_requests[1])[0]
