@@ -91,6 +91,13 @@ class SkillEntrySettings(Section):
 
 class SkillSettings(RetrievalSettings):
     table: str = "homeclaw_skills"
+    similarity_threshold: float = Field(
+        default=0.25,
+        ge=-1.0,
+        le=1.0,
+        description="calibrated on skill requests and general questions: "
+        "benchmarks/retrieval/CUT.md, Skills",
+    )
     test_dir: Path | None = None
     trust_workspace: bool = Field(default=False, description="load ./skills of the cwd")
     script_allowlist: list[str] = Field(
