@@ -106,6 +106,12 @@ class ModelMove:
     answer: str
 
 
+def shown_skills(state: TurnState) -> list[str]:
+    """The skills shown this turn that a call may name, when read_skill is offered."""
+    names = state.tools.names()
+    return [s for s in state.skills if s not in names] if "read_skill" in names else []
+
+
 def skill_calls_read(move: ModelMove, state: TurnState) -> ModelMove:
     """Calls named after a skill shown this turn (`disk-usage`, `data-inspect__stats`) become
     read_skill for it: small models call a skill like a tool, and its SKILL.md says how to

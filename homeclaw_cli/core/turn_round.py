@@ -25,6 +25,7 @@ from homeclaw_cli.core.turn_calls import (
     assistant_message,
     read_reply,
     run_calls,
+    shown_skills,
     skill_calls_read,
 )
 from homeclaw_cli.core.turn_decide import (
@@ -47,9 +48,10 @@ DEFAULT_POST_PROCESS_PROMPT = (
 async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     """One model call and its tool calls; True when the turn has its answer."""
     names = state.tools.names()
+    callable_names = [*names, *shown_skills(state)]  # a call named after a skill reads it
     hold = HOLD_ALL if wants_decision(state) and not state.decided else HOLD_CHARS
     stream = (
-        TextGate(state.on_text, hold=hold, watch=names)
+        TextGate(state.on_text, hold=hold, watch=callable_names)
         if state.native
         else AnswerStreamer(state.on_text)
     )
@@ -63,7 +65,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
         )
     finally:
         state.status(None)
-    move = skill_calls_read(read_reply(reply, names, native=state.native), state)
+    move = skill_calls_read(read_reply(reply, callable_names, native=state.native), state)
     calls = [call.name for call in move.calls]
     state.record_reply(reply, round_no, calls, move.source if move.calls else None)
     if move.calls:

@@ -160,3 +160,18 @@ def test_a_path_the_model_shortens_runs_as_the_user_typed_it(
     ran = next(s for s in data["trace"] if s["kind"] == "tool")
     assert ran["arguments"]["args"] == [str(notes / "today.txt")] and ran["ok"]
     assert "buy oat milk" in tool_results(fake_ollama.chat_requests[1])[0]
+
+
+def test_a_call_to_a_shown_skill_written_as_text_reads_that_skill(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    """Small models write the call into the answer, named after the skill: it is read, not
+    corrected as a call to an unknown tool (whose preamble would reach the user)."""
+    written = text(
+        "Here's how you can do it:\n```json\n"
+        '{"name": "hello-world", "arguments": {"name": "Bob"}}\n```'
+    )
+    data = greet_bob(cli, fake_ollama, tmp_path, written)
+    tools = [s for s in data["trace"] if s["kind"] == "tool"]
+    assert (tools[0]["name"], tools[0]["arguments"]) == ("read_skill", {"skill": "hello-world"})
+    assert "# Hello world" in tool_results(fake_ollama.chat_requests[1])[0]
