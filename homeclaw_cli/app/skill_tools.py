@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,6 +34,7 @@ from homeclaw_cli.settings import Settings
 
 Surface = Literal["chat", "mcp"]
 SKILL_TOOL_PREFIX = "skill__"
+_OPTION_AND_VALUE = re.compile(r"(--?[A-Za-z][\w-]*)\s+(\S.*)")  # "--top 10"
 
 
 class SkillSource(Protocol):
@@ -109,7 +111,7 @@ def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
         run = _from_definition(RUN_SKILL_TOOL, _run_skill(source))
         run.choice_args = frozenset({"skill_name", "script"})
         run.effects_of = _script_effects(source, "skill_name")
-        run.mend = _one_script(source)
+        run.mend = _mend_run(source)
         tools.append(run)
     return tools
 
@@ -144,12 +146,18 @@ def _script_effects(
     return effects_of
 
 
-def _one_script(source: SkillSource) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """run_skill's repair: a script name a skill with one script does not have means that
-    script. Small models guess names (`dry_run.py`, `group_by_month.py` for organize-files'
-    `plan.py`) and repeat the guess after the error has listed the real one."""
+def _mend_run(source: SkillSource) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """run_skill's repairs of what small models get wrong, the same way every time.
+
+    A script name a skill with one script does not have means that script: they guess names
+    (`dry_run.py`, `group_by_month.py` for organize-files' `plan.py`) and repeat the guess
+    after the error has listed the real one. An option and its value written as one argument
+    (`"--sample 3"`, which argparse takes for an unknown positional) are two."""
 
     def mend(args: dict[str, Any]) -> dict[str, Any]:
+        argv = args.get("args")
+        if isinstance(argv, list):
+            args = {**args, "args": split_options(argv)}
         skill = source.skills().get(str(args.get("skill_name")))
         script = args.get("script")
         if skill is None or len(skill.scripts) != 1 or not isinstance(script, str) or not script:
@@ -157,6 +165,15 @@ def _one_script(source: SkillSource) -> Callable[[dict[str, Any]], dict[str, Any
         return args if script in skill.scripts else {**args, "script": skill.scripts[0]}
 
     return mend
+
+
+def split_options(argv: list[Any]) -> list[Any]:
+    """`["--top 10"]` as `["--top", "10"]`; `--name=Ada Lovelace` and values stay whole."""
+    out: list[Any] = []
+    for arg in argv:
+        joined = _OPTION_AND_VALUE.fullmatch(arg) if isinstance(arg, str) else None
+        out += [joined.group(1), joined.group(2)] if joined else [arg]
+    return out
 
 
 def _read_skill(source: SkillSource) -> Handler:

@@ -53,6 +53,24 @@ def test_a_guessed_script_name_runs_the_one_script_a_skill_has(source: ScannedSk
     assert ran.ok and "hi a" in ran.text
 
 
+def test_an_option_and_its_value_written_as_one_argument_are_two(source: ScannedSkills) -> None:
+    registry = ToolRegistry(skill_tools(source, "chat"))
+    argv = ["data.csv", "--sample 3", "-n  2", "--name=Ada Lovelace", "two words", "--json"]
+    ran = call(registry, "run_skill", skill_name="hello", script="hi.py", args=argv)
+    assert ran.ok
+    assert "hi data.csv --sample 3 -n 2 --name=Ada Lovelace two words --json" in ran.text
+    assert registry.coerce("run_skill", {"skill_name": "hello", "args": argv})["args"] == [
+        "data.csv",
+        "--sample",
+        "3",
+        "-n",
+        "2",
+        "--name=Ada Lovelace",
+        "two words",
+        "--json",
+    ]
+
+
 def test_a_guessed_script_name_of_a_skill_with_several_is_an_error_listing_them(
     tmp_path: Path,
 ) -> None:
