@@ -116,13 +116,10 @@ def skill_calls_read(move: ModelMove, state: TurnState) -> ModelMove:
     """Calls named after a skill shown this turn (`disk-usage`, `data-inspect__stats`) become
     read_skill for it: small models call a skill like a tool, and its SKILL.md says how to
     run it. A name an offered tool has, or a skill not shown, is left to the correction."""
-    names = state.tools.names()
-    if "read_skill" not in names:
-        return move
+    names, skills = state.tools.names(), shown_skills(state)
     calls = [
         LLMToolCall("read_skill", {"skill": skill})
-        if call.name not in names
-        and (skill := call.name.split(TOOL_NAME_SEPARATOR)[0]) in state.skills
+        if call.name not in names and (skill := call.name.split(TOOL_NAME_SEPARATOR)[0]) in skills
         else call
         for call in move.calls
     ]
