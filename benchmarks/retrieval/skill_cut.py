@@ -1,8 +1,8 @@
 """Where the skills' similarity threshold cuts: skills shown for requests that need one and
 for requests that need none, at several thresholds (benchmarks/retrieval/CUT.md, "Skills").
 
-    HOMECLAW_HOME=$(mktemp -d) HF_HUB_OFFLINE=1 homeclaw sync
-    HOMECLAW_HOME=... python benchmarks/retrieval/skill_cut.py [--thresholds 0.2,0.35]
+    export HOMECLAW_HOME=$(mktemp -d) HF_HUB_OFFLINE=1   # from the checkout: its skills/
+    homeclaw sync && python benchmarks/retrieval/skill_cut.py [--thresholds 0.2,0.35]
 
 Requests: the bundled skills' eval tasks (each names its skill), and, needing no skill, the
 no-plugin and plugin requests of benchmarks/llm/tasks.yaml and the 77 Vicuna questions of
@@ -15,36 +15,25 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from homeclaw_cli.app.eval_chat_tasks import read_tasks  # noqa: E402
 from homeclaw_cli.app.retrieval import RetrievalService  # noqa: E402
 from homeclaw_cli.settings import load_settings  # noqa: E402
 
 
-def _last(task: dict[str, Any]) -> str:
-    request = task["request"]
-    return request if isinstance(request, str) else request[-1]
-
-
 def request_groups() -> dict[str, list[tuple[str, str | None]]]:
-    """Group name -> (request, the skill it needs or None)."""
-    skill_tasks: list[tuple[str, str | None]] = []
-    for path in sorted((ROOT / "skills").glob("*/eval.yaml")):
-        tasks = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-        skill_tasks += [(_last(t), t.get("skill")) for t in tasks]
-    llm = ROOT / "benchmarks" / "llm"
-    own = yaml.safe_load((llm / "tasks.yaml").read_text(encoding="utf-8"))["tasks"]
-    vicuna = yaml.safe_load((llm / "tasks-vicuna.yaml").read_text(encoding="utf-8"))["tasks"]
+    """Group name -> (request, the skill it needs or None); a task's last turn."""
+    skill_tasks = [t for path in sorted(ROOT.glob("skills/*/eval.yaml")) for t in read_tasks(path)]
+    own = read_tasks(ROOT / "benchmarks/llm/tasks.yaml")
+    vicuna = read_tasks(ROOT / "benchmarks/llm/tasks-vicuna.yaml")
     return {
-        "skill tasks": skill_tasks,
-        "no-plugin tasks": [(_last(t), None) for t in own if t.get("no_plugin")],
-        "plugin tasks": [(_last(t), None) for t in own if not t.get("no_plugin")],
-        "vicuna questions": [(_last(t), None) for t in vicuna],
+        "skill tasks": [(t.turns[-1], t.skill) for t in skill_tasks],
+        "no-plugin tasks": [(t.turns[-1], None) for t in own if t.no_plugin],
+        "plugin tasks": [(t.turns[-1], None) for t in own if not t.no_plugin],
+        "vicuna questions": [(t.turns[-1], None) for t in vicuna],
     }
 
 

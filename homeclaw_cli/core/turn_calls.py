@@ -149,8 +149,9 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
 
     A call that cannot run as written (unknown tool, bad arguments) is answered with the
     problem once; a second one ends the turn (`state.stopped`) instead of looping."""
+    paths = user_paths(_user_said(state))
     for call in calls:
-        arguments = _repaired(state, call)
+        arguments = _repaired(state, call, paths)
         problem = state.tools.problem(call.name, arguments)
         if problem:
             state.bad_calls.append(problem)
@@ -167,13 +168,13 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
     return None
 
 
-def _repaired(state: TurnState, call: LLMToolCall) -> Any:
+def _repaired(state: TurnState, call: LLMToolCall, paths: frozenset[str]) -> Any:
     """The call's arguments with the safe repairs: the tool's (core/tool_registry.py), and
-    the user's own path for one the model shortened (core/user_paths.py)."""
+    the user's own path among `paths` for one the model shortened (core/user_paths.py)."""
     arguments = state.tools.coerce(call.name, coerce_arguments(call.arguments))
     tool = state.tools.get(call.name)
     keep = tool.choice_args if tool is not None else frozenset()
-    return complete_paths(arguments, user_paths(_user_said(state)), keep)
+    return complete_paths(arguments, paths, keep)
 
 
 def _user_said(state: TurnState) -> list[str]:
