@@ -92,7 +92,7 @@ class SkillEntrySettings(Section):
 class SkillSettings(RetrievalSettings):
     table: str = "homeclaw_skills"
     similarity_threshold: float = Field(
-        default=0.25,
+        default=0.3,
         ge=-1.0,
         le=1.0,
         description="calibrated on skill requests and general questions: "

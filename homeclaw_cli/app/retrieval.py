@@ -19,6 +19,7 @@ from homeclaw_cli.adapters.facets import Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
 from homeclaw_cli.core.keywords import clauses, search_words
 from homeclaw_cli.core.retrieval import (
+    COMPLETE_MIN_WORDS,
     Candidate,
     Kind,
     Match,
@@ -136,6 +137,7 @@ class RetrievalService:
             part = naming.apply(self._candidates(kind, *self._matches(search, clause, {})[:2]))
             _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
         self._drop_stale(kind, table, candidates)
+        _mark_complete(search, query, candidates, section.similarity_threshold)
         t0 = time.perf_counter()
         kept, everything = rank_candidates(
             list(candidates.values()),
@@ -284,6 +286,25 @@ class _Search:
     method: str
     pool: int
     fusion: Fusion
+
+
+def _mark_complete(
+    search: _Search, query: str, candidates: dict[str, Candidate], threshold: float
+) -> None:
+    """Mark the candidates only a weak keyword match lifts over the threshold that hold every
+    meaningful word of the request (Candidate.complete): one keyword search per word, run
+    only when there is such a candidate."""
+    lifted = [c for c in candidates.values() if c.lifted(search.method, threshold)]
+    words = list(dict.fromkeys(search_words(query)))
+    if not lifted or len(words) < COMPLETE_MIN_WORDS:
+        return
+    holding = {c.id for c in lifted}
+    for word in words:
+        holding &= {m.id for m in search.reader.keyword(search.table, word, search.pool)}
+        if not holding:
+            return
+    for cand in lifted:
+        cand.complete = cand.id in holding
 
 
 def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: str) -> None:

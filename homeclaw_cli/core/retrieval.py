@@ -43,7 +43,11 @@ KEYWORD_SATURATION = 4.0
 # under 3 is one or two common words shared ("try to explain"), which alone put a plugin in
 # front of the model for 13 of the 77 Vicuna questions, all needing none. Measured in
 # benchmarks/retrieval/RESULTS.md ("Weak keyword matches"): no recall lost on any set.
+# BM25's scale grows with the index, though: in a handful of skills, "uncommitted changes"
+# found in git-summary's text scores 2.4. So a complete match counts as well: every
+# meaningful word of the request, at least COMPLETE_MIN_WORDS, is in the candidate's text.
 KEYWORD_ADMIT = 3.0
+COMPLETE_MIN_WORDS = 2
 # fts alone has no similarity scale: its score is bm25 / (bm25 + KEYWORD_SATURATION), in [0, 1).
 FTS_SCALE = 1.0
 # Besides the absolute threshold, a candidate more than this far below the best one is
@@ -172,6 +176,7 @@ class Candidate:
     # request or one clause) where it came closest, so each need keeps its plugin.
     gap: float | None = None
     bonus: float = 0.0  # the query names it (see name_bonus)
+    complete: bool = False  # every meaningful word of the request is in its text
 
     def final(self, method: str) -> float:
         """The score it is ranked and cut by under `method`."""
@@ -180,9 +185,19 @@ class Candidate:
 
     def admission(self, method: str) -> float:
         """The score the threshold is checked against: the final one, less a keyword bonus
-        too weak to count (KEYWORD_ADMIT)."""
-        weak = method == "hybrid" and self.keyword is not None and self.keyword < KEYWORD_ADMIT
-        return self.final(method) - (keyword_bonus(self.keyword) if weak else 0.0)
+        too weak to count (under KEYWORD_ADMIT, and not a complete match)."""
+        return self.final(method) - (keyword_bonus(self.keyword) if self.weak(method) else 0.0)
+
+    def weak(self, method: str) -> bool:
+        """True when its keyword match ranks it but must not lift it over the threshold."""
+        if method != "hybrid" or self.keyword is None or self.complete:
+            return False
+        return self.keyword < KEYWORD_ADMIT
+
+    def lifted(self, method: str, threshold: float) -> bool:
+        """True when only a weak keyword match puts it over `threshold`: a complete match
+        (see complete_words) would keep it."""
+        return self.weak(method) and self.admission(method) < threshold <= self.final(method)
 
 
 def name_bonus(

@@ -45,6 +45,20 @@ def test_a_weak_keyword_match_ranks_but_does_not_lift_over_the_threshold() -> No
     assert [h.id for h in everything] == ["slack", "todo", "notes"]
 
 
+def test_a_complete_keyword_match_lifts_over_the_threshold() -> None:
+    # "do i have uncommitted changes?" among four skills: both words in git-summary's text, and
+    # BM25 only 2.4, as no word can be rare among four texts
+    complete = Candidate("git-summary", {}, dense=0.28, keyword=2.4, complete=True)
+    partial = Candidate("disk-usage", {}, dense=0.28, keyword=2.4)
+    assert not complete.weak("hybrid") and partial.weak("hybrid")
+    assert partial.lifted("hybrid", 0.3) and not complete.lifted("hybrid", 0.3)
+    assert not partial.lifted("hybrid", 0.2)  # over the threshold on its own
+    kept, everything = _rank([complete, partial], threshold=0.3)
+    assert [h.id for h in kept] == ["git-summary"]
+    reasons = {h.id: h.reason for h in everything}
+    assert reasons["disk-usage"] == "below threshold: only a weak keyword match lifts it over"
+
+
 def test_threshold_margin_and_top_k_reasons() -> None:
     cands = [Candidate(f"p{i}", {}, dense=0.6 - i * 0.02) for i in range(6)]
     cands += [Candidate("far", {}, dense=0.6 - RELATIVE_MARGIN - 0.05)]
