@@ -196,7 +196,7 @@ class Candidate:
 
     def lifted(self, method: str, threshold: float) -> bool:
         """True when only a weak keyword match puts it over `threshold`: a complete match
-        (see complete_words) would keep it."""
+        (Candidate.complete) would keep it."""
         return self.weak(method) and self.admission(method) < threshold <= self.final(method)
 
 
