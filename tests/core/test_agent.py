@@ -380,6 +380,15 @@ def test_an_empty_answer_is_an_error_that_says_what_was_tried() -> None:
     assert agent.history == []  # nothing to continue from
 
 
+def test_an_empty_answer_after_a_failed_call_says_what_the_call_said() -> None:
+    llm = FakeLLM(call("current_time", timezone="Mars/Olympus_Mons"), "")
+    agent, _ = make_agent(llm)
+    result = run(agent, "time on mars?")
+    assert result.error is not None
+    assert result.error.startswith("the model gave an empty answer after calling current_time; ")
+    assert "current_time said: " in result.error and "Mars/Olympus_Mons" in result.error
+
+
 def test_a_third_identical_call_is_stopped_and_the_model_told_to_answer() -> None:
     same = call("current_time", timezone="Australia/Sydney")
     llm = FakeLLM(same, same, same, "It is noon.")
