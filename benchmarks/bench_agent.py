@@ -120,6 +120,7 @@ class InstantLLM:
         tools: Any = None,
         format: Any = None,
         on_text: Any = None,
+        max_tokens: int | None = None,
     ) -> LLMReply:
         plugin_tools_offered = [t for t in tools or [] if "__" in t["function"]["name"]]
         if plugin_tools_offered and messages[-1]["role"] == "user":

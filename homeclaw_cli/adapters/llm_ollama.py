@@ -22,6 +22,7 @@ from homeclaw_cli.core.ports import (
     LLMToolCall,
     ModelInfo,
     TextSink,
+    tighter,
 )
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
@@ -160,6 +161,7 @@ class OllamaLLM:
         tools: list[JsonSchema] | None = None,
         format: JsonSchema | None = None,
         on_text: TextSink | None = None,
+        max_tokens: int | None = None,
     ) -> LLMReply:
         """Stream one /api/chat reply, feeding content pieces to `on_text` as they arrive."""
         started = time.perf_counter()
@@ -174,7 +176,7 @@ class OllamaLLM:
                 tools=tools or None,
                 format=format,
                 stream=True,
-                options=self._options(),
+                options=self._options(max_tokens),
             )
             async for chunk in stream:
                 message = chunk.message
@@ -195,14 +197,15 @@ class OllamaLLM:
             seconds=time.perf_counter() - started,
         )
 
-    def _options(self) -> dict[str, Any] | None:
+    def _options(self, max_tokens: int | None = None) -> dict[str, Any] | None:
         options: dict[str, Any] = {}
         if self.num_ctx:
             options["num_ctx"] = self.num_ctx
         if self.temperature is not None:
             options["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            options["num_predict"] = self.max_tokens
+        cap = tighter(self.max_tokens, max_tokens)
+        if cap is not None:
+            options["num_predict"] = cap
         return options or None
 
     async def aclose(self) -> None:

@@ -23,6 +23,7 @@ from homeclaw_cli.core.ports import (
     LLMToolCall,
     ModelInfo,
     TextSink,
+    tighter,
 )
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
@@ -242,6 +243,7 @@ class OpenAICompatLLM:
         tools: list[JsonSchema] | None = None,
         format: JsonSchema | None = None,
         on_text: TextSink | None = None,
+        max_tokens: int | None = None,
     ) -> LLMReply:
         """Stream one /v1/chat/completions reply, feeding content pieces to `on_text`."""
         started = time.perf_counter()
@@ -251,7 +253,7 @@ class OpenAICompatLLM:
             tools,
             format,
             temperature=self.temperature,
-            max_tokens=self.max_tokens,
+            max_tokens=tighter(self.max_tokens, max_tokens),
         )
         stream = _ReplyStream(on_text)
         async with (

@@ -102,9 +102,17 @@ class LLM(Protocol):
         tools: list[JsonSchema] | None = None,
         format: JsonSchema | None = None,
         on_text: TextSink | None = None,
+        max_tokens: int | None = None,
     ) -> LLMReply:
-        """One streamed reply; content pieces go to `on_text` as they arrive."""
+        """One streamed reply; content pieces go to `on_text` as they arrive. `max_tokens`
+        caps this reply below the configured cap (llm.max_reply_tokens), never above it."""
         ...
+
+
+def tighter(configured: int | None, wanted: int | None) -> int | None:
+    """The output cap of one reply: the smaller of the configured one and the request's."""
+    caps = [c for c in (configured, wanted) if c is not None]
+    return min(caps) if caps else None
 
 
 class Retriever(Protocol):

@@ -38,6 +38,11 @@ from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
 
 DECIDE_MODES = ("never", "auto", "always")
 HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
+# Under a JSON schema a small model can loop on whitespace or a string until the context is
+# full (8,051 tokens, 413 s on a 2-core CPU, for one tool's arguments): a pick is a few
+# tokens, arguments a short object, so each structured request is capped.
+PICK_MAX_TOKENS = 48
+ARGUMENTS_MAX_TOKENS = 256
 DECIDE_SYSTEM = (
     "Pick the tool that does what the user asks, or `answer` when no tool is needed. Tools:"
 )
@@ -89,7 +94,9 @@ async def _call_to(llm: LLM, state: TurnState, name: str, round_no: int) -> LLMT
     if tool is None:
         return None
     system = ARGUMENTS_SYSTEM.format(name=tool.name, description=tool.description)
-    arguments = await _ask(llm, state, _messages(state, system), round_no, _arguments_schema(tool))
+    schema = _arguments_schema(tool)
+    messages = _messages(state, system)
+    arguments = await _ask(llm, state, messages, round_no, schema, max_tokens=ARGUMENTS_MAX_TOKENS)
     return LLMToolCall(tool.name, arguments) if isinstance(arguments, dict) else None
 
 
@@ -204,6 +211,7 @@ async def _pick(llm: LLM, state: TurnState, round_no: int) -> str | None:
             },
             "required": ["tool"],
         },
+        max_tokens=PICK_MAX_TOKENS,
     )
     name = picked.get("tool") if isinstance(picked, dict) else None
     return name if isinstance(name, str) else None
@@ -238,12 +246,18 @@ def _arguments_schema(tool: Tool) -> dict[str, Any]:
 
 
 async def _ask(
-    llm: LLM, state: TurnState, messages: list[ChatMessage], round_no: int, schema: Any
+    llm: LLM,
+    state: TurnState,
+    messages: list[ChatMessage],
+    round_no: int,
+    schema: Any,
+    *,
+    max_tokens: int,
 ) -> Any:
-    """One structured-output request; its JSON (None when it is not JSON)."""
+    """One structured-output request; its JSON (None when it is not JSON, e.g. cut short)."""
     state.status("thinking")
     try:
-        reply = await llm.chat(messages, format=schema)
+        reply = await llm.chat(messages, format=schema, max_tokens=max_tokens)
     finally:
         state.status(None)
     try:

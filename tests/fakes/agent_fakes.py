@@ -79,9 +79,15 @@ class FakeLLM:
         tools: list[dict[str, Any]] | None = None,
         format: dict[str, Any] | None = None,
         on_text: TextSink | None = None,
+        max_tokens: int | None = None,
     ) -> LLMReply:
         self.requests.append(
-            {"messages": [dict(m) for m in messages], "tools": tools, "format": format}
+            {
+                "messages": [dict(m) for m in messages],
+                "tools": tools,
+                "format": format,
+                "max_tokens": max_tokens,
+            }
         )
         reply = self.replies.pop(0)
         if isinstance(reply, str):

@@ -118,11 +118,14 @@ def test_a_claimed_tool_result_gets_one_corrective_round(
 
 def _decision(request: dict[str, Any]) -> Reply | str:
     schema = request.get("format") or {}
+    cap = (request.get("options") or {}).get("num_predict")
     if "tool" in schema.get("properties", {}):
         assert "tides__times" in schema["properties"]["tool"]["enum"]
         assert "answer" in schema["properties"]["tool"]["enum"]
+        assert cap == 48  # a name: a schema-bound reply must not run on for minutes
         return text('{"tool": "tides__times"}')
     assert schema["required"] == ["harbour"]  # the tool's own parameters
+    assert cap == 256
     return text('{"harbour": "Cork"}')
 
 
@@ -137,6 +140,20 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
     assert result.stdout == "High tide in Cork at 06:12.\n"  # the guess was never shown
     assert "tools" not in fake.chat_requests[1] or not fake.chat_requests[1]["tools"]
     assert "[decided]" in result.stderr
+
+
+def test_decision_arguments_cut_short_leave_the_free_answer(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    cut = text('{"harbour": "Cork                                ')  # the cap hit mid-string
+    pick = text('{"tool": "tides__times"}')
+    fake.script(text("High tide is probably around noon."), pick, cut)
+    env = {"HOMECLAW_LLM__DECIDE": "always", "HOMECLAW_LLM__MAX_REPLY_TOKENS": "32"}
+    result = chat("-q", "tide times in the harbour of Cork", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide is probably around noon.\n"
+    caps = [(r.get("options") or {}).get("num_predict") for r in fake.chat_requests]
+    assert caps == [32, 32, 32]  # the configured cap is lower than the decision's own
 
 
 def test_a_follow_up_to_a_plugin_turn_gets_the_decision(
