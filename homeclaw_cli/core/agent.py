@@ -52,14 +52,7 @@ from homeclaw_cli.core.ports import (
 from homeclaw_cli.core.retrieval import RELATIVE_MARGIN, RetrievalHit, RetrievalResult, cut_across
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
-from homeclaw_cli.core.trace import (
-    HitSummary,
-    PromptStep,
-    RetrieveStep,
-    ToolStep,
-    TraceStep,
-    empty_answer_error,
-)
+from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, tool_message
 from homeclaw_cli.core.turn_decide import weakly_retrieved
 from homeclaw_cli.core.turn_round import run_round
@@ -407,7 +400,7 @@ class Agent:
         elif state.pending_failure:
             result.error, result.failure = state.pending_failure, "tool"
         elif not result.answer.strip():
-            result.error, result.failure = empty_answer_error(state.steps), "model"
+            result.error, result.failure = state.empty_answer_error(), "model"
         result.ok = result.error is None
         if state.answer is not None and result.ok:
             result.exchange = state.messages[state.own_from :]

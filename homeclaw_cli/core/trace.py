@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-FAILURE_CHARS = 200  # of a failed call's last line, in the error of a turn without an answer
 # structured calls, JSON in text, format mode, the constrained decision (core/turn_decide.py)
 CallSource = Literal["native", "content", "json", "decided"]
 
@@ -105,21 +104,6 @@ class ToolStep:
 
     def to_json(self) -> dict[str, Any]:
         return _step_json(self)
-
-
-def empty_answer_error(steps: list[TraceStep]) -> str:
-    """The error of a turn that ended without an answer: the tools called, and the last line
-    the last failed one gave (a script's "error: ~/Downloads is not a folder"), so the user
-    sees what went wrong rather than only that nothing was said."""
-    calls = [s for s in steps if isinstance(s, ToolStep)]
-    error = "the model gave an empty answer"
-    if calls:
-        error += f" after calling {', '.join(s.name for s in calls)}"
-    failed = [s for s in calls if not s.ok and s.output.strip()]
-    if failed:
-        last = failed[-1].output.strip().splitlines()[-1].strip()
-        error += f"; {failed[-1].name} said: {last[:FAILURE_CHARS]}"
-    return error
 
 
 @dataclass

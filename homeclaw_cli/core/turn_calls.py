@@ -31,6 +31,7 @@ TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')  # tool_message's
 MAX_SAME_CALL = 2  # the same tool with the same arguments, in one turn
 MAX_CORRECTIONS = 1  # rounds a turn spends telling the model its call or answer was wrong
 TRACE_OUTPUT_CHARS = 500
+FAILURE_CHARS = 200  # of a failed call's last line, in the error of a turn without an answer
 
 
 @dataclass
@@ -53,6 +54,7 @@ class TurnState:
     own_from: int = 1  # messages[own_from:] are this turn's (the user's message onwards)
     final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
     unread: str | None = None  # the last result that is the answer if the model gives none
+    last_failure: tuple[str, str] | None = None  # the last call that failed, and what it said
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
     bad_calls: list[str] = field(default_factory=list)  # what was wrong with calls, as told
     stopped: str | None = None  # the model's failure that ends the turn without an answer
@@ -68,6 +70,19 @@ class TurnState:
     def tool_ran(self) -> bool:
         """A tool call has run (or been refused) in this turn: the model is past its first move."""
         return any(isinstance(s, ToolStep) for s in self.steps)
+
+    def empty_answer_error(self) -> str:
+        """The error of a turn that ended without an answer: the tools called, and the last
+        line of what the last failed call said (a script's "error: ~/Downloads is not a
+        folder"), so the user sees what went wrong."""
+        calls = [s.name for s in self.steps if isinstance(s, ToolStep)]
+        error = "the model gave an empty answer"
+        if calls:
+            error += f" after calling {', '.join(calls)}"
+        name, text = self.last_failure or ("", "")
+        if lines := text.strip().splitlines():
+            error += f"; {name} said: {lines[-1].strip()[:FAILURE_CHARS]}"
+        return error
 
     def status(self, what: str | None) -> None:
         """Tell the surface what the turn waits for (its spinner)."""
@@ -206,6 +221,8 @@ async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     )
     if outcome.ok and outcome.unread:
         state.unread = outcome.unread
+    if not outcome.ok:
+        state.last_failure = (call.name, outcome.text)
     if outcome.failed_for_good:
         state.pending_failure = outcome.text
     elif outcome.ok and _kind(state.tools, call.name) == "plugin":

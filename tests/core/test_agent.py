@@ -389,6 +389,16 @@ def test_an_empty_answer_after_a_failed_call_says_what_the_call_said() -> None:
     assert "current_time said: " in result.error and "Mars/Olympus_Mons" in result.error
 
 
+def test_the_error_names_the_last_line_of_a_long_failed_output() -> None:
+    skills = FakeSkills()
+    failing = call("run_skill", skill_name="greet", script="hello.sh", args=["--fail"])
+    agent, _ = make_agent(FakeLLM(failing, ""), skills=skills)
+    result = run(agent, "greet Bob")
+    assert result.error == (
+        "the model gave an empty answer after calling run_skill; run_skill said: error: no Bob"
+    )
+
+
 def test_a_third_identical_call_is_stopped_and_the_model_told_to_answer() -> None:
     same = call("current_time", timezone="Australia/Sydney")
     llm = FakeLLM(same, same, same, "It is noon.")

@@ -218,6 +218,9 @@ class FakeSkills:
     async def _run(self, arguments: dict[str, Any]) -> ToolOutcome:
         args = [str(a) for a in arguments.get("args") or []]
         self.runs.append((arguments["skill_name"], arguments["script"], args))
+        if "--fail" in args:  # a long report, then the error on stderr
+            report = "\n".join(f"line {n}" for n in range(200))
+            return ToolOutcome(False, f"exit code: 2\nstdout:\n{report}\nstderr:\nerror: no Bob")
         return ToolOutcome(True, f"exit code: 0\nstdout:\nhello {' '.join(args)}")
 
 
