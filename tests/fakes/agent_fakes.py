@@ -82,12 +82,7 @@ class FakeLLM:
         max_tokens: int | None = None,
     ) -> LLMReply:
         self.requests.append(
-            {
-                "messages": [dict(m) for m in messages],
-                "tools": tools,
-                "format": format,
-                "max_tokens": max_tokens,
-            }
+            {"messages": [dict(m) for m in messages], "tools": tools, "format": format}
         )
         reply = self.replies.pop(0)
         if isinstance(reply, str):
