@@ -295,8 +295,10 @@ def _mark_complete(
     meaningful word of the request (Candidate.complete): one keyword search per word, run
     only when there is such a candidate."""
     lifted = [c for c in candidates.values() if c.lifted(search.method, threshold)]
+    if not lifted:
+        return  # the common case: no words to look up
     words = list(dict.fromkeys(search_words(query)))
-    if not lifted or len(words) < COMPLETE_MIN_WORDS:
+    if len(words) < COMPLETE_MIN_WORDS:
         return
     holding = {c.id for c in lifted}
     for word in words:
