@@ -7,7 +7,8 @@ Trains all-MiniLM-L6-v2 with in-batch negatives (each request against every othe
 text in a batch of 32, both directions, scale 20, AdamW 2e-5 with 10% warm-up, one epoch, 128
 tokens) and scores dense retrieval (cosine of request and plugin text, no keyword bonus, no
 cut) before and after on the retrieval sets. The plugin text is what `homeclaw sync` embeds
-for a manifest (name, descriptions, keywords, capabilities; no examples).
+for a manifest (`PluginManifest.embedding_text()`: name, descriptions, keywords, capabilities;
+no examples).
 
 Training pairs (raw data under --raw, default ~/.cache/homeclaw-bench):
 * seal: Seal-Tools (github.com/fairyshine/Seal-Tools, commit ce753ec, Apache-2.0), the dev and
@@ -34,6 +35,8 @@ from typing import Any
 
 import yaml
 
+from homeclaw_cli.core.manifest import PluginManifest
+
 HERE = Path(__file__).resolve().parent
 RAW = Path.home() / ".cache" / "homeclaw-bench"
 SET_DIRS = {
@@ -52,25 +55,13 @@ LEARNING_RATE = 2e-5
 MAX_TOKENS = 128
 
 
-def plugin_text(data: dict[str, Any]) -> str:
-    """A manifest's embedded text, as PluginManifest.embedding_text("full") builds it."""
-    parts = [str(data.get("name", "")), str(data.get("description", ""))]
-    if data.get("description_long"):
-        parts.append(str(data["description_long"]))
-    if data.get("keywords"):
-        parts.append("Keywords: " + ", ".join(map(str, data["keywords"])))
-    for cap in data.get("capabilities") or []:
-        parts.append(f"{cap.get('name', cap.get('id'))}: {cap.get('description', '')}")
-    return "\n".join(p for p in parts if p)
-
-
 def load_set(name: str) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     plugins_dir, queries_file = SET_DIRS[name]
     ids, texts = [], []
     for path in sorted(plugins_dir.glob("*/plugin.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        ids.append(str(data.get("id") or path.parent.name))
-        texts.append(plugin_text(data))
+        manifest = PluginManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        ids.append(manifest.id)
+        texts.append(manifest.embedding_text())
     lines = queries_file.read_text(encoding="utf-8").splitlines()
     queries = [q for q in (json.loads(line) for line in lines if line.strip()) if q.get("expected")]
     return ids, texts, queries
