@@ -53,6 +53,14 @@ SET_DIRS = {
 }
 SEAL_SPLITS = ("dev_split.json", "test_in_domain_split.json", "test_out_domain_split.json")
 TOOLLENS_PAIRS = 4000
+SEAL_SAMPLE_SEED = 20261125
+SEAL_TYPES = {
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+}
 BATCH = 32
 SCALE = 20.0
 LEARNING_RATE = 2e-5
@@ -116,16 +124,6 @@ def example_pairs(cache: Path, plugins: Path) -> list[tuple[str, str]]:
             for entry in by_capability.values():
                 pairs += [(text, manifest.embedding_text()) for text in entry["examples"]]
     return pairs
-
-
-SEAL_SAMPLE_SEED = 20261125
-SEAL_TYPES = {
-    "int": "number",
-    "float": "number",
-    "bool": "boolean",
-    "list": "array",
-    "dict": "object",
-}
 
 
 def write_seal_plugins(raw: Path, out: Path, count: int) -> int:
