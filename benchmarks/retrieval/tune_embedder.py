@@ -67,13 +67,22 @@ LEARNING_RATE = 2e-5
 MAX_TOKENS = 128
 
 
+def manifests(plugins_dir: Path) -> list[PluginManifest]:
+    """The manifests of the plugin folders under `plugins_dir`, in folder order."""
+    paths = sorted(plugins_dir.glob("*/plugin.yaml"))
+    return [PluginManifest.model_validate(yaml.safe_load(p.read_text("utf-8"))) for p in paths]
+
+
+def spaced(api_name: str) -> str:
+    """'getWaterQuality' -> 'get Water Quality'."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", api_name).replace("_", " ")
+
+
 def load_set(name: str) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     plugins_dir, queries_file = SET_DIRS[name]
-    ids, texts = [], []
-    for path in sorted(plugins_dir.glob("*/plugin.yaml")):
-        manifest = PluginManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-        ids.append(manifest.id)
-        texts.append(manifest.embedding_text())
+    found = manifests(plugins_dir)
+    ids = [m.id for m in found]
+    texts = [m.embedding_text() for m in found]
     lines = queries_file.read_text(encoding="utf-8").splitlines()
     queries = [q for q in (json.loads(line) for line in lines if line.strip()) if q.get("expected")]
     return ids, texts, queries
@@ -107,22 +116,21 @@ def seal_pairs(raw: Path) -> list[tuple[str, str]]:
         items = json.loads((raw / "Seal-Tools/DPR_Training" / split).read_text(encoding="utf-8"))
         for item in items:
             for ctx in item["positive_ctxs"][:1]:
-                name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", ctx["title"]).replace("_", " ")
-                pairs.append((item["question"], f"{name}\n{ctx['text']}"))
+                pairs.append((item["question"], f"{spaced(ctx['title'])}\n{ctx['text']}"))
     return pairs
 
 
 def example_pairs(cache: Path, plugins: Path) -> list[tuple[str, str]]:
     """Each generated example of a plugin in `plugins`, with the plugin's embedded text."""
     pairs = []
-    for path in sorted(plugins.glob("*/plugin.yaml")):
-        manifest = PluginManifest.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    for manifest in manifests(plugins):
         cached = cache / f"{manifest.id}.json"
         if not cached.is_file():
             continue
+        text = manifest.embedding_text()
         for by_capability in json.loads(cached.read_text(encoding="utf-8"))["models"].values():
             for entry in by_capability.values():
-                pairs += [(text, manifest.embedding_text()) for text in entry["examples"]]
+                pairs += [(example, text) for example in entry["examples"]]
     return pairs
 
 
@@ -135,7 +143,7 @@ def write_seal_plugins(raw: Path, out: Path, count: int) -> int:
     lines = (raw / "Seal-Tools/tool.jsonl").read_text(encoding="utf-8").splitlines()
     tools = random.Random(SEAL_SAMPLE_SEED).sample([json.loads(line) for line in lines], count)
     for tool in tools:
-        name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tool["api_name"]).replace("_", " ")
+        name = spaced(tool["api_name"])
         required = tool.get("required") or []
         parameters = [
             {
