@@ -35,6 +35,7 @@ else:
 
 BUNDLED_MODEL_ALIASES = ("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")
 ONNX_META = "homeclaw-onnx.json"
+_MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 ONNX_FORMAT = 1
 PROBES = (
     "what's the weather in Paris tomorrow?",
@@ -193,7 +194,7 @@ class OnnxEmbedder:
             encoded = self._tokenizer.encode_batch(batch)
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            feeds = dict(zip(_MODEL_INPUTS, (ids, mask, np.zeros_like(ids)), strict=True))
             hidden = self._session.run(None, {k: feeds[k] for k in self._inputs})[0]
             if self.info.pooling == "cls":
                 pooled = hidden[:, 0]
@@ -271,18 +272,18 @@ def _write_onnx_model(transformer: Any, tokenizer: Any, path: Path) -> None:
 
     import torch
 
+    # BERT-style models take token_type_ids; MPNet, RoBERTa and others have none.
+    names = [n for n in _MODEL_INPUTS if n in tokenizer.model_input_names]
+
     class _Wrapped(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
+        def forward(self, *inputs: Any) -> Any:
+            return self.inner(**dict(zip(names, inputs, strict=True))).last_hidden_state
 
     sample = tokenizer(list(PROBES[:2]), padding=True, return_tensors="pt")
-    names = ["input_ids", "attention_mask", "token_type_ids"]
     axes = {0: "batch", 1: "tokens"}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")

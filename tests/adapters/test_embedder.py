@@ -72,3 +72,43 @@ def test_bundled_model_resolves_to_the_package_folder() -> None:
     assert (path / "model.safetensors").is_file()
     assert embedder.resolve_model_path("sentence-transformers/all-MiniLM-L6-v2") == str(path)
     assert embedder.resolve_model_path("no-such-model-here") == "no-such-model-here"
+
+
+@pytest.mark.slow
+def test_a_model_without_token_type_ids_gets_its_onnx_twin_too(tmp_path: Path) -> None:
+    """MPNet, RoBERTa and E5-style models take no token_type_ids; their export must not ask
+    for one, or every query of `embedding.model: all-mpnet-base-v2` would load torch."""
+    import shutil
+
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer import modules as models
+    from transformers import MPNetConfig, MPNetModel
+
+    folder = tmp_path / "tiny-mpnet"
+    bundled = Path(embedder.resolve_model_path("all-MiniLM-L6-v2"))
+    config = MPNetConfig(
+        vocab_size=30527,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+    )
+    MPNetModel(config).save_pretrained(folder)
+    for name in ("tokenizer.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(bundled / name, folder / name)
+    (folder / "tokenizer_config.json").write_text(
+        '{"tokenizer_class": "BertTokenizer", "do_lower_case": true,'
+        ' "model_input_names": ["input_ids", "attention_mask"]}',
+        encoding="utf-8",
+    )
+    transformer = models.Transformer(str(folder), max_seq_length=64)
+    assert "token_type_ids" not in transformer.tokenizer.model_input_names
+    pooling = models.Pooling(transformer.get_embedding_dimension(), "mean")
+    SentenceTransformer(modules=[transformer, pooling], device="cpu").save(str(tmp_path / "st"))
+
+    reference = embedder.sentence_transformer(str(tmp_path / "st"))
+    assert embedder.export_onnx(reference, tmp_path / "models")
+    twin = embedder.load_onnx(tmp_path / "models", str(tmp_path / "st"))
+    assert twin is not None
+    texts = TEXTS[:3]
+    assert np.abs(twin.embed(texts) - reference.embed(texts)).max() < 1e-4
