@@ -1,6 +1,7 @@
 """Index and retrieval performance: sync throughput, no-change sync, warm and cold query latency.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_index.py [--sizes 100,1000,10000]
+        [--model DIR]
 
 Plugins are clones of the 80 eval-set manifests (benchmarks/retrieval/plugins) with numbered
 ids. The full-sync figure uses the real model end to end. To build the larger indexes in
@@ -46,6 +47,7 @@ QUERIES = [
 
 
 EXAMPLES = REPO / "benchmarks" / "retrieval" / "examples.yaml"
+MODEL_ENV = "HOMECLAW_EMBEDDING__MODEL"
 
 
 def make_plugins(root: Path, count: int, *, examples: bool = True) -> None:
@@ -68,6 +70,8 @@ def make_plugins(root: Path, count: int, *, examples: bool = True) -> None:
 
 def settings_for(home: Path, plugins: Path) -> Any:
     env = {"HOMECLAW_HOME": str(home), "HOMECLAW_NO_BUNDLED": "1", "HF_HUB_OFFLINE": "1"}
+    if MODEL_ENV in os.environ:  # --model, also seen by the cold CLI runs
+        env[MODEL_ENV] = os.environ[MODEL_ENV]
     return load_settings(env=env, extra_plugin_dirs=[plugins], cwd=home)
 
 
@@ -255,7 +259,10 @@ def main() -> None:
     parser.add_argument(
         "--no-examples", action="store_true", help="clones without examples.yaml's examples"
     )
+    parser.add_argument("--model", help="another embedding.model than the default")
     args = parser.parse_args()
+    if args.model:
+        os.environ[MODEL_ENV] = args.model
     work = Path(tempfile.mkdtemp(prefix="homeclaw-bench-"))
     try:
         print(f"cpus: {os.cpu_count()}, python {sys.version.split()[0]}")
