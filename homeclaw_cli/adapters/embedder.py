@@ -35,8 +35,8 @@ else:
 
 BUNDLED_MODEL_ALIASES = ("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")
 ONNX_META = "homeclaw-onnx.json"
-_MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 ONNX_FORMAT = 1
+_MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 PROBES = (
     "what's the weather in Paris tomorrow?",
     "envoie un message à Anna",
