@@ -36,6 +36,8 @@ else:
 BUNDLED_MODEL_ALIASES = ("all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2")
 ONNX_META = "homeclaw-onnx.json"
 ONNX_FORMAT = 1
+ONNX_FILE = "model.onnx"
+INT8_FILE = "model.int8.onnx"  # the query-only copy (adapters/int8_twin.py)
 _MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 PROBES = (
     "what's the weather in Paris tomorrow?",
@@ -80,7 +82,7 @@ def model_slug(model_name: str) -> str:
 
 _LOCK = threading.Lock()
 _ST_CACHE: dict[str, SentenceTransformerEmbedder] = {}
-_ONNX_CACHE: dict[Path, OnnxEmbedder] = {}
+_ONNX_CACHE: dict[Path, OnnxEmbedder] = {}  # by model file
 
 
 class SentenceTransformerEmbedder:
@@ -160,7 +162,7 @@ class OnnxInfo:
 class OnnxEmbedder:
     """The same network as SentenceTransformerEmbedder, run by onnxruntime (no torch)."""
 
-    def __init__(self, folder: Path, info: OnnxInfo) -> None:
+    def __init__(self, folder: Path, info: OnnxInfo, file: str = ONNX_FILE) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -172,7 +174,7 @@ class OnnxEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = ort.InferenceSession(
-            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+            str(folder / file), options, providers=["CPUExecutionProvider"]
         )
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -214,24 +216,33 @@ def onnx_dir(models_dir: Path, model_name: str) -> Path:
     return models_dir / model_slug(model_name)
 
 
-def load_onnx(models_dir: Path, model_name: str) -> OnnxEmbedder | None:
-    """The exported twin of `model_name`, or None when there is none (or it is unusable)."""
+def load_onnx(models_dir: Path, model_name: str, *, int8: bool = False) -> OnnxEmbedder | None:
+    """The exported twin of `model_name` (its int8 copy when asked and there is one), or None
+    when there is none (or it is unusable)."""
     folder = onnx_dir(models_dir, model_name)
+    file = INT8_FILE if int8 and (folder / INT8_FILE).is_file() else ONNX_FILE
     with _LOCK:
-        if folder in _ONNX_CACHE:
-            return _ONNX_CACHE[folder]
+        if folder / file in _ONNX_CACHE:
+            return _ONNX_CACHE[folder / file]
         try:
             meta = json.loads((folder / ONNX_META).read_text(encoding="utf-8"))
             if meta.get("format") != ONNX_FORMAT or meta.get("model") != model_name:
                 return None
             info = OnnxInfo(model_name, int(meta["dimension"]), meta["pooling"], meta["max_length"])
-            embedder = OnnxEmbedder(folder, info)
+            embedder = OnnxEmbedder(folder, info, file)
         except (OSError, ValueError, KeyError, ImportError):
             return None
         except Exception:  # onnxruntime raises its own types for a corrupt file
             return None
-        _ONNX_CACHE[folder] = embedder
+        _ONNX_CACHE[folder / file] = embedder
         return embedder
+
+
+def forget_onnx(folder: Path) -> None:
+    """Drop the loaded twins of `folder` (after it was rewritten)."""
+    with _LOCK:
+        for path in [p for p in _ONNX_CACHE if p.parent == folder]:
+            _ONNX_CACHE.pop(path, None)
 
 
 def stack_vectors(rows: Sequence[Any]) -> Vectors:
@@ -252,9 +263,13 @@ def sentence_transformer(model_name: str, batch_size: int = 64) -> SentenceTrans
         return embedder
 
 
-def query_embedder(models_dir: Path, model_name: str, batch_size: int = 64) -> Embedder:
-    """The fastest embedder that gives the index's vectors: ONNX when exported, else torch."""
-    return load_onnx(models_dir, model_name) or sentence_transformer(model_name, batch_size)
+def query_embedder(
+    models_dir: Path, model_name: str, batch_size: int = 64, *, int8: bool = False
+) -> Embedder:
+    """The fastest embedder that gives the index's vectors: ONNX when exported (its int8 copy
+    with `int8`, when there is one), else torch."""
+    twin = load_onnx(models_dir, model_name, int8=int8)
+    return twin or sentence_transformer(model_name, batch_size)
 
 
 def _pooling_mode(model: Any) -> str | None:
@@ -316,7 +331,7 @@ def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> boo
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        _write_onnx_model(transformer, tokenizer, tmp / "model.onnx")
+        _write_onnx_model(transformer, tokenizer, tmp / ONNX_FILE)
         tokenizer.backend_tokenizer.save(str(tmp / "tokenizer.json"))
         info = OnnxInfo(reference.model_name, reference.dimension, mode, int(model.max_seq_length))
         meta = {
@@ -332,8 +347,7 @@ def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> boo
             return False
         shutil.rmtree(final, ignore_errors=True)
         tmp.rename(final)
-        with _LOCK:
-            _ONNX_CACHE.pop(final, None)
+        forget_onnx(final)
         return True
     except Exception:  # export is an optimisation: any failure leaves the torch path
         if os.environ.get("HOMECLAW_DEBUG_ONNX"):

@@ -107,6 +107,7 @@ class RetrievalService:
                 models_dir(self.settings),
                 self.settings.embedding.model,
                 self.settings.embedding.batch_size,
+                int8=self.settings.embedding.int8_queries,
             )
         vector: list[float] = self._embedder.embed([query])[0].tolist()
         return vector

@@ -262,6 +262,11 @@ def sync(
                 if generation:
                     errors = [e for e in report.errors if e.startswith("plugin ")]
                     fp.save_state(settings, fingerprint, generation, len(plan.rows), errors)
+        if settings.embedding.int8_queries:
+            from homeclaw_cli.adapters.int8_twin import ensure_int8_twin
+
+            warning = ensure_int8_twin(models_dir(settings), settings.embedding.model)
+            report.warnings.extend([warning] if warning else [])
     report.seconds = time.perf_counter() - started
     return report
 

@@ -112,3 +112,34 @@ def test_a_model_without_token_type_ids_gets_its_onnx_twin_too(tmp_path: Path) -
     assert twin is not None
     texts = TEXTS[:3]
     assert np.abs(twin.embed(texts) - reference.embed(texts)).max() < 1e-4
+
+
+@pytest.mark.slow
+def test_int8_copy_is_close_to_the_float_twin_and_only_kept_when_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.adapters import int8_twin
+
+    models = tmp_path / "models"
+    assert embedder.export_onnx(embedder.sentence_transformer("all-MiniLM-L6-v2"), models)
+    folder = embedder.onnx_dir(models, "all-MiniLM-L6-v2")
+    monkeypatch.setattr(int8_twin, "MIN_COSINE", 1.01)  # no copy is that close
+    warning = int8_twin.ensure_int8_twin(models, "all-MiniLM-L6-v2")
+    assert warning and "strays from the float model" in warning
+    assert sorted(p.name for p in folder.iterdir()) == [
+        embedder.ONNX_META,
+        "model.onnx",
+        "tokenizer.json",
+    ]
+    assert embedder.load_onnx(models, "all-MiniLM-L6-v2", int8=True) is (
+        embedder.load_onnx(models, "all-MiniLM-L6-v2")
+    )  # no copy: queries stay float
+
+    monkeypatch.setattr(int8_twin, "MIN_COSINE", 0.85)
+    assert int8_twin.ensure_int8_twin(models, "all-MiniLM-L6-v2") is None
+    assert (folder / embedder.INT8_FILE).is_file()
+    float_twin = embedder.load_onnx(models, "all-MiniLM-L6-v2")
+    int8 = embedder.query_embedder(models, "all-MiniLM-L6-v2", int8=True)
+    assert int8 is not float_twin and float_twin is not None
+    cosines = (int8.embed(TEXTS) * float_twin.embed(TEXTS)).sum(axis=1)
+    assert cosines.min() > 0.85 and cosines.max() < 1.0

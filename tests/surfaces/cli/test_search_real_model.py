@@ -74,3 +74,24 @@ def test_sync_then_search_and_eval_with_the_real_model(
     lifted = [c for c in weak["candidates"] if "only a weak keyword match" in c["reason"]]
     assert lifted and all(not c["kept"] and c["score"] >= 0.2 for c in lifted)
     assert all(c["keyword_score"] < 3 for c in lifted)
+
+
+@pytest.mark.slow
+def test_int8_queries_sync_writes_the_copy_and_search_uses_it(run_cli: Any, hc_home: Path) -> None:
+    env = {
+        "HOMECLAW_NO_BUNDLED": "1",
+        "HOMECLAW_PLUGINS_PATH": str(PLUGINS),
+        "HOMECLAW_EMBEDDING__INT8_QUERIES": "true",
+    }
+    synced = run_cli("sync", "--json", env=env, timeout=300)
+    assert synced.returncode == 0, synced.stderr
+    assert not payload(synced)["warnings"]
+    twin = hc_home / "data" / "models" / "all-minilm-l6-v2"
+    assert (twin / "model.int8.onnx").is_file() and (twin / "model.onnx").is_file()
+    (twin / "model.int8.onnx").unlink()
+    again = payload(run_cli("sync", "--json", env=env))  # nothing changed: only the copy
+    assert again["unchanged"] == 80 and not again["model_loaded"]
+    assert (twin / "model.int8.onnx").is_file()
+    found = run_cli("plugin", "search", "will it rain in berlin tomorrow", "--json", env=env)
+    assert found.returncode == 0, found.stderr
+    assert payload(found)["hits"][0]["id"] == "weather-openmeteo"
