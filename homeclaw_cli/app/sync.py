@@ -228,18 +228,7 @@ def sync(
     wanted: list[SyncKind] = [k for k in KINDS if k in set(kinds)]
     store = open_store(settings)
     if check:
-        for kind in wanted:
-            source = example_source(context)
-            if _unchanged_plugins(settings, store, kind, report, full=full, source=source) is None:
-                continue
-            plan = _make_plan(
-                context, store, kind, full=full, refresh_test=False, report=report, source=source
-            )
-            if plan.text_index_stale and not plan.report.stale:
-                plan.report.rebuilt = "full-text index out of date"
-            elif plan.snapshot_missing and not plan.report.stale:
-                plan.report.rebuilt = "query snapshot missing"
-            _merge(report, plan.report)
+        _check(settings, context, store, wanted, report, full=full)
         report.seconds = time.perf_counter() - started
         return report
     with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
@@ -263,12 +252,40 @@ def sync(
                     errors = [e for e in report.errors if e.startswith("plugin ")]
                     fp.save_state(settings, fingerprint, generation, len(plan.rows), errors)
         if settings.embedding.int8_queries:
-            from homeclaw_cli.adapters.int8_twin import ensure_int8_twin
-
-            warning = ensure_int8_twin(models_dir(settings), settings.embedding.model)
-            report.warnings.extend([warning] if warning else [])
+            _ensure_int8_queries(settings, report)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _check(
+    settings: Settings,
+    context: AppContext,
+    store: VectorStore,
+    wanted: list[SyncKind],
+    report: SyncReport,
+    *,
+    full: bool,
+) -> None:
+    """`sync --check`: what a sync would change, written into `report`; nothing is written."""
+    for kind in wanted:
+        source = example_source(context)
+        if _unchanged_plugins(settings, store, kind, report, full=full, source=source) is None:
+            continue
+        plan = _make_plan(
+            context, store, kind, full=full, refresh_test=False, report=report, source=source
+        )
+        if plan.text_index_stale and not plan.report.stale:
+            plan.report.rebuilt = "full-text index out of date"
+        elif plan.snapshot_missing and not plan.report.stale:
+            plan.report.rebuilt = "query snapshot missing"
+        _merge(report, plan.report)
+
+
+def _ensure_int8_queries(settings: Settings, report: SyncReport) -> None:
+    from homeclaw_cli.adapters.int8_twin import ensure_int8_twin
+
+    warning = ensure_int8_twin(models_dir(settings), settings.embedding.model)
+    report.warnings.extend([warning] if warning else [])
 
 
 def _unchanged_plugins(

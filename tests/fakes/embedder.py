@@ -77,12 +77,14 @@ def install(target: Any, models: FakeModels | None = None) -> FakeModels:
 
     models = models or FakeModels()
 
-    def query_embedder(models_dir: Path, model_name: str, batch_size: int = 64) -> FakeEmbedder:
+    def query_embedder(
+        models_dir: Path, model_name: str, batch_size: int = 64, *, int8: bool = False
+    ) -> FakeEmbedder:
         return models.get(model_name)
 
     target.setattr(embedder, "sentence_transformer", models.get)
     target.setattr(embedder, "query_embedder", query_embedder)
-    target.setattr(embedder, "load_onnx", lambda models_dir, model_name: None)
+    target.setattr(embedder, "load_onnx", lambda models_dir, model_name, int8=False: None)
     target.setattr(embedder, "export_onnx", lambda reference, models_dir: True)
     return models
 
