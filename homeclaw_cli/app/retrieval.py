@@ -41,6 +41,8 @@ EXPLAINED = 8
 # Each clause of a two-need request adds its best few candidates (more adds noise: a stray
 # word of one clause, "drive", lifts an unrelated plugin).
 CLAUSE_TOP = 1
+# How far under the request's best a clause's best may rank (see _keep_best).
+CLAUSE_STEP = 0.001
 
 
 class RetrievalService:
@@ -312,11 +314,21 @@ def _mark_complete(
 
 def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: str) -> None:
     """A clause's candidates join the request's: each id keeps its better score and its
-    smaller gap to the best match of a search (see Candidate.gap)."""
+    smaller gap to the best match of a search (see Candidate.gap).
+
+    A clause is shorter than the request, so its scores run higher: a clause's candidate ranks
+    at most just under the request's own best (Candidate.ceiling); it is still cut by its own
+    score. Otherwise a one-need request that only reads like two ("I'm planning a trip to
+    Germany and I want to know about the airport") ranks first whatever its context clause
+    finds."""
     _set_gaps(into, method)
     _set_gaps(other, method)
+    top = max((c.rank(method) for c in into.values() if c.status == "ok"), default=None)
     for item, cand in other.items():
         mine = into.get(item)
+        if top is not None:
+            below = top - (cand.gap or 0.0) - CLAUSE_STEP
+            cand.ceiling = below if mine is None else max(below, mine.rank(method))
         if mine is None:
             into[item] = cand
             continue

@@ -177,11 +177,18 @@ class Candidate:
     gap: float | None = None
     bonus: float = 0.0  # the query names it (see name_bonus)
     complete: bool = False  # every meaningful word of the request is in its text
+    # Found by one clause of a request: the highest place it may rank (see app/retrieval.py).
+    ceiling: float | None = None
 
     def final(self, method: str) -> float:
-        """The score it is ranked and cut by under `method`."""
+        """The score it is cut by under `method`."""
         extra = self.bonus if method == "hybrid" else 0.0
         return final_score(method, self.dense, self.keyword) + extra
+
+    def rank(self, method: str) -> float:
+        """The score it is ranked by: the final one, under its ceiling when it has one."""
+        score = self.final(method)
+        return score if self.ceiling is None else min(score, self.ceiling)
 
     def admission(self, method: str) -> float:
         """The score the threshold is checked against: the final one, less a keyword bonus
@@ -251,15 +258,12 @@ def rank_candidates(
     max_in_prompt: int,
     margin: float = RELATIVE_MARGIN,
 ) -> tuple[list[RetrievalHit], list[RetrievalHit]]:
-    """(kept hits best first, every candidate with its reason), ranked by the final score."""
-    scored = sorted(
-        candidates,
-        key=lambda c: (-c.final(method), c.id),
-    )
+    """(kept hits best first, every candidate with its reason), ranked by Candidate.rank."""
+    scored = sorted(candidates, key=lambda c: (-c.rank(method), c.id))
     everything: list[RetrievalHit] = []
     kept: list[RetrievalHit] = []
     usable = [c.final(method) for c in scored if c.status == "ok"]
-    floor = max(threshold, (usable[0] - margin) if usable else threshold)
+    floor = max(threshold, (max(usable) - margin) if usable else threshold)
     for position, cand in enumerate(scored, start=1):
         score = cand.final(method)
         if cand.status != "ok":

@@ -59,6 +59,17 @@ def test_a_complete_keyword_match_lifts_over_the_threshold() -> None:
     assert reasons["disk-usage"] == "below threshold: only a weak keyword match lifts it over"
 
 
+def test_a_ceiling_places_a_candidate_but_its_own_score_is_cut() -> None:
+    # a clause's best (0.7 on its clause) ranks under the request's best (0.3) and is kept by
+    # its own score, though its place is under the threshold
+    request_best = Candidate("airports", {}, dense=0.3, gap=0.0)
+    clause_best = Candidate("trips", {}, dense=0.7, ceiling=0.15, gap=0.0)
+    kept, everything = _rank([clause_best, request_best])
+    assert [h.id for h in kept] == ["airports", "trips"]
+    assert [h.score for h in everything] == [0.3, 0.7]
+    assert clause_best.rank("hybrid") == 0.15 and clause_best.final("hybrid") == 0.7
+
+
 def test_threshold_margin_and_top_k_reasons() -> None:
     cands = [Candidate(f"p{i}", {}, dense=0.6 - i * 0.02) for i in range(6)]
     cands += [Candidate("far", {}, dense=0.6 - RELATIVE_MARGIN - 0.05)]

@@ -127,3 +127,30 @@ def test_a_two_need_request_offers_both_plugins(cli: Any, index_env: dict[str, A
     query = "rain forecast for Paris and set a countdown timer for ten minutes"
     hits = [h["id"] for h in payload(cli("plugin", "search", query, "--json"))["hits"]]
     assert {"weather", "timer"} <= set(hits[:3])
+
+
+def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    """ "I'm planning a trip to Germany" matches the trip planner better on its own than the
+    whole request matches anything, yet the request asks about an airport: the airport plugin
+    ranks first, and the trip planner, best of its clause, is still offered next to it."""
+    from tests.fakes.index import write_plugin
+
+    write_plugin(
+        index_env["plugins"],
+        "airports",
+        "Airports",
+        "The name, website and runways of an airport from its ICAO code.",
+    )
+    write_plugin(index_env["plugins"], "trips", "Trips", "Planning a trip to Germany or anywhere.")
+    cli("sync")
+    query = (
+        "I'm planning a trip to Germany and I want the website of the airport with ICAO code EDDF"
+    )
+    data = payload(cli("plugin", "search", query, "--explain", "--json"))
+    hits = [h["id"] for h in data["hits"]]
+    assert hits[:2] == ["airports", "trips"]
+    trips = next(c for c in data["candidates"] if c["id"] == "trips")
+    airports = next(c for c in data["candidates"] if c["id"] == "airports")
+    assert trips["score"] > airports["score"]  # its clause's score, which the cut uses
