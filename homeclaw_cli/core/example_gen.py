@@ -21,7 +21,7 @@ from homeclaw_cli.core.json_strings import json_strings
 from homeclaw_cli.core.ports import ChatMessage
 
 # Bumped when the prompt changes in a way that should regenerate every cached example.
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
 MIN_EXAMPLE_CHARS = MIN_CHARS
 MAX_EXAMPLE_CHARS = MAX_CHARS
 _MAX_TEXT = 600  # descriptor text beyond this adds prompt time, not better requests
@@ -93,11 +93,20 @@ What it does: High and low tide times for coastal stations.
 Function: Tide times: the next high and low tides at a station.
 Inputs: station (string, required): coastal town or station name; days (number, optional)"""
 
-_DEMO_ANSWER = """1. when is high tide in Brest tomorrow?
-2. tide times for Cape Cod this weekend
-3. Is the water going out at Whitstable right now? Want to walk the beach
-4. low tide st malo
-5. I'm kayaking near Tofino on Saturday morning, when's the tide lowest?"""
+# Mostly situational, as requests to a plugin store read: measured against a mix of short
+# and long ones in benchmarks/EXPAND.md ("The prompt").
+_DEMO_ANSWER = "\n".join(
+    (
+        "1. when is high tide in Brest tomorrow?",
+        "2. I'm kayaking near Tofino on Saturday morning and don't want to fight the current."
+        " When is the tide lowest?",
+        "3. We're taking the kids rock pooling at Whitstable this weekend, can you tell me when"
+        " the water goes out?",
+        "4. low tide st malo",
+        "5. My boat is moored in Cape Cod harbor and I need to know if there is enough water to"
+        " leave at 7am.",
+    )
+)
 
 
 def _describe(target: ExampleTarget) -> str:
@@ -126,10 +135,11 @@ def _param(param: ParamInfo) -> str:
 
 def _ask(count: int) -> str:
     return (
-        f"Write {count} different messages a user might send that this tool answers. Mix "
-        "them: some short and casual (a few words, lower case, no question mark), some full "
-        "sentences that give a reason or context. Use concrete, realistic values. Do not name "
-        "the tool or its inputs. Reply with a numbered list only, one message per line."
+        f"Write {count} different messages a user might send that this tool answers, each "
+        "about a different use of it. Most should be full sentences in which the user says "
+        "what they are doing or why, then asks; one or two short and casual (a few words, "
+        "lower case). Use concrete, realistic values. Do not name the tool or its inputs. "
+        "Reply with a numbered list only, one message per line."
     )
 
 
