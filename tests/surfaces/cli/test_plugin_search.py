@@ -132,9 +132,9 @@ def test_a_two_need_request_offers_both_plugins(cli: Any, index_env: dict[str, A
 def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
     cli: Any, index_env: dict[str, Any]
 ) -> None:
-    """ "I'm planning a trip to Germany" matches the trip planner better on its own than the
-    whole request matches anything, yet the request asks about an airport: the airport plugin
-    ranks first, and the trip planner, best of its clause, is still offered next to it."""
+    """The clause "I'm planning a trip to Germany" matches the trip planner better on its own
+    than the whole request matches anything, yet the request asks about an airport: the
+    airport plugin ranks first, and the trip planner, best of its clause, is offered next."""
     from tests.fakes.index import write_plugin
 
     write_plugin(
