@@ -326,13 +326,14 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
     top = max((c.rank(method) for c in into.values() if c.status == "ok"), default=None)
     for item, cand in other.items():
         mine = into.get(item)
-        if top is not None:
-            below = top - (cand.gap or 0.0) - CLAUSE_STEP
-            cand.ceiling = below if mine is None else max(below, mine.rank(method))
+        below = None if top is None else top - (cand.gap or 0.0) - CLAUSE_STEP
         if mine is None:
+            cand.ceiling = below
             into[item] = cand
             continue
         if cand.final(method) > mine.final(method):
+            # it takes the request's place: never under the rank the request gave it
+            cand.ceiling = None if below is None else max(below, mine.rank(method))
             cand.gap, mine = min(cand.gap or 0.0, mine.gap or 0.0), cand
             into[item] = cand
         mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
