@@ -1,7 +1,7 @@
 """Index and retrieval performance: sync throughput, no-change sync, warm and cold query latency.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_index.py [--sizes 100,1000,10000]
-        [--model DIR]
+        [--model DIR] [--int8-queries]
 
 Plugins are clones of the 80 eval-set manifests (benchmarks/retrieval/plugins) with numbered
 ids. The full-sync figure uses the real model end to end. To build the larger indexes in
@@ -47,7 +47,8 @@ QUERIES = [
 
 
 EXAMPLES = REPO / "benchmarks" / "retrieval" / "examples.yaml"
-MODEL_ENV = "HOMECLAW_EMBEDDING__MODEL"
+EMBEDDING_ENV = "HOMECLAW_EMBEDDING__"
+MODEL_ENV = f"{EMBEDDING_ENV}MODEL"
 
 
 def make_plugins(root: Path, count: int, *, examples: bool = True) -> None:
@@ -70,8 +71,8 @@ def make_plugins(root: Path, count: int, *, examples: bool = True) -> None:
 
 def settings_for(home: Path, plugins: Path) -> Any:
     env = {"HOMECLAW_HOME": str(home), "HOMECLAW_NO_BUNDLED": "1", "HF_HUB_OFFLINE": "1"}
-    if MODEL_ENV in os.environ:  # --model, also seen by the cold CLI runs
-        env[MODEL_ENV] = os.environ[MODEL_ENV]
+    # --model and --int8-queries, also seen by the cold CLI runs
+    env.update({k: v for k, v in os.environ.items() if k.startswith(EMBEDDING_ENV)})
     return load_settings(env=env, extra_plugin_dirs=[plugins], cwd=home)
 
 
@@ -146,6 +147,10 @@ def build_index(count: int, work: Path, examples: bool) -> tuple[Any, Path, Path
     finally:
         embedder.sentence_transformer = original
     embedder.export_onnx(real, settings.data_dir / "models")  # the clone's vectors are not real
+    if settings.embedding.int8_queries:
+        from homeclaw_cli.adapters.int8_twin import ensure_int8_twin
+
+        ensure_int8_twin(settings.data_dir / "models", settings.embedding.model)
     return settings, home, plugins
 
 
@@ -260,9 +265,12 @@ def main() -> None:
         "--no-examples", action="store_true", help="clones without examples.yaml's examples"
     )
     parser.add_argument("--model", help="another embedding.model than the default")
+    parser.add_argument("--int8-queries", action="store_true", help="embedding.int8_queries: true")
     args = parser.parse_args()
     if args.model:
         os.environ[MODEL_ENV] = args.model
+    if args.int8_queries:
+        os.environ[f"{EMBEDDING_ENV}INT8_QUERIES"] = "true"
     work = Path(tempfile.mkdtemp(prefix="homeclaw-bench-"))
     try:
         print(f"cpus: {os.cpu_count()}, python {sys.version.split()[0]}")
