@@ -97,15 +97,17 @@ class ExpandReport:
 
 
 def plugin_targets(entry: PluginEntry) -> ItemTargets:
-    """One target per capability the author wrote no examples for."""
+    """One target per capability the author wrote no examples for. The plugin's own examples
+    speak for its capability when it has only one."""
     manifest = entry.manifest
     description = manifest.description
     if manifest.description_long:
         description = f"{description} {manifest.description_long}"
     targets: dict[str, ExampleTarget] = {}
-    if manifest.examples and not manifest.capabilities:
-        return ItemTargets("plugin", manifest.id, targets)  # the author spoke for `run`
-    for cap in manifest.callable_capabilities():
+    capabilities = manifest.callable_capabilities()
+    if manifest.examples and len(capabilities) == 1:
+        return ItemTargets("plugin", manifest.id, targets)
+    for cap in capabilities:
         if manifest.capabilities and cap.examples:
             continue
         key = cap.id if manifest.capabilities else WHOLE_ITEM

@@ -253,6 +253,25 @@ def test_plugin_show_marks_generated_examples_and_sync_indexes_them(
     ]
 
 
+def test_plugin_examples_speak_for_its_only_capability(
+    cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
+) -> None:
+    one = [{"id": "convert", "name": "Convert", "description": "Convert a value."}]
+    two = [*one, {"id": "list_units", "name": "List units", "description": "Units it knows."}]
+    write_plugin(index_env["plugins"], "units", "Units", "Convert units.", capabilities=one)
+    write_plugin(index_env["plugins"], "sizes", "Sizes", "Clothing sizes.", capabilities=two)
+    for plugin in ("units", "sizes"):
+        path = index_env["plugins"] / plugin / "plugin.yaml"
+        manifest = yaml.safe_load(path.read_text())
+        path.write_text(yaml.safe_dump({**manifest, "examples": [f"{plugin} for my trip"]}))
+    script_many(fake_ollama)
+    expand = payload(cli("sync", "--expand", "--json", env=llm_env(fake_ollama)))["expand"]
+    assert expand["skipped_author"] == 1 and expand["generated"] == ITEMS + 1
+    prompts = [r["messages"][-1]["content"] for r in fake_ollama.chat_requests]
+    assert not any("Tool: Units" in p for p in prompts)
+    assert sum("Tool: Sizes" in p for p in prompts) == 2  # which capability is not said
+
+
 def test_explain_names_the_generated_example_that_matched(
     cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
 ) -> None:
