@@ -40,6 +40,7 @@ async def run_checks(context: AppContext) -> list[Check]:
         checks.append(_index_check(context))
     checks.append(_embedding_check(settings))
     checks.extend(_plugin_checks(context))
+    checks.append(_examples_check(context))
     return checks
 
 
@@ -205,6 +206,32 @@ def _plugin_checks(context: AppContext) -> list[Check]:
     checks.extend(_requirement_checks(context))
     checks.extend(_health_checks(context, list(registry.plugins)))
     return checks
+
+
+def _examples_check(context: AppContext) -> Check:
+    """Capabilities and skills with no example requests, from their author or generated: the
+    ones retrieval finds less often (benchmarks/EXPAND.md)."""
+    from homeclaw_cli.app.expand import collect, generated_examples
+    from homeclaw_cli.state.example_cache import ExampleCache
+
+    settings = context.settings
+    cache = ExampleCache.for_settings(settings)
+    missing = generated = 0
+    for item in collect(context, ("plugins", "skills")):
+        found = generated_examples(settings, item, cache) if item.targets else {}
+        generated += len(found)
+        missing += len(item.targets) - len(found)
+    made = f"{generated} written by the chat model"
+    if not missing:
+        where = f"({made})" if generated else "from their authors"
+        return Check("examples", "ok", f"every capability and skill has example requests {where}")
+    return Check(
+        "examples",
+        "warn",
+        f"{missing} capabilities or skills have no example requests ({made}): retrieval finds"
+        " them less often",
+        "run `homeclaw sync --expand` (the chat model writes them once; they are cached)",
+    )
 
 
 def _requirement_checks(context: AppContext) -> list[Check]:

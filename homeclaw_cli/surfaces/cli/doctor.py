@@ -26,7 +26,8 @@ def doctor(
     host: HostOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Check the LLM server, the model, the index, the embedding model and plugin health."""
+    """Check the LLM server, the model, the index, the embedding model, plugin health and
+    which capabilities have no example requests."""
     import asyncio
 
     from homeclaw_cli.app.doctor import run_checks

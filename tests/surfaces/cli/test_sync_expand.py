@@ -272,6 +272,24 @@ def test_plugin_examples_speak_for_its_only_capability(
     assert sum("Tool: Sizes" in p for p in prompts) == 2  # which capability is not said
 
 
+def test_doctor_counts_what_has_no_examples_until_expand_writes_them(
+    cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.add_model("tiny:1b")
+
+    def examples_check() -> dict[str, Any]:
+        checks = payload(cli("doctor", "--json", env=llm_env(fake_ollama)))
+        return next(c for c in checks if c["name"] == "examples")
+
+    before = examples_check()
+    assert before["status"] == "warn" and before["detail"].startswith(f"{ITEMS} capabilities")
+    assert "homeclaw sync --expand" in before["fix"]
+    script_many(fake_ollama)
+    assert cli("sync", "--expand", env=llm_env(fake_ollama)).exit_code == 0
+    after = examples_check()
+    assert after["status"] == "ok" and f"({ITEMS} written by the chat model)" in after["detail"]
+
+
 def test_explain_names_the_generated_example_that_matched(
     cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
 ) -> None:
