@@ -269,7 +269,7 @@ def test_plugin_examples_speak_for_its_only_capability(
     assert expand["skipped_author"] == 1 and expand["generated"] == ITEMS + 1
     prompts = [r["messages"][-1]["content"] for r in fake_ollama.chat_requests]
     assert not any("Tool: Units" in p for p in prompts)
-    assert sum("Tool: Sizes" in p for p in prompts) == 2  # which capability is not said
+    assert sum("Tool: Sizes" in p for p in prompts) == 2  # its examples name neither of two
 
 
 def test_doctor_counts_what_has_no_examples_until_expand_writes_them(
