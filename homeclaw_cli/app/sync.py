@@ -232,8 +232,8 @@ def sync(
         report.seconds = time.perf_counter() - started
         return report
     with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
+        source = example_source(context)
         for kind in wanted:
-            source = example_source(context)
             fingerprint = _unchanged_plugins(
                 settings, store, kind, report, full=full, source=source
             )
@@ -267,8 +267,8 @@ def _check(
     full: bool,
 ) -> None:
     """`sync --check`: what a sync would change, written into `report`; nothing is written."""
+    source = example_source(context)
     for kind in wanted:
-        source = example_source(context)
         if _unchanged_plugins(settings, store, kind, report, full=full, source=source) is None:
             continue
         plan = _make_plan(
