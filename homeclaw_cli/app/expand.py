@@ -29,7 +29,7 @@ from homeclaw_cli.core.example_gen import (
     parse_examples,
     reply_token_cap,
 )
-from homeclaw_cli.core.examples import Example
+from homeclaw_cli.core.examples import Example, capabilities_without_examples
 from homeclaw_cli.core.ports import LLM
 from homeclaw_cli.errors import HomeclawError, NotFoundError, UnavailableError
 from homeclaw_cli.settings import Settings
@@ -97,19 +97,14 @@ class ExpandReport:
 
 
 def plugin_targets(entry: PluginEntry) -> ItemTargets:
-    """One target per capability the author wrote no examples for. The plugin's own examples
-    speak for its capability when it has only one."""
+    """One target per capability the author wrote no examples for
+    (core.examples.capabilities_without_examples)."""
     manifest = entry.manifest
     description = manifest.description
     if manifest.description_long:
         description = f"{description} {manifest.description_long}"
     targets: dict[str, ExampleTarget] = {}
-    capabilities = manifest.callable_capabilities()
-    if manifest.examples and len(capabilities) == 1:
-        return ItemTargets("plugin", manifest.id, targets)
-    for cap in capabilities:
-        if manifest.capabilities and cap.examples:
-            continue
+    for cap in capabilities_without_examples(manifest):
         key = cap.id if manifest.capabilities else WHOLE_ITEM
         targets[key] = ExampleTarget(
             kind="plugin",

@@ -17,6 +17,9 @@ _SKILL_MD = """\
 name: {id}
 description: Greets a person by name (replace with what {id} does and when to use it).
 version: "0.1.0"
+# Requests people would type to reach this skill: they are embedded and searched, so write
+# them the way users do (terse ones too). 3-200 characters, at most 10.
+examples: ["say hi to Ada", "greet the new intern Sam"]
 # Its script only reads and prints, so homeclaw runs it without asking; drop this line when
 # a script changes files or state.
 effects: read

@@ -101,6 +101,13 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
     check.skill = skill
     apply_eligibility(skill, ctx)
     check.warnings.extend(f"{skill.skill_md}: {w}" for w in skill.warnings)
+    if not skill.examples:
+        check.warnings.append(
+            f"{skill.skill_md}: no example requests; retrieval finds a skill by its examples "
+            "more often than by its description (add `examples:` to the frontmatter with 3-5 "
+            "requests people would type, or run `homeclaw sync --expand` to have your chat "
+            "model write them)"
+        )
     for script in skill.scripts:
         path = skill.folder / "scripts" / script
         try:

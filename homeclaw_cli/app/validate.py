@@ -8,8 +8,14 @@ from typing import Any
 
 from homeclaw_cli.catalog.plugin_loader import LoadResult, is_plugin_folder, load_plugin
 from homeclaw_cli.catalog.registry import plugin_folders
-from homeclaw_cli.core.diagnostics import has_errors
+from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
+from homeclaw_cli.core.examples import capabilities_without_examples
 from homeclaw_cli.errors import missing_path
+
+_EXAMPLES_HINT = (
+    "add `examples:` with 3-5 requests people would type to reach {where}, or run "
+    "`homeclaw sync --expand` to have your chat model write them"
+)
 
 
 @dataclass
@@ -59,4 +65,40 @@ def validate_paths(paths: list[Path], *, strict: bool = False) -> ValidationRepo
         if not folders:
             results.append(load_plugin(path))  # reports "no manifest here"
         results.extend(load_plugin(folder) for folder in folders)
+    for result in results:
+        result.diagnostics.extend(examples_advice(result))
     return ValidationReport(results, strict)
+
+
+def examples_advice(result: LoadResult) -> list[Diagnostic]:
+    """A warning when no author example speaks for a capability: retrieval finds a plugin by
+    the requests its author wrote more often than by its description alone
+    (benchmarks/retrieval/RESULTS.md). Said by `plugin validate` only: `plugin show` lists the
+    examples sync --expand generated instead."""
+    manifest = result.manifest
+    if manifest is None or result.legacy or result.manifest_path is None:
+        return []  # a legacy config.yml has no place for examples
+    missing = capabilities_without_examples(manifest)
+    if not missing:
+        return []
+    where = "it"
+    if len(manifest.callable_capabilities()) == 1:
+        field, message = "examples", "no example requests"
+    else:
+        where = "each capability"
+        names = ", ".join(c.id for c in missing)
+        field = "capabilities"
+        message = f"{len(missing)} capabilities have no example requests ({names})"
+        if manifest.examples:
+            message += " (the plugin's own examples do not say which capability they are for)"
+    message += "; retrieval finds a plugin by its examples more often than by its description"
+    return [
+        Diagnostic(
+            "warning",
+            "examples-missing",
+            result.manifest_path,
+            message,
+            field=field,
+            hint=_EXAMPLES_HINT.format(where=where),
+        )
+    ]

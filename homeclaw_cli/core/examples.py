@@ -12,7 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from homeclaw_cli.core.manifest import Capability, PluginManifest
 
 MAX_EXAMPLES = 10
 MIN_CHARS = 3
@@ -108,3 +111,13 @@ def examples_hash(examples: list[Example]) -> str:
     """A short stable hash of `examples`, part of an index row's hash."""
     payload = json.dumps([e.to_json() for e in examples], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def capabilities_without_examples(manifest: PluginManifest) -> list[Capability]:
+    """The callable capabilities no author example speaks for. A capability's own examples
+    do; the plugin's own speak for its capability only when it has just one (with several they
+    do not say which one they are for)."""
+    capabilities = manifest.callable_capabilities()
+    if manifest.examples and len(capabilities) == 1:
+        return []
+    return [c for c in capabilities if not (manifest.capabilities and c.examples)]

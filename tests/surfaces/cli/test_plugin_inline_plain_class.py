@@ -39,6 +39,7 @@ def plain_plugin(root: Path, code: str) -> Path:
                 "id": "shout",
                 "name": "Shout",
                 "description": "Upper-case the text.",
+                "examples": ["shout hello at me"],
                 "parameters": [{"name": "text", "type": "string", "required": True}],
             }
         ],

@@ -24,6 +24,7 @@ capabilities:
   - id: greet
     name: Greet
     description: Say hello.
+    examples: [say hello to Ada]
     parameters:
       - name: who
         type: string
@@ -94,7 +95,7 @@ def test_schema_error_names_field_path_and_line(cli: Any, tmp_path: Path) -> Non
     assert code == 1
     error = only_plugin(report)["errors"][0]
     assert error["field"] == "capabilities[0].parameters[0].type"
-    assert error["line"] == 14
+    assert error["line"] == 15
     assert "'string'" in error["message"] and "'str'" in error["message"]
 
 
@@ -147,7 +148,7 @@ def test_duplicate_capability_ids(cli: Any, tmp_path: Path) -> None:
     code, report = validate_json(cli, folder)
     assert code == 1
     error = only_plugin(report)["errors"][0]
-    assert error["field"] == "capabilities[1].id" and error["line"] == 17
+    assert error["field"] == "capabilities[1].id" and error["line"] == 18
     assert "duplicate capability id 'greet'" in error["message"]
 
 
@@ -166,7 +167,7 @@ def test_default_must_match_parameter_type(cli: Any, tmp_path: Path) -> None:
     code, report = validate_json(cli, folder)
     assert code == 1
     error = only_plugin(report)["errors"][0]
-    assert error["field"] == "capabilities[0].parameters[0].default" and error["line"] == 16
+    assert error["field"] == "capabilities[0].parameters[0].default" and error["line"] == 17
     assert "is not a string" in error["message"]
 
 
@@ -318,15 +319,12 @@ def test_legacy_config_yml_plugin_loads_as_inline(cli: Any, tmp_path: Path) -> N
 def test_bundled_plugins_are_valid(cli: Any) -> None:
     from tests.conftest import REPO_ROOT
 
-    code, report = validate_json(cli, REPO_ROOT / "plugins", strict=False)
+    code, report = validate_json(cli, REPO_ROOT / "plugins", strict=True)
     assert code == 0, report
 
 
 def test_examples_errors_name_the_item_line_and_fix(cli: Any, tmp_path: Path) -> None:
-    text = VALID.replace(
-        "    description: Say hello.\n",
-        "    description: Say hello.\n    examples: [hi Bob, hi  bob, ok]\n",
-    )
+    text = VALID.replace("[say hello to Ada]", "[hi Bob, hi  bob, ok]")
     folder = write_plugin(
         tmp_path, text.replace("type: subprocess", "examples: x\ntype: subprocess")
     )
@@ -356,6 +354,7 @@ INLINE = """\
 id: shop
 name: Shop
 description: A shop.
+examples: [add milk to the shopping list]
 type: inline
 capabilities:
   - id: add-item
@@ -392,3 +391,36 @@ def test_strict_checks_an_inline_method_accepts_the_declared_parameters(
     else:
         assert result.exit_code == 1
         assert "capabilities[0].parameters" in result.stdout and problem in result.stdout
+
+
+def test_a_plugin_without_example_requests_is_warned_and_strict_fails_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    folder = write_plugin(tmp_path, VALID.replace("    examples: [say hello to Ada]\n", ""))
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    (warning,) = only_plugin(report)["warnings"]
+    assert (warning["code"], warning["field"]) == ("examples-missing", "examples")
+    assert "sync --expand" in warning["hint"]
+    assert validate_json(cli, folder, strict=True)[0] == 1
+
+
+def test_the_plugins_own_examples_speak_for_its_only_capability(cli: Any, tmp_path: Path) -> None:
+    text = VALID.replace("    examples: [say hello to Ada]\n", "")
+    folder = write_plugin(
+        tmp_path, text.replace("type: subprocess", "examples: [hi Ada]\ntype: subprocess")
+    )
+    code, report = validate_json(cli, folder, strict=True)
+    assert code == 0, report
+
+
+def test_capabilities_without_examples_are_named(cli: Any, tmp_path: Path) -> None:
+    two = VALID.replace("type: subprocess", "examples: [hi Ada]\ntype: subprocess") + (
+        "  - id: wave\n    name: Wave\n    description: Wave at someone.\n"
+    )
+    code, report = validate_json(cli, write_plugin(tmp_path, two))
+    assert code == 0
+    (warning,) = only_plugin(report)["warnings"]
+    assert warning["field"] == "capabilities"
+    assert "1 capabilities have no example requests (wave)" in warning["message"]
+    assert "do not say which capability" in warning["message"]

@@ -101,3 +101,18 @@ def test_misspelled_frontmatter_keys_get_a_did_you_mean(cli: Any, tmp_path: Path
     assert "`efects` (did you mean `effects`?)" in checked.stdout
     assert "author" not in checked.stdout  # a key of its own, not a typo
     assert cli("skill", "validate", str(typos), "--strict").exit_code == 1  # ...errors if strict
+
+
+def test_a_skill_without_example_requests_is_warned(cli: Any, tmp_path: Path) -> None:
+    skill = tmp_path / "tides"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: tides\ndescription: Tide times.\n---\nbody\n")
+    checked = cli("skill", "validate", str(skill))
+    assert checked.exit_code == 0
+    assert "SKILL.md: no example requests" in checked.stdout
+    assert "homeclaw sync --expand" in checked.stdout
+    assert cli("skill", "validate", str(skill), "--strict").exit_code == 1
+    (skill / "SKILL.md").write_text(
+        "---\nname: tides\ndescription: Tide times.\nexamples: [low tide in Brest]\n---\nbody\n"
+    )
+    assert cli("skill", "validate", str(skill), "--strict").exit_code == 0
