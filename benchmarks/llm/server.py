@@ -10,7 +10,7 @@ Library use (benchmarks, slow tests):
         llm.api_base                          # "http://127.0.0.1:PORT/v1"
         llm.homeclaw_env()                    # HOMECLAW_* variables pointing homeclaw at it
 
-CLI:  python benchmarks/llm/server.py [--port 8088] [--ctx-size 8192] [--quiet]
+CLI:  python benchmarks/llm/server.py [--port 8088] [--threads 2] [--ctx-size 8192] [--verbose]
       serves until Ctrl+C or SIGTERM, then stops cleanly.
 Needs `pip install xllamacpp` (imported only when a server starts).
 """
