@@ -39,6 +39,13 @@ class RetrievalSettings(Section):
         description="how example and capability vectors join the descriptor's score",
     )
     fusion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="for fusion: weighted")
+    fusion_centroid: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="for fusion: weighted, the share of the facet side taken by the mean of a "
+        "plugin's example and capability vectors (the rest: its best one)",
+    )
     name_bonus: float = Field(
         default=0.05,
         ge=0.0,

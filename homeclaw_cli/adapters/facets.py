@@ -33,11 +33,18 @@ class Fusion:
     none      the descriptor only
     max       the best of the descriptor and every facet
     centroid  the best of the descriptor and the mean of the facet vectors
-    weighted  (1 - weight) * descriptor + weight * max(descriptor, best facet)
+    weighted  (1 - weight) * descriptor + weight * facet side, where the facet side is
+              (1 - centroid) * max(descriptor, best facet)
+              + centroid * max(descriptor, mean of the facet vectors)
+
+    The best facet finds a request worded like one example; the mean stands for what all
+    the examples ask, so one stray example does not carry a plugin alone
+    (benchmarks/retrieval/RESULTS.md, "Fusion").
     """
 
     mode: FusionMode = "weighted"
     weight: float = 0.5
+    centroid: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -144,10 +151,7 @@ class FacetMatrix:
             fused, best = self.fuse(descriptor, query, fusion)
             return fused[rows], best[rows]
         best = self.best_of(rows, query)
-        lifted = np.maximum(descriptor[rows], best)
-        if fusion.mode == "max":
-            return lifted, best
-        return (1.0 - fusion.weight) * descriptor[rows] + fusion.weight * lifted, best
+        return _fused(descriptor[rows], best, self.centroid(query)[rows], fusion), best
 
     def fuse(self, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
         """(fused dense score per row, best facet score per row or -inf)."""
@@ -160,14 +164,27 @@ class FacetMatrix:
             return np.maximum(descriptor, centroid), centroid
         if self.rows <= SHORTLIST:
             best = self.best(query)
+            mean = self.centroid(query)
         else:
             rows = np.sort(np.argpartition(-descriptor, SHORTLIST)[:SHORTLIST])
             best = np.full(self.rows, -np.inf, dtype=np.float32)  # the rest: descriptor only
             best[rows] = self.best_of(rows, query)
-        lifted = np.maximum(descriptor, best)
-        if fusion.mode == "max":
-            return lifted, best
-        return (1.0 - fusion.weight) * descriptor + fusion.weight * lifted, best
+            mean = np.full(self.rows, -np.inf, dtype=np.float32)
+            mean[rows] = self.centroid(query)[rows]
+        return _fused(descriptor, best, mean, fusion), best
+
+
+def _fused(descriptor: Any, best: Any, mean: Any, fusion: Fusion) -> Any:
+    """The `max` or `weighted` score from each row's descriptor, best facet and facet mean
+    (-inf where a row has no facets)."""
+    import numpy as np
+
+    lifted = np.maximum(descriptor, best)
+    if fusion.mode == "max":
+        return lifted
+    if fusion.centroid:
+        lifted = (1.0 - fusion.centroid) * lifted + fusion.centroid * np.maximum(descriptor, mean)
+    return (1.0 - fusion.weight) * descriptor + fusion.weight * lifted
 
 
 def owner_layout(counts: list[int]) -> list[int]:

@@ -130,7 +130,7 @@ class RetrievalService:
         reader = self.reader(table)
         if method != "fts":
             self._check_model(reader, table)
-        fusion = Fusion(section.fusion, section.fusion_weight)
+        fusion = Fusion(section.fusion, section.fusion_weight, section.fusion_centroid)
         search = _Search(reader, table, method, pool, fusion)
         dense, keyword, vector = self._matches(search, query, timings)
         shared = functools.cache(lambda: _shared_name_words(search))

@@ -33,7 +33,10 @@ def test_best_facet_per_row_and_none_for_rows_without(matrix: FacetMatrix) -> No
         (Fusion("none"), [0.2, 0.5, 0.3]),
         (Fusion("max"), [1.0, 0.5, 0.7071]),
         (Fusion("centroid"), [0.7071, 0.5, 0.7071]),
-        (Fusion("weighted", 0.5), [0.6, 0.5, 0.5036]),
+        # row 0: 0.5 * 0.2 + 0.5 * (0.5 * best 1.0 + 0.5 * mean 0.7071)
+        (Fusion("weighted", 0.5), [0.5268, 0.5, 0.5036]),
+        (Fusion("weighted", 0.5, centroid=0.0), [0.6, 0.5, 0.5036]),  # the best facet only
+        (Fusion("weighted", 0.5, centroid=1.0), [0.4536, 0.5, 0.5036]),  # the mean only
     ],
 )
 def test_each_fusion_mode(matrix: FacetMatrix, fusion: Fusion, expected: list[float]) -> None:

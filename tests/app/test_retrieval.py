@@ -208,6 +208,30 @@ def test_example_vectors_lift_a_plugin_on_both_read_paths(
     assert fused[0].id == "units"
 
 
+@pytest.mark.parametrize("snapshots", [True, False])
+def test_the_mean_of_the_examples_shares_the_facet_side_on_both_read_paths(
+    index_env: dict[str, Any], snapshots: bool
+) -> None:
+    from tests.fakes.index import write_plugin
+
+    write_plugin(
+        index_env["plugins"], "units", "Units", "Length and mass conversion.",
+        examples=["how many inches is a foot", "convert 5 kg to pounds"],
+    )  # fmt: skip
+    sync(settings_for(index_env["home"], **{"index.snapshots": snapshots}))
+
+    def dense(share: float) -> float:
+        flags = {"index.snapshots": snapshots, "plugins.fusion_centroid": share}
+        found = RetrievalService(settings_for(index_env["home"], **flags))
+        hit = next(c for c in found.search_plugins("how many inches is a yard").candidates)
+        assert hit.id == "units" and hit.dense_score is not None
+        return hit.dense_score
+
+    best_only, mean_only, both = dense(0.0), dense(1.0), dense(0.5)
+    assert best_only > mean_only  # the request is worded like one example, not like both
+    assert both == pytest.approx((best_only + mean_only) / 2, abs=1e-5)
+
+
 def _name_bonus_of(hit: Any) -> float:
     from homeclaw_cli.core.retrieval import final_score
 
