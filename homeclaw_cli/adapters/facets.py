@@ -39,7 +39,7 @@ class Fusion:
 
     The best facet finds a request worded like one example; the mean stands for what all
     the examples ask, so one stray example does not carry a plugin alone
-    (benchmarks/retrieval/RESULTS.md, "Fusion").
+    (benchmarks/retrieval/RESULTS.md, "The facet side").
     """
 
     mode: FusionMode = "weighted"
