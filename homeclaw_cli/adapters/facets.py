@@ -125,6 +125,18 @@ class FacetMatrix:
             out[self.has] = np.asarray(self.centroids()) @ query
         return out
 
+    def centroid_of(self, rows: Any, query: Any) -> Any:
+        """The cosine of the mean facet vector of each of `rows` (-inf for rows without)."""
+        import numpy as np
+
+        at = np.searchsorted(self.has, rows)
+        at = np.minimum(at, max(len(self.has) - 1, 0))
+        found = (self.has[at] == rows) if len(self.has) else np.zeros(len(rows), dtype=bool)
+        out = np.full(len(rows), -np.inf, dtype=np.float32)
+        if found.any():
+            out[found] = np.asarray(self.centroids())[at[found]] @ query
+        return out
+
     def best_of(self, rows: Any, query: Any) -> Any:
         """The exact best facet cosine of each of `rows` (-inf for rows without facets)."""
         import numpy as np
@@ -151,7 +163,7 @@ class FacetMatrix:
             fused, best = self.fuse(descriptor, query, fusion)
             return fused[rows], best[rows]
         best = self.best_of(rows, query)
-        return _fused(descriptor[rows], best, self.centroid(query)[rows], fusion), best
+        return _fused(descriptor[rows], best, self.centroid_of(rows, query), fusion), best
 
     def fuse(self, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
         """(fused dense score per row, best facet score per row or -inf)."""
@@ -170,7 +182,7 @@ class FacetMatrix:
             best = np.full(self.rows, -np.inf, dtype=np.float32)  # the rest: descriptor only
             best[rows] = self.best_of(rows, query)
             mean = np.full(self.rows, -np.inf, dtype=np.float32)
-            mean[rows] = self.centroid(query)[rows]
+            mean[rows] = self.centroid_of(rows, query)
         return _fused(descriptor, best, mean, fusion), best
 
 
