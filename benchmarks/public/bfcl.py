@@ -9,10 +9,10 @@ functions its user offered and the ones a right answer calls. Pooled, the functi
 all 1,335 requests are a store of several hundred; each request must find its own among all.
 
 One plugin per function name, described by the first wording met: many requests reuse a
-function with its description reworded (nineteen wordings of get_current_weather, one of them
-in Vietnamese), and a store lists a function once. No word-overlap rule tells those apart from
-the few names that stand for unrelated functions (requests.get for seven services, `finish`
-for three), whose requests then read against another wording: label noise on 25 of the
+function with its description reworded (nineteen wordings of get_current_weather, uber.ride's
+in English and in Vietnamese), and a store lists a function once. No word-overlap rule tells
+those apart from the few names that stand for unrelated functions (requests.get for nine
+endpoints, `finish` for three), whose requests then read against another wording: label noise on 25 of the
 1,335 requests (they expect requests.get, finish, process_data, record, default_function or
 book_flight). A request expects the plugin of each function its answer calls.
 
