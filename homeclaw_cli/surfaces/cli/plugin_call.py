@@ -195,3 +195,5 @@ def _show_import(out: Output, report: ImportReport, *, dry_run: bool) -> None:
         out.warning(warning)
     verb = "would write" if dry_run else "wrote"
     out.info(f"{verb} {len(report.capabilities)} capabilities to {report.manifest_path}")
+    if report.capabilities and not dry_run:  # MCP tools carry no example requests
+        out.info("next: homeclaw sync --expand  (your chat model writes example requests for them)")

@@ -49,6 +49,7 @@ def test_import_maps_schemas_and_annotations_and_keeps_comments(cli: Any) -> Non
     folder = plugin_folder()
     result = cli("plugin", "mcp-import", str(folder), "--only", "lookup", "--only", "purge")
     assert result.exit_code == 0, result.output
+    assert "next: homeclaw sync --expand" in result.stderr
     text = (folder / "plugin.yaml").read_text()
     assert text.startswith("# Our team's test server. Keep this comment.\n")
     assert "# the fake server" in text and "# Hand-written, must survive the import." in text
