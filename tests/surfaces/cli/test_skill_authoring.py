@@ -82,18 +82,23 @@ def test_plugin_show_works_on_a_disabled_plugin(cli: Any, tmp_path: Path) -> Non
     assert cli(*cli_args, "plugin", "call", "tides", "greet").exit_code == 4
 
 
+def skill_folder(root: Path, name: str, frontmatter: str) -> Path:
+    """A skill folder whose SKILL.md has `name` and the given frontmatter lines."""
+    folder = root / name
+    folder.mkdir(exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\n{frontmatter}---\nbody\n")
+    return folder
+
+
 def test_misspelled_frontmatter_keys_get_a_did_you_mean(cli: Any, tmp_path: Path) -> None:
-    lost = tmp_path / "lost"
-    lost.mkdir()
-    (lost / "SKILL.md").write_text("---\nname: lost\ndescripton: Does things.\n---\nbody\n")
+    lost = skill_folder(tmp_path, "lost", "descripton: Does things.\n")
     result = cli("skill", "validate", str(lost))
     assert result.exit_code == 1
     assert "line 3 has `descripton`: rename it `description`" in result.stdout
-    typos = tmp_path / "typos"
-    typos.mkdir()
-    (typos / "SKILL.md").write_text(
-        "---\nname: typos\ndescription: Does things.\nlicence: MIT\nefects: read\n"
-        "author: me\n---\nbody\n"
+    typos = skill_folder(
+        tmp_path,
+        "typos",
+        "description: Does things.\nlicence: MIT\nefects: read\nauthor: me\n",
     )
     checked = cli("skill", "validate", str(typos))
     assert checked.exit_code == 0  # warnings only...
@@ -104,15 +109,11 @@ def test_misspelled_frontmatter_keys_get_a_did_you_mean(cli: Any, tmp_path: Path
 
 
 def test_a_skill_without_example_requests_is_warned(cli: Any, tmp_path: Path) -> None:
-    skill = tmp_path / "tides"
-    skill.mkdir()
-    (skill / "SKILL.md").write_text("---\nname: tides\ndescription: Tide times.\n---\nbody\n")
+    skill = skill_folder(tmp_path, "tides", "description: Tide times.\n")
     checked = cli("skill", "validate", str(skill))
     assert checked.exit_code == 0
     assert "SKILL.md: no example requests" in checked.stdout
     assert "homeclaw sync --expand" in checked.stdout
     assert cli("skill", "validate", str(skill), "--strict").exit_code == 1
-    (skill / "SKILL.md").write_text(
-        "---\nname: tides\ndescription: Tide times.\nexamples: [low tide in Brest]\n---\nbody\n"
-    )
+    skill_folder(tmp_path, "tides", "description: Tide times.\nexamples: [low tide in Brest]\n")
     assert cli("skill", "validate", str(skill), "--strict").exit_code == 0
