@@ -125,13 +125,20 @@ class FacetMatrix:
             out[self.has] = np.asarray(self.centroids()) @ query
         return out
 
-    def centroid_of(self, rows: Any, query: Any) -> Any:
-        """The cosine of the mean facet vector of each of `rows` (-inf for rows without)."""
+    def _positions(self, rows: Any) -> tuple[Any, Any]:
+        """(position in `has` of each of `rows`, whether that row has facets at all)."""
         import numpy as np
 
         at = np.searchsorted(self.has, rows)
         at = np.minimum(at, max(len(self.has) - 1, 0))
         found = (self.has[at] == rows) if len(self.has) else np.zeros(len(rows), dtype=bool)
+        return at, found
+
+    def centroid_of(self, rows: Any, query: Any) -> Any:
+        """The cosine of the mean facet vector of each of `rows` (-inf for rows without)."""
+        import numpy as np
+
+        at, found = self._positions(rows)
         out = np.full(len(rows), -np.inf, dtype=np.float32)
         if found.any():
             out[found] = np.asarray(self.centroids())[at[found]] @ query
@@ -141,9 +148,7 @@ class FacetMatrix:
         """The exact best facet cosine of each of `rows` (-inf for rows without facets)."""
         import numpy as np
 
-        at = np.searchsorted(self.has, rows)
-        at = np.minimum(at, max(len(self.has) - 1, 0))
-        found = (self.has[at] == rows) if len(self.has) else np.zeros(len(rows), dtype=bool)
+        at, found = self._positions(rows)
         out = np.full(len(rows), -np.inf, dtype=np.float32)
         starts, ends = self.starts[at[found]], self.ends[at[found]]
         if len(starts):

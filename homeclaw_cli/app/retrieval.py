@@ -333,10 +333,11 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
         mine = into.get(item)
         if mine is None or (mine.gap or 0.0) > CLAUSE_REACH:
             continue
-        below = None if top is None else top - (cand.gap or 0.0) - CLAUSE_STEP
         if cand.final(method) > mine.final(method):
             # it takes the request's place: never under the rank the request gave it
-            cand.ceiling = None if below is None else max(below, mine.rank(method))
+            if top is not None:
+                below = top - (cand.gap or 0.0) - CLAUSE_STEP
+                cand.ceiling = max(below, mine.rank(method))
             cand.gap, mine = min(cand.gap or 0.0, mine.gap or 0.0), cand
             into[item] = cand
         mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
