@@ -16,6 +16,7 @@ from homeclaw_cli.catalog.skills import (
     load_skill,
     skill_folders,
 )
+from homeclaw_cli.core.examples import WHY_EXAMPLES, examples_fix
 from homeclaw_cli.errors import HomeclawError, missing_path
 from homeclaw_cli.runtime.skill_run import MINIMAL_PATH, interpreter_for
 from homeclaw_cli.settings import Settings
@@ -102,12 +103,8 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
     apply_eligibility(skill, ctx)
     check.warnings.extend(f"{skill.skill_md}: {w}" for w in skill.warnings)
     if not skill.examples:
-        check.warnings.append(
-            f"{skill.skill_md}: no example requests; retrieval finds a skill by its examples "
-            "more often than by its description (add `examples:` to the frontmatter with 3-5 "
-            "requests people would type, or run `homeclaw sync --expand` to have your chat "
-            "model write them)"
-        )
+        fix = examples_fix("the frontmatter")
+        check.warnings.append(f"{skill.skill_md}: no example requests; {WHY_EXAMPLES} ({fix})")
     for script in skill.scripts:
         path = skill.folder / "scripts" / script
         try:

@@ -9,13 +9,8 @@ from typing import Any
 from homeclaw_cli.catalog.plugin_loader import LoadResult, is_plugin_folder, load_plugin
 from homeclaw_cli.catalog.registry import plugin_folders
 from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
-from homeclaw_cli.core.examples import capabilities_without_examples
+from homeclaw_cli.core.examples import WHY_EXAMPLES, capabilities_without_examples, examples_fix
 from homeclaw_cli.errors import missing_path
-
-_EXAMPLES_HINT = (
-    "add `examples:` with 3-5 requests people would type to reach {where}, or run "
-    "`homeclaw sync --expand` to have your chat model write them"
-)
 
 
 @dataclass
@@ -81,24 +76,21 @@ def examples_advice(result: LoadResult) -> list[Diagnostic]:
     missing = capabilities_without_examples(manifest)
     if not missing:
         return []
-    where = "it"
     if len(manifest.callable_capabilities()) == 1:
-        field, message = "examples", "no example requests"
+        field, where, message = "examples", "the plugin", "no example requests"
     else:
-        where = "each capability"
+        field, where = "capabilities", "each capability"
         names = ", ".join(c.id for c in missing)
-        field = "capabilities"
         message = f"{len(missing)} capabilities have no example requests ({names})"
         if manifest.examples:
             message += " (the plugin's own examples do not say which capability they are for)"
-    message += "; retrieval finds a plugin by its examples more often than by its description"
     return [
         Diagnostic(
             "warning",
             "examples-missing",
             result.manifest_path,
-            message,
+            f"{message}; {WHY_EXAMPLES}",
             field=field,
-            hint=_EXAMPLES_HINT.format(where=where),
+            hint=examples_fix(where),
         )
     ]

@@ -20,6 +20,17 @@ if TYPE_CHECKING:
 MAX_EXAMPLES = 10
 MIN_CHARS = 3
 MAX_CHARS = 200
+# What `plugin validate` and `skill validate` say of a plugin, capability or skill without any.
+WHY_EXAMPLES = "retrieval finds it by its examples more often than by its description"
+
+
+def examples_fix(where: str) -> str:
+    """How to give `where` example requests (the hint of the missing-examples warnings)."""
+    return (
+        f"add `examples:` to {where} with 3-5 requests people would type, or run "
+        "`homeclaw sync --expand` to have your chat model write them"
+    )
+
 
 ExampleSource = Literal["author", "generated"]
 
