@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE / "public"))
 
+from convert import write_queries  # noqa: E402  (benchmarks/public/convert.py)
 from run import complete_at_5, homeclaw  # noqa: E402  (benchmarks/public/run.py)
 
 CACHE = Path.home() / ".cache" / "homeclaw-bench"
@@ -87,20 +88,6 @@ def hard_distractors(source: Path, queries: list[dict[str, Any]], count: int) ->
             if pid not in needed:
                 weight[pid] += 1 / rank
     return [pid for pid, _ in weight.most_common(count)]
-
-
-def write_queries(out: Path, queries: list[dict[str, Any]]) -> None:
-    """queries.jsonl, and queries_pairs.jsonl with one line per expected plugin of each query
-    (tagged q<N>, for complete@5)."""
-    with (
-        (out / "queries.jsonl").open("w") as main,
-        (out / "queries_pairs.jsonl").open("w") as pairs,
-    ):
-        for n, query in enumerate(queries, 1):
-            main.write(json.dumps(query) + "\n")
-            for pid in query["expected"]:
-                pair = {"query": query["query"], "expected": [pid], "tags": [f"q{n}"]}
-                pairs.write(json.dumps(pair) + "\n")
 
 
 def own_corpus(out: Path) -> Path:

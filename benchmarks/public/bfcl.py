@@ -30,8 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-from convert import BASE_URL, DEFAULT_RAW, PARAM_TYPES, slug, unique_id
+from convert import (
+    BASE_URL,
+    DEFAULT_RAW,
+    PARAM_TYPES,
+    slug,
+    unique_id,
+    write_plugins,
+    write_queries,
+)
 
 DATA = Path("gorilla") / "berkeley-function-call-leaderboard" / "bfcl_eval" / "data"
 FILES = ("BFCL_v4_live_simple", "BFCL_v4_live_multiple", "BFCL_v4_live_parallel_multiple")
@@ -82,7 +89,6 @@ class Store:
         for f in self.by_name.values():
             text = f.description or f"The {f.name} function."
             out[f.plugin_id] = {
-                "id": f.plugin_id,
                 "name": f.name,
                 "description": text,
                 "type": "http",
@@ -121,21 +127,8 @@ def convert(raw: Path, out: Path) -> tuple[int, int]:
                 {"query": " ".join(user[-1].split()), "expected": expected, "tags": tags}
             )
     manifests = store.manifests()
-    plugins = out / "plugins"
-    plugins.mkdir(parents=True, exist_ok=False)
-    for plugin_id, data in manifests.items():
-        (plugins / plugin_id).mkdir()
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-        (plugins / plugin_id / "plugin.yaml").write_text(text, encoding="utf-8")
-    lines = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries)
-    (out / "queries.jsonl").write_text(lines, encoding="utf-8")
-    pairs = [
-        {"query": q["query"], "expected": [plugin], "tags": [f"q{n}"]}
-        for n, q in enumerate(queries, start=1)
-        for plugin in q["expected"]
-    ]
-    text = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs)
-    (out / "queries_pairs.jsonl").write_text(text, encoding="utf-8")
+    write_plugins(out, manifests)
+    write_queries(out, queries)
     return len(manifests), len(queries)
 
 

@@ -247,27 +247,41 @@ def load_toolbench(
     return list(apis.values()), queries
 
 
-def write_set(out: Path, apis: list[Api], queries: list[Query]) -> dict[str, int]:
-    """Write the manifests and both query files; return counts for the summary."""
-    ids = assign_ids(apis)
+def write_plugins(out: Path, manifests: dict[str, dict[str, Any]]) -> None:
+    """out/plugins/<id>/plugin.yaml for each manifest (its id first); out/plugins must not exist."""
     plugins = out / "plugins"
     plugins.mkdir(parents=True, exist_ok=False)
-    for api in apis:
-        folder = plugins / ids[api.key]
-        folder.mkdir()
-        text = yaml.safe_dump(manifest(api, ids[api.key]), sort_keys=False, allow_unicode=True)
-        (folder / "plugin.yaml").write_text(text, encoding="utf-8")
+    for plugin_id, data in manifests.items():
+        (plugins / plugin_id).mkdir()
+        text = yaml.safe_dump({"id": plugin_id, **data}, sort_keys=False, allow_unicode=True)
+        (plugins / plugin_id / "plugin.yaml").write_text(text, encoding="utf-8")
+
+
+def write_queries(out: Path, rows: list[dict[str, Any]]) -> None:
+    """out/queries.jsonl, and out/queries_pairs.jsonl with one line per expected plugin of each
+    query, tagged q<N> (run.py's complete@5 groups them back)."""
     with (
         (out / "queries.jsonl").open("w", encoding="utf-8") as lines,
         (out / "queries_pairs.jsonl").open("w", encoding="utf-8") as pairs,
     ):
-        for number, query in enumerate(queries, start=1):
-            expected = [ids[key] for key in query.expected]
-            row = {"query": query.text, "expected": expected, "tags": query.tags}
+        for number, row in enumerate(rows, start=1):
             lines.write(json.dumps(row, ensure_ascii=False) + "\n")
-            for plugin_id in expected:
-                pair = {"query": query.text, "expected": [plugin_id], "tags": [f"q{number}"]}
+            for plugin_id in row["expected"]:
+                pair = {"query": row["query"], "expected": [plugin_id], "tags": [f"q{number}"]}
                 pairs.write(json.dumps(pair, ensure_ascii=False) + "\n")
+
+
+def write_set(out: Path, apis: list[Api], queries: list[Query]) -> dict[str, int]:
+    """Write the manifests and both query files; return counts for the summary."""
+    ids = assign_ids(apis)
+    write_plugins(out, {ids[api.key]: manifest(api, ids[api.key]) for api in apis})
+    write_queries(
+        out,
+        [
+            {"query": q.text, "expected": [ids[key] for key in q.expected], "tags": q.tags}
+            for q in queries
+        ],
+    )
     multi = sum(len(q.expected) > 1 for q in queries)
     return {"plugins": len(apis), "queries": len(queries), "multi": multi}
 

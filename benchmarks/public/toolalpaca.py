@@ -26,8 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-from convert import BASE_URL, DEFAULT_RAW, slug, unique_id
+from convert import BASE_URL, DEFAULT_RAW, slug, unique_id, write_plugins, write_queries
 
 EVAL_FILES = ("eval_simulated", "eval_real")
 PARAMS = re.compile(r"^Parameters: (\{.*\})$", re.MULTILINE)
@@ -83,21 +82,6 @@ def _rich(tool: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _write(out: Path, manifests: dict[str, dict[str, Any]], queries: list[dict[str, Any]]) -> None:
-    plugins = out / "plugins"
-    plugins.mkdir(parents=True, exist_ok=False)
-    for plugin_id, data in manifests.items():
-        (plugins / plugin_id).mkdir()
-        text = yaml.safe_dump({"id": plugin_id, **data}, sort_keys=False, allow_unicode=True)
-        (plugins / plugin_id / "plugin.yaml").write_text(text, encoding="utf-8")
-    lines = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries)
-    (out / "queries.jsonl").write_text(lines, encoding="utf-8")
-    # run.py's complete@5 file: one expected tool per query here, so a query per line
-    pairs = [{**q, "tags": [f"q{n}"]} for n, q in enumerate(queries, start=1)]
-    text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in pairs)
-    (out / "queries_pairs.jsonl").write_text(text, encoding="utf-8")
-
-
 def convert(raw: Path, out: Path) -> dict[str, tuple[int, int]]:
     """Write both sets; return {set: (plugins, queries)}."""
     data = raw / "ToolAlpaca" / "data"
@@ -125,8 +109,9 @@ def convert(raw: Path, out: Path) -> dict[str, tuple[int, int]]:
         for text in tool["Instructions"]
     ]
     rich = {ids[tool["Name"]]: _rich(tool) for tool in tools}
-    _write(out / "toolalpaca", store, queries)
-    _write(out / "toolalpaca-rich", rich, queries)
+    for name, manifests in (("toolalpaca", store), ("toolalpaca-rich", rich)):
+        write_plugins(out / name, manifests)
+        write_queries(out / name, queries)
     return {"toolalpaca": (len(store), len(queries)), "toolalpaca-rich": (len(rich), len(queries))}
 
 
