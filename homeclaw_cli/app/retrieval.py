@@ -26,6 +26,7 @@ from homeclaw_cli.core.retrieval import (
     RetrievalHit,
     RetrievalResult,
     fallback_names,
+    keyword_saturation,
     name_bonus,
     rank_candidates,
     shared_name_words,
@@ -139,9 +140,12 @@ class RetrievalService:
         dense, keyword, vector = self._matches(search, query, timings)
         shared = functools.cache(lambda: _shared_name_words(search))
         naming = _Naming(set(search_words(query)), section.name_bonus, shared)
-        candidates = naming.apply(self._candidates(kind, dense, keyword))
+        # One keyword scale for the request and its clauses, whose candidates rank together.
+        saturation = keyword_saturation(len(search_words(query)))
+        candidates = naming.apply(self._candidates(kind, saturation, dense, keyword))
         for clause in clauses(query) if section.split_clauses else []:
-            part = naming.apply(self._candidates(kind, *self._matches(search, clause, {})[:2]))
+            found = self._matches(search, clause, {})[:2]
+            part = naming.apply(self._candidates(kind, saturation, *found))
             _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
         self._drop_stale(kind, table, candidates)
         _mark_complete(search, query, candidates, section.similarity_threshold)
@@ -204,8 +208,10 @@ class RetrievalService:
         return dense, keyword, vector
 
     def _candidates(
-        self, kind: Kind, dense: list[Match], keyword: list[Match]
+        self, kind: Kind, saturation: float, dense: list[Match], keyword: list[Match]
     ) -> dict[str, Candidate]:
+        """The candidates two searches found, each with both scores and the request's
+        keyword saturation."""
         out: dict[str, Candidate] = {}
         for match in [*dense, *keyword]:
             cand = out.get(match.id)
@@ -216,6 +222,7 @@ class RetrievalService:
                     match.descriptor,
                     status=row.get("status") or "ok",
                     detail=row.get("status_detail") or "",
+                    saturation=saturation,
                 )
         for match in dense:
             out[match.id].dense = match.score

@@ -34,11 +34,15 @@ INELIGIBLE = "ineligible"
 UNHEALTHY = "unhealthy"
 STALE = "stale"
 
-# Hybrid: score = dense + KEYWORD_WEIGHT * bm25 / (bm25 + KEYWORD_SATURATION).
+# Hybrid: score = dense + KEYWORD_WEIGHT * bm25 / (bm25 + saturation).
 # The bonus is bounded (< KEYWORD_WEIGHT), so it can lift an exact name or term over
 # near-misses without letting a keyword-only match clear the threshold on its own.
 KEYWORD_WEIGHT = 0.25
 KEYWORD_SATURATION = 4.0
+# BM25 adds up over the request's words, so a long request's matches all score high and a
+# fixed saturation gives them nearly the same bonus: past 8 meaningful words the saturation
+# grows by this much per word (benchmarks/retrieval/RESULTS.md, "Keyword saturation").
+KEYWORD_SATURATION_PER_WORD = 0.5
 # A weaker keyword match ranks a candidate but does not lift it over the threshold: BM25
 # under 3 is one or two common words shared ("try to explain"), which alone put a plugin in
 # front of the model for 13 of the 77 Vicuna questions, all needing none. Measured in
@@ -48,7 +52,7 @@ KEYWORD_SATURATION = 4.0
 # meaningful word of the request, at least COMPLETE_MIN_WORDS, is in the candidate's text.
 KEYWORD_ADMIT = 3.0
 COMPLETE_MIN_WORDS = 2
-# fts alone has no similarity scale: its score is bm25 / (bm25 + KEYWORD_SATURATION), in [0, 1).
+# fts alone has no similarity scale: its score is bm25 / (bm25 + saturation), in [0, 1).
 FTS_SCALE = 1.0
 # Besides the absolute threshold, a candidate more than this far below the best one is
 # dropped: on the eval set it halves what reaches the prompt for 1 point of recall.
@@ -179,11 +183,13 @@ class Candidate:
     complete: bool = False  # every meaningful word of the request is in its text
     # Found by one clause of a request: the highest place it may rank (see app/retrieval.py).
     ceiling: float | None = None
+    # Of the keyword bonus, for the text searched (see keyword_saturation).
+    saturation: float = KEYWORD_SATURATION
 
     def final(self, method: str) -> float:
         """The score it is cut by under `method`."""
         extra = self.bonus if method == "hybrid" else 0.0
-        return final_score(method, self.dense, self.keyword) + extra
+        return final_score(method, self.dense, self.keyword, self.saturation) + extra
 
     def rank(self, method: str) -> float:
         """The score it is ranked by: the final one, under its ceiling when it has one."""
@@ -193,7 +199,8 @@ class Candidate:
     def admission(self, method: str) -> float:
         """The score the threshold is checked against: the final one, less a keyword bonus
         too weak to count (under KEYWORD_ADMIT, and not a complete match)."""
-        return self.final(method) - (keyword_bonus(self.keyword) if self.weak(method) else 0.0)
+        weak = keyword_bonus(self.keyword, self.saturation) if self.weak(method) else 0.0
+        return self.final(method) - weak
 
     def weak(self, method: str) -> bool:
         """True when its keyword match ranks it but must not lift it over the threshold."""
@@ -233,20 +240,31 @@ def _name_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 1}
 
 
-def keyword_bonus(bm25: float | None) -> float:
+def keyword_saturation(words: int) -> float:
+    """The saturation of the keyword bonus for a text of `words` meaningful words."""
+    return max(KEYWORD_SATURATION, KEYWORD_SATURATION_PER_WORD * words)
+
+
+def keyword_bonus(bm25: float | None, saturation: float = KEYWORD_SATURATION) -> float:
     """The hybrid bonus for a BM25 score: grows with it, always below KEYWORD_WEIGHT."""
     if not bm25 or bm25 <= 0:
         return 0.0
-    return KEYWORD_WEIGHT * bm25 / (bm25 + KEYWORD_SATURATION)
+    return KEYWORD_WEIGHT * bm25 / (bm25 + saturation)
 
 
-def final_score(method: str, dense: float | None, bm25: float | None) -> float:
-    """The score a candidate is ranked and thresholded by under `method`."""
+def final_score(
+    method: str,
+    dense: float | None,
+    bm25: float | None,
+    saturation: float = KEYWORD_SATURATION,
+) -> float:
+    """The score a candidate is ranked and thresholded by under `method` (`saturation`
+    applies to the hybrid bonus; fts keeps one scale for its threshold)."""
     if method == "dense":
         return dense if dense is not None else -1.0
     if method == "fts":
-        return FTS_SCALE * keyword_bonus(bm25) / KEYWORD_WEIGHT if bm25 else 0.0
-    return (dense if dense is not None else 0.0) + keyword_bonus(bm25)
+        return FTS_SCALE * keyword_bonus(bm25) / KEYWORD_WEIGHT
+    return (dense if dense is not None else 0.0) + keyword_bonus(bm25, saturation)
 
 
 def rank_candidates(

@@ -8,6 +8,8 @@ import pytest
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore
 from homeclaw_cli.app.retrieval import RetrievalService
 from homeclaw_cli.app.sync import sync
+from homeclaw_cli.core.keywords import search_words
+from homeclaw_cli.core.retrieval import KEYWORD_SATURATION, final_score, keyword_saturation
 from homeclaw_cli.errors import HomeclawError
 from tests.fakes.index import settings_for, write_plugin
 
@@ -232,10 +234,21 @@ def test_the_mean_of_the_examples_shares_the_facet_side_on_both_read_paths(
     assert both == pytest.approx((best_only + mean_only) / 2, abs=1e-5)
 
 
-def _name_bonus_of(hit: Any) -> float:
-    from homeclaw_cli.core.retrieval import final_score
+def _name_bonus_of(hit: Any, saturation: float = KEYWORD_SATURATION) -> float:
+    dense, keyword = hit.dense_score, hit.keyword_score
+    return round(hit.score - final_score("hybrid", dense, keyword, saturation), 4)
 
-    return round(hit.score - final_score("hybrid", hit.dense_score, hit.keyword_score), 4)
+
+def test_a_long_request_scales_its_keyword_bonus(synced: dict[str, Any]) -> None:
+    request = (
+        "please post a short message in the slack channel telling the whole team about the release"
+    )
+    words = len(search_words(request))
+    assert words > 8  # past the fixed saturation
+    slack = RetrievalService(settings_for(synced["home"])).search_plugins(request).candidates[0]
+    assert slack.id == "slack" and slack.keyword_score
+    assert _name_bonus_of(slack, keyword_saturation(words)) == 0.05
+    assert _name_bonus_of(slack) != 0.05  # the fixed saturation would have scored it higher
 
 
 def test_a_word_in_several_ids_names_none_of_them(index_env: dict[str, Any]) -> None:

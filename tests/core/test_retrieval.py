@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from homeclaw_cli.core.retrieval import (
     KEYWORD_ADMIT,
+    KEYWORD_SATURATION,
     KEYWORD_WEIGHT,
     RELATIVE_MARGIN,
     Candidate,
@@ -10,6 +11,7 @@ from homeclaw_cli.core.retrieval import (
     fallback_names,
     final_score,
     keyword_bonus,
+    keyword_saturation,
     rank_candidates,
 )
 from tests.fakes.retrieval import hit
@@ -25,6 +27,22 @@ def test_keyword_bonus_is_bounded_and_monotonic() -> None:
     assert keyword_bonus(None) == 0.0
     assert keyword_bonus(0.0) == 0.0
     assert 0 < keyword_bonus(1.0) < keyword_bonus(10.0) < KEYWORD_WEIGHT
+
+
+def test_a_long_request_keeps_its_keyword_matches_apart() -> None:
+    assert keyword_saturation(3) == keyword_saturation(8) == KEYWORD_SATURATION
+    assert keyword_saturation(20) == 10.0
+    # Twenty words: BM25 30 (most of them) against 15 (the common ones). A fixed saturation
+    # gives both nearly the whole bonus; the request's own keeps the better match ahead.
+    fixed = keyword_bonus(30.0) - keyword_bonus(15.0)
+    scaled = keyword_bonus(30.0, keyword_saturation(20)) - keyword_bonus(
+        15.0, keyword_saturation(20)
+    )
+    assert scaled > 1.5 * fixed
+    near = Candidate("near", {}, dense=0.50, keyword=30.0, saturation=keyword_saturation(20))
+    far = Candidate("far", {}, dense=0.52, keyword=15.0, saturation=keyword_saturation(20))
+    kept, _ = _rank([far, near])
+    assert [h.id for h in kept] == ["near", "far"]
 
 
 def test_hybrid_lifts_an_exact_keyword_match_over_a_near_miss() -> None:
