@@ -36,6 +36,9 @@ from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.example_cache import WHOLE_ITEM, CachedExamples, ExampleCache
 
 PROBE_TIMEOUT_SEC = 10.0
+# A reply with no usable example (a refusal, a reply that lost the list) is asked once more in
+# the same run: the model samples, so a second reply usually has them.
+ATTEMPTS = 2
 
 
 class ExpandProgress(Protocol):
@@ -281,20 +284,32 @@ class _Run:
             if cap in kept:
                 continue
             try:
-                reply = await self.llm.chat(generation_messages(target, self.count))
+                examples, seconds = await self.examples(target)
             except (UnavailableError, NotFoundError):
                 raise
             except HomeclawError as exc:
                 errors.append(f"{cap}: {exc.message}")
                 continue
-            self.report.calls += 1
-            self.report.llm_seconds += reply.seconds
-            examples = clean_examples(parse_examples(reply.content), limit=self.count)
             if not examples:
                 errors.append(f"{cap}: the model's reply held no usable example")
                 continue
-            entries[cap] = CachedExamples(target.content_hash(self.count), examples, reply.seconds)
+            entries[cap] = CachedExamples(target.content_hash(self.count), examples, seconds)
         return entries, errors
+
+    async def examples(self, target: ExampleTarget) -> tuple[list[str], float]:
+        """The usable examples of up to ATTEMPTS replies for `target` (the first that has
+        any), with the model's seconds spent on them."""
+        examples: list[str] = []
+        seconds = 0.0
+        for _ in range(ATTEMPTS):
+            reply = await self.llm.chat(generation_messages(target, self.count))
+            self.report.calls += 1
+            self.report.llm_seconds += reply.seconds
+            seconds += reply.seconds
+            examples = clean_examples(parse_examples(reply.content), limit=self.count)
+            if examples:
+                break
+        return examples, seconds
 
 
 async def probe(llm: LLM) -> str | None:

@@ -114,10 +114,23 @@ def test_piped_progress_is_one_plain_line_per_item(
     assert "synced: 7 added" in result.stdout
 
 
-def test_a_reply_without_examples_is_reported_and_retried_next_time(
+def test_a_reply_without_examples_is_asked_again_in_the_same_run(
     cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.script(text("I cannot help with that."), *([numbered] * 10))
+    data = payload(cli("sync", "--expand", "--json", env=llm_env(fake_ollama)))
+    assert data["expand"]["generated"] == ITEMS
+    assert data["expand"]["failed"] == []
+    assert data["expand"]["llm_calls"] == ITEMS + 1
+    calculator = cached(index_env["home"])["plugins/calculator"]
+    assert len(calculator["models"]["tiny:1b"]["*"]["examples"]) == 5
+
+
+def test_two_replies_without_examples_are_reported_and_retried_next_time(
+    cli: Any, index_env: dict[str, Any], fake_ollama: FakeOllama
+) -> None:
+    refusal = text("I cannot help with that.")
+    fake_ollama.script(refusal, refusal, *([numbered] * 10))
     result = cli("sync", "--expand", "--json", env=llm_env(fake_ollama))
     assert result.exit_code == 0
     data = payload(result)
