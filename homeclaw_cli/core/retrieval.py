@@ -183,7 +183,7 @@ class Candidate:
     complete: bool = False  # every meaningful word of the request is in its text
     # Found by one clause of a request: the highest place it may rank (see app/retrieval.py).
     ceiling: float | None = None
-    # Of the keyword bonus, for the text searched (see keyword_saturation).
+    # The keyword bonus's saturation for the request (see keyword_saturation).
     saturation: float = KEYWORD_SATURATION
 
     def final(self, method: str) -> float:
