@@ -125,39 +125,25 @@ class FacetMatrix:
             out[self.has] = np.asarray(self.centroids()) @ query
         return out
 
-    def _positions(self, rows: Any) -> tuple[Any, Any]:
-        """(position in `has` of each of `rows`, whether that row has facets at all)."""
+    def sides_of(self, rows: Any, query: Any) -> tuple[Any, Any]:
+        """(exact best facet cosine, cosine of the mean facet vector) of each of `rows`
+        (-inf for rows without facets)."""
         import numpy as np
 
-        at = np.searchsorted(self.has, rows)
-        at = np.minimum(at, max(len(self.has) - 1, 0))
+        at = np.minimum(np.searchsorted(self.has, rows), max(len(self.has) - 1, 0))
         found = (self.has[at] == rows) if len(self.has) else np.zeros(len(rows), dtype=bool)
-        return at, found
-
-    def centroid_of(self, rows: Any, query: Any) -> Any:
-        """The cosine of the mean facet vector of each of `rows` (-inf for rows without)."""
-        import numpy as np
-
-        at, found = self._positions(rows)
-        out = np.full(len(rows), -np.inf, dtype=np.float32)
-        if found.any():
-            out[found] = np.asarray(self.centroids())[at[found]] @ query
-        return out
-
-    def best_of(self, rows: Any, query: Any) -> Any:
-        """The exact best facet cosine of each of `rows` (-inf for rows without facets)."""
-        import numpy as np
-
-        at, found = self._positions(rows)
-        out = np.full(len(rows), -np.inf, dtype=np.float32)
+        best = np.full(len(rows), -np.inf, dtype=np.float32)
+        mean = np.full(len(rows), -np.inf, dtype=np.float32)
+        if not found.any():
+            return best, mean
+        mean[found] = np.asarray(self.centroids())[at[found]] @ query
         starts, ends = self.starts[at[found]], self.ends[at[found]]
-        if len(starts):
-            lengths = ends - starts
-            offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-            index = np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
-            scores = np.asarray(self.vectors)[index] @ query
-            out[found] = np.maximum.reduceat(scores, offsets)
-        return out
+        lengths = ends - starts
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        index = np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
+        scores = np.asarray(self.vectors)[index] @ query
+        best[found] = np.maximum.reduceat(scores, offsets)
+        return best, mean
 
     def exact_for(self, rows: Any, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
         """(fused score, best facet score) of `rows` with every facet counted."""
@@ -167,8 +153,8 @@ class FacetMatrix:
         if fusion.mode in ("none", "centroid") or not len(self.owners) or not len(rows):
             fused, best = self.fuse(descriptor, query, fusion)
             return fused[rows], best[rows]
-        best = self.best_of(rows, query)
-        return _fused(descriptor[rows], best, self.centroid_of(rows, query), fusion), best
+        best, mean = self.sides_of(rows, query)
+        return _fused(descriptor[rows], best, mean, fusion), best
 
     def fuse(self, descriptor: Any, query: Any, fusion: Fusion) -> tuple[Any, Any]:
         """(fused dense score per row, best facet score per row or -inf)."""
@@ -185,9 +171,8 @@ class FacetMatrix:
         else:
             rows = np.sort(np.argpartition(-descriptor, SHORTLIST)[:SHORTLIST])
             best = np.full(self.rows, -np.inf, dtype=np.float32)  # the rest: descriptor only
-            best[rows] = self.best_of(rows, query)
             mean = np.full(self.rows, -np.inf, dtype=np.float32)
-            mean[rows] = self.centroid_of(rows, query)
+            best[rows], mean[rows] = self.sides_of(rows, query)
         return _fused(descriptor, best, mean, fusion), best
 
 

@@ -139,9 +139,10 @@ class RetrievalService:
         search = _Search(reader, table, method, pool, fusion)
         dense, keyword, vector = self._matches(search, query, timings)
         shared = functools.cache(lambda: _shared_name_words(search))
-        naming = _Naming(set(search_words(query)), section.name_bonus, shared)
+        words = search_words(query)
+        naming = _Naming(set(words), section.name_bonus, shared)
         # One keyword scale for the request and its clauses, whose candidates rank together.
-        saturation = keyword_saturation(len(search_words(query)))
+        saturation = keyword_saturation(len(words))
         candidates = naming.apply(self._candidates(kind, saturation, dense, keyword))
         for clause in clauses(query) if section.split_clauses else []:
             found = self._matches(search, clause, {})[:2]

@@ -179,29 +179,26 @@ def test_a_damaged_snapshot_falls_back_to_lancedb(synced: dict[str, Any], cli: A
     assert result.stdout.split("\t")[0] == "slack"
 
 
+def _sync_units(index_env: dict[str, Any], snapshots: bool, examples: list[str]) -> None:
+    write_plugin(
+        index_env["plugins"], "units", "Units", "Length and mass conversion.", examples=examples
+    )
+    sync(settings_for(index_env["home"], **{"index.snapshots": snapshots}))
+
+
+def _candidates(index_env: dict[str, Any], snapshots: bool, query: str, **flags: Any) -> Any:
+    settings = settings_for(index_env["home"], **{"index.snapshots": snapshots, **flags})
+    return RetrievalService(settings).search_plugins(query).candidates
+
+
 @pytest.mark.parametrize("snapshots", [True, False])
 def test_example_vectors_lift_a_plugin_on_both_read_paths(
     index_env: dict[str, Any], snapshots: bool
 ) -> None:
-    from tests.fakes.index import write_plugin
-
-    write_plugin(
-        index_env["plugins"], "units", "Units", "Length and mass conversion.",
-        examples=["how many inches is a foot"],
-    )  # fmt: skip
-    settings = settings_for(index_env["home"], **{"index.snapshots": snapshots})
-    sync(settings)
+    _sync_units(index_env, snapshots, ["how many inches is a foot"])
     query = "how many inches is a yard"
-    fused = RetrievalService(settings).search_plugins(query).candidates
-    plain = (
-        RetrievalService(
-            settings_for(
-                index_env["home"], **{"index.snapshots": snapshots, "plugins.fusion": "none"}
-            )
-        )
-        .search_plugins(query)
-        .candidates
-    )
+    fused = _candidates(index_env, snapshots, query)
+    plain = _candidates(index_env, snapshots, query, **{"plugins.fusion": "none"})
     hit = next(c for c in fused if c.id == "units")
     before = next(c for c in plain if c.id == "units")
     assert hit.facet_score is not None and hit.dense_score is not None
@@ -214,18 +211,13 @@ def test_example_vectors_lift_a_plugin_on_both_read_paths(
 def test_the_mean_of_the_examples_shares_the_facet_side_on_both_read_paths(
     index_env: dict[str, Any], snapshots: bool
 ) -> None:
-    from tests.fakes.index import write_plugin
-
-    write_plugin(
-        index_env["plugins"], "units", "Units", "Length and mass conversion.",
-        examples=["how many inches is a foot", "convert 5 kg to pounds"],
-    )  # fmt: skip
-    sync(settings_for(index_env["home"], **{"index.snapshots": snapshots}))
+    _sync_units(index_env, snapshots, ["how many inches is a foot", "convert 5 kg to pounds"])
 
     def dense(share: float) -> float:
-        flags = {"index.snapshots": snapshots, "plugins.fusion_centroid": share}
-        found = RetrievalService(settings_for(index_env["home"], **flags))
-        hit = next(c for c in found.search_plugins("how many inches is a yard").candidates)
+        flags = {"plugins.fusion_centroid": share}
+        hit = next(
+            c for c in _candidates(index_env, snapshots, "how many inches is a yard", **flags)
+        )
         assert hit.id == "units" and hit.dense_score is not None
         return hit.dense_score
 

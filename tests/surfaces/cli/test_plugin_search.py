@@ -3,6 +3,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tests.fakes.index import write_plugin
 from tests.json_output import payload
 
 
@@ -79,8 +80,6 @@ def test_search_warns_in_one_line_when_plugins_changed_since_the_sync(
     cli("sync")
     fresh = cli("plugin", "search", "weather")
     assert fresh.exit_code == 0 and "homeclaw sync" not in fresh.stderr
-    from tests.fakes.index import write_plugin
-
     write_plugin(index_env["plugins"], "tides", "Tides", "High and low tide times.")
     stale = cli("plugin", "search", "weather")
     assert stale.exit_code == 0
@@ -92,8 +91,6 @@ def test_search_warns_in_one_line_when_plugins_changed_since_the_sync(
 def test_an_example_request_finds_its_plugin_and_explain_names_it(
     cli: Any, index_env: dict[str, Any]
 ) -> None:
-    from tests.fakes.index import write_plugin
-
     write_plugin(
         index_env["plugins"],
         "mathx",
@@ -135,8 +132,6 @@ def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
     """The clause "I'm planning a trip to Germany" matches the trip planner better on its own
     than the whole request matches anything, yet the request asks about an airport: the
     airport plugin ranks first, and the trip planner, best of its clause, is offered next."""
-    from tests.fakes.index import write_plugin
-
     write_plugin(
         index_env["plugins"],
         "airports",
@@ -161,8 +156,6 @@ def test_a_clause_far_from_the_whole_request_adds_no_plugin(
 ) -> None:
     """ "kayak canoe" alone is all about the boats plugin, but the whole request is about the
     weather: a clause's plugin is offered only when the whole request ranks it near its best."""
-    from tests.fakes.index import write_plugin
-
     meteo = "forecast rain wind snow sun cloud storm temperature humidity frost fog hail"
     write_plugin(index_env["plugins"], "meteo", "Meteo", meteo)
     write_plugin(index_env["plugins"], "boats", "Boats", "kayak canoe")
