@@ -7,8 +7,8 @@ Trains all-MiniLM-L6-v2 with in-batch negatives (each request against every othe
 text in a batch of 32, both directions, scale 20, AdamW 2e-5 with 10% warm-up, one epoch, 128
 tokens) and scores dense retrieval (cosine of request and plugin text, no keyword bonus, no
 cut) before and after on the retrieval sets. The plugin text is what `homeclaw sync` embeds
-for a manifest (`PluginManifest.embedding_text()`: name, descriptions, keywords, capabilities;
-no examples).
+for a manifest (`plugin_text()` in homeclaw_cli/core/embedded_text.py: name, descriptions,
+keywords, capabilities; no examples, and the name kept even where it reads as a brand).
 
 Training pairs (raw data under --raw, default ~/.cache/homeclaw-bench):
 * seal: Seal-Tools (github.com/fairyshine/Seal-Tools, commit ce753ec, Apache-2.0), the dev and
@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from homeclaw_cli.core.embedded_text import plugin_text
 from homeclaw_cli.core.manifest import PluginManifest
 
 HERE = Path(__file__).resolve().parent
@@ -82,7 +83,7 @@ def load_set(name: str) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     plugins_dir, queries_file = SET_DIRS[name]
     found = manifests(plugins_dir)
     ids = [m.id for m in found]
-    texts = [m.embedding_text() for m in found]
+    texts = [plugin_text(m) for m in found]
     lines = queries_file.read_text(encoding="utf-8").splitlines()
     queries = [q for q in (json.loads(line) for line in lines if line.strip()) if q.get("expected")]
     return ids, texts, queries
@@ -127,7 +128,7 @@ def example_pairs(cache: Path, plugins: Path) -> list[tuple[str, str]]:
         cached = cache / f"{manifest.id}.json"
         if not cached.is_file():
             continue
-        text = manifest.embedding_text()
+        text = plugin_text(manifest)
         for by_capability in json.loads(cached.read_text(encoding="utf-8"))["models"].values():
             for entry in by_capability.values():
                 pairs += [(example, text) for example in entry["examples"]]

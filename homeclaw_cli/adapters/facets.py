@@ -24,6 +24,7 @@ SHORTLIST = 200
 EXAMPLE = "example"
 CAPABILITY = "capability"
 TEXT = "text"  # a piece of the descriptor's own text (plugins.text_facets)
+NAME = "name"  # a brand-like name left out of the descriptor's text (core/embedded_text.py)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Facet:
     """One embedded piece of a row: an example or a capability's text."""
 
     text: str
-    kind: str  # example | capability | text
+    kind: str  # example | capability | text | name
     capability: str | None = None
     source: str = "author"  # author | generated | manifest
 

@@ -7,11 +7,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.adapters.facets import CAPABILITY, EXAMPLE, TEXT, Facet
+from homeclaw_cli.adapters.facets import CAPABILITY, EXAMPLE, NAME, TEXT, Facet
+from homeclaw_cli.core.embedded_text import NameCheck
 from homeclaw_cli.core.examples import Example, examples_hash
 
 # Bumped when what a row embeds changes, so every row is re-embedded once.
-RECIPE = "3"
+RECIPE = "4"
 
 
 @dataclass
@@ -37,6 +38,18 @@ class IndexRow:
     capabilities: list[tuple[str, str]] = field(default_factory=list)
     # pieces of `text` embedded alone as well (plugins.text_facets)
     pieces: list[str] = field(default_factory=list)
+    # a plugin's name and the text embedded instead of `text` when the name reads as a brand
+    # (decided with the model at embedding time; `text` is what the row stores and hashes)
+    name_check: NameCheck | None = None
+    # set by the embedding step: the name left the embedded text and is a facet of its own
+    name_left_out: bool = False
+
+    @property
+    def embedded_text(self) -> str:
+        """What the row's vector embeds: `text`, or the same without a brand-like name."""
+        if self.name_left_out and self.name_check is not None:
+            return self.name_check.text_without_name
+        return self.text
 
     @property
     def content_hash(self) -> str:
@@ -50,6 +63,8 @@ class IndexRow:
         out = [Facet(e.text, EXAMPLE, e.capability, e.source) for e in self.examples]
         out.extend(Facet(text, CAPABILITY, cap, "manifest") for cap, text in self.capabilities)
         out.extend(Facet(text, TEXT, None, "manifest") for text in self.pieces)
+        if self.name_left_out and self.name_check is not None:
+            out.append(Facet(self.name_check.name, NAME, None, "manifest"))
         return out
 
     @property

@@ -8,6 +8,7 @@ from typing import Literal, Protocol
 from homeclaw_cli.adapters.vector_store import IndexRow
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.catalog.skills import TEST_PREFIX
+from homeclaw_cli.core.embedded_text import name_check, plugin_text
 from homeclaw_cli.core.examples import Example, merge_examples
 from homeclaw_cli.core.manifest import PluginManifest
 
@@ -58,7 +59,7 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
     rows = []
     for entry in registry.plugins.values():
         manifest = entry.manifest
-        text = manifest.embedding_text(settings.plugins.embed_text)
+        text = plugin_text(manifest, settings.plugins.embed_text)
         capabilities = manifest.capabilities if len(manifest.capabilities) > 1 else []
         rows.append(
             IndexRow(
@@ -72,6 +73,7 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 examples=manifest.author_examples(),
                 capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
                 pieces=text_pieces(manifest) if settings.plugins.text_facets else [],
+                name_check=name_check(manifest, settings.plugins.embed_text),
             )
         )
     errors = [f"plugin {b.folder}: {b.summary}" for b in registry.broken]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from homeclaw_cli.catalog.registry import Registry
+from homeclaw_cli.core.embedded_text import plugin_text
 from homeclaw_cli.core.keywords import KeywordIndex
 from homeclaw_cli.core.retrieval import RetrievalResult
 
@@ -40,7 +41,7 @@ class KeywordRetriever:
         """The plugins whose manifest text shares the most words with `query`."""
         started = time.perf_counter()
         if self._plugin_index is None:
-            texts = {pid: e.manifest.embedding_text() for pid, e in self.registry.plugins.items()}
+            texts = {pid: plugin_text(e.manifest) for pid, e in self.registry.plugins.items()}
             self._plugin_index = KeywordIndex("plugin", texts)
 
         def descriptor(plugin_id: str) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.adapters.facets import NAME
 from homeclaw_cli.adapters.vector_store import IndexRow, VectorStore
+from homeclaw_cli.core.embedded_text import reads_as_brand
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Embedder
@@ -76,9 +78,16 @@ def _kept(
     kept = {}
     for item, stored in store.stored_embeddings(table, sorted(wanted)).items():
         row = wanted[item]
-        facets = json.dumps([f.to_json() for f in row.facets])
-        if stored.model == model and stored.text == row.text and stored.facets == facets:
-            kept[item] = (stored.vector, stored.facet_vectors or [])
+        if stored.model != model or stored.text != row.text:
+            continue
+        # the stored facets say whether the name check left the name out last time
+        for left_out in (False, True) if row.name_check is not None else (False,):
+            row.name_left_out = left_out
+            if stored.facets == json.dumps([f.to_json() for f in row.facets]):
+                kept[item] = (stored.vector, stored.facet_vectors or [])
+                break
+        else:
+            row.name_left_out = False
     return kept
 
 
@@ -87,19 +96,50 @@ def _embed(
     rows: Sequence[IndexRow],
     progress: tuple[Callable[[int], None], Callable[[int], None]] | None,
 ) -> dict[str, tuple[Any, Any]]:
-    """Each row's text and facets in one embedding pass."""
-    texts = [r.text for r in rows]
-    for row in rows:
-        texts.extend(f.text for f in row.facets)
+    """Each row's text and facets in one embedding pass, after the names are checked.
+
+    A row whose name reads as a brand is embedded without it, and the name's vector (from
+    the check) becomes the row's last facet, so a request naming the plugin still finds it.
+    """
+    import numpy as np
+
+    checked = [r for r in rows if r.name_check is not None]
+    facet_count = sum(len(r.facets) for r in rows)
     if progress is not None:
-        progress[0](len(texts))
-    vectors = embedder.embed(texts, progress=progress[1] if progress else None)
+        progress[0](2 * len(checked) + len(rows) + facet_count)
+    advance = progress[1] if progress else None
+    names = _brand_names(embedder, checked, advance)
+    for row in checked:
+        row.name_left_out = row.id in names
+    texts = [r.embedded_text for r in rows]
+    for row in rows:
+        texts.extend(f.text for f in row.facets if not (row.id in names and f.kind == NAME))
+    vectors = embedder.embed(texts, progress=advance)
     out = {}
     at = len(rows)
     for n, row in enumerate(rows):
-        out[row.id] = (vectors[n], vectors[at : at + len(row.facets)])
-        at += len(row.facets)
+        count = len(row.facets) - (row.id in names)
+        facets = vectors[at : at + count]
+        if row.id in names:
+            facets = np.vstack([facets, names[row.id][None, :]])
+        out[row.id] = (vectors[n], facets)
+        at += count
     return out
+
+
+def _brand_names(
+    embedder: Embedder, rows: Sequence[IndexRow], progress: Callable[[int], None] | None
+) -> dict[str, Any]:
+    """The name vector of each row whose name reads as a brand (far from its description)."""
+    checks = [r.name_check for r in rows if r.name_check is not None]
+    if not checks:
+        return {}
+    pairs = embedder.embed([t for c in checks for t in (c.name, c.description)], progress=progress)
+    return {
+        row.id: pairs[2 * n]
+        for n, (row, check) in enumerate(zip(rows, checks, strict=True))
+        if reads_as_brand(float(pairs[2 * n] @ pairs[2 * n + 1]), check.description)
+    }
 
 
 def _assemble(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeclaw_cli.core.diagnostics import Diagnostic
+from homeclaw_cli.core.embedded_text import plugin_text
 from homeclaw_cli.core.manifest import InlineConfig, McpConfig, PluginManifest, SubprocessConfig
 from homeclaw_cli.core.server_start import LOOPBACK_HOSTS, same_server
 from homeclaw_cli.core.tokens import estimate_tokens
@@ -162,7 +163,7 @@ def _check_description_sizes(manifest: PluginManifest, add: Add) -> None:
                 f"{DESCRIPTION_TOKEN_LIMIT}",
                 "keep it to one or two sentences; put detail in description_long",
             )
-    embed_tokens = estimate_tokens(manifest.embedding_text())
+    embed_tokens = estimate_tokens(plugin_text(manifest))
     if embed_tokens > EMBEDDING_TOKEN_LIMIT:
         add(
             "warning",

@@ -409,19 +409,6 @@ class PluginManifest(_Model):
             return list(self.capabilities)
         return [default_capability(self)]
 
-    def embedding_text(self, style: str = "full") -> str:
-        """The text embedded for retrieval: `description` is description + description_long
-        (seed 000 §4); `full` adds the name, keywords and capabilities."""
-        if style == "description":
-            return "\n".join(p for p in (self.description, self.description_long) if p)
-        parts = [self.name, self.description]
-        if self.description_long:
-            parts.append(self.description_long)
-        if self.keywords:
-            parts.append("Keywords: " + ", ".join(self.keywords))
-        parts.extend(f"{c.name}: {c.description}" for c in self.capabilities)
-        return "\n".join(parts)
-
     def author_examples(self) -> list[Example]:
         """The plugin's and its capabilities' examples, as written in the manifest."""
         out = [Example(text) for text in self.examples]

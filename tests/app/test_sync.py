@@ -73,8 +73,14 @@ def test_changed_and_removed_items_are_updated_and_deleted(index_env: dict[str, 
     assert report.updated == ["plugin:slack"]
     assert report.removed == ["plugin:timer"]
     assert report.added == ["plugin:news"]
-    embedded = index_env["models"].embedded
-    assert len(embedded) == 2 and any("DMs" in t for t in embedded)
+    # "News" is no word of its description: the name is checked against it before the row
+    # is embedded (Slack's is in its description, so it needs no check)
+    assert index_env["models"].embedded == [
+        "News",
+        "Top headlines today.",
+        "News\nTop headlines today.",
+        "Slack\nSend Slack DMs and channel posts.",
+    ]
     assert set(_meta(settings, "homeclaw_plugins")) == {"calculator", "slack", "weather", "news"}
 
 
@@ -84,7 +90,8 @@ def test_full_sync_re_embeds_everything(index_env: dict[str, Any]) -> None:
     index_env["models"].reset()
     report = sync(settings, kinds=["plugins"], full=True)
     assert len(report.updated) == 4
-    assert len(index_env["models"].embedded) == 4
+    # the four rows, and Calculator's name and description (its name is not in it)
+    assert len(index_env["models"].embedded) == 6
 
 
 def test_test_dir_is_re_embedded_every_time_and_stale_test_ids_removed(
@@ -297,9 +304,9 @@ def test_an_incremental_sync_embeds_with_the_onnx_twin_and_a_rebuild_with_the_re
     write_plugin(index_env["plugins"], "clock", "Clock", "Tell the time in a city.")
     report = sync(settings, kinds=["plugins"])
     assert report.added == ["plugin:clock"] and report.embedder == "onnx"
-    assert len(twin.calls) == 1 and not index_env["models"].loaded
+    assert twin.calls[-1].startswith("Clock") and not index_env["models"].loaded
     full = sync(settings, kinds=["plugins"], full=True)
-    assert full.embedder == "reference" and len(index_env["models"].embedded) == 5
+    assert full.embedder == "reference" and len(index_env["models"].embedded) == 5 + 2 * 2
 
 
 def test_text_facets_embed_the_short_and_the_long_description_alone(
@@ -314,7 +321,7 @@ def test_text_facets_embed_the_short_and_the_long_description_alone(
         index_env["plugins"],
         "tides",
         "Tides",
-        "High and low tide times.",
+        "High and low tides: their times.",
         description_long="Reads the harbour office's tables for any port on the coast.",
     )
     (index_env["home"] / "config.yaml").write_text("bundled: false\n", encoding="utf-8")
@@ -326,7 +333,7 @@ def test_text_facets_embed_the_short_and_the_long_description_alone(
     rows = {r["id"]: r for r in VectorStore(on.index_uri).all_rows("homeclaw_plugins")}
     facets = [Facet.from_json(f) for f in json.loads(rows["tides"]["facets"])]
     assert [(f.text, f.kind) for f in facets] == [
-        ("Tides: High and low tide times.", TEXT),
+        ("Tides: High and low tides: their times.", TEXT),
         ("Reads the harbour office's tables for any port on the coast.", TEXT),
     ]
     hit = RetrievalService(on).search_plugins("harbour office tables").hits[0]

@@ -22,7 +22,7 @@ def test_adding_and_dropping_a_plugins_dir_embeds_only_new_text(
     data = payload(cli("--plugins-dir", str(extra), "plugin", "sync", "--json"))
     assert data["kinds"]["plugins"]["added"] == ["news"]
     assert data["kinds"]["plugins"]["updated"] == ["weather"]  # its source changed, not its text
-    assert len(models.embedded) == 1 and models.embedded[0].startswith("News")
+    assert [t for t in models.embedded if "\n" in t] == ["News\nToday's headlines from the wire."]
     models.reset()
     data = payload(cli("plugin", "sync", "--json"))
     assert data["kinds"]["plugins"]["removed"] == ["news"]
