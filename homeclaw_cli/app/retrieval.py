@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.adapters.facets import Fusion
+from homeclaw_cli.adapters.facets import EXAMPLE, NAME, Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
 from homeclaw_cli.core.keywords import clauses, search_words
 from homeclaw_cli.core.retrieval import (
@@ -417,11 +417,13 @@ def _is_gone(settings: Settings, cand: Candidate) -> bool:
 
 
 def _explain_facets(hit: RetrievalHit, facets: list[tuple[dict[str, Any], float]]) -> None:
-    """Name the example that matched `hit` best and rank its capabilities (best first)."""
-    examples = [(f, score) for f, score in facets if f.get("kind") == "example"]
-    if examples:
-        hit.matched = str(examples[0][0]["text"])
-        hit.matched_source = str(examples[0][0].get("source") or "author")
+    """Name the example (or brand-like name) that matched `hit` best and rank its
+    capabilities (best first)."""
+    matches = [f for f, _ in facets if f.get("kind") in (EXAMPLE, NAME)]
+    if matches:
+        hit.matched = str(matches[0]["text"])
+        source = NAME if matches[0]["kind"] == NAME else matches[0].get("source") or "author"
+        hit.matched_source = str(source)
     best: dict[str, float] = {}
     for facet, score in facets:
         capability = facet.get("capability")

@@ -123,7 +123,9 @@ class RetrievalHit:
     descriptor: dict[str, Any] = field(default_factory=dict)
     facet_score: float | None = None  # the closest example or capability text's cosine
     matched: str | None = None  # that text, e.g. the example request that matched best
-    matched_source: str | None = None  # the example's author | generated (sync --expand)
+    # the example's author | generated (sync --expand), or name: the plugin's own name,
+    # embedded alone because it reads as a brand
+    matched_source: str | None = None
     capabilities: list[str] = field(default_factory=list)  # best first, when several
 
     def to_json(self, *, with_descriptor: bool = False) -> dict[str, Any]:

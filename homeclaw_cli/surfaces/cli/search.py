@@ -143,7 +143,9 @@ def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: s
 def _matched(hit: RetrievalHit) -> str:
     """The closest example request and the capability order."""
     parts = []
-    if hit.matched:
+    if hit.matched and hit.matched_source == "name":
+        parts.append(f"name {hit.matched!r}")
+    elif hit.matched:
         generated = " (generated)" if hit.matched_source == "generated" else ""
         parts.append(repr(hit.matched) + generated)
     if hit.capabilities:

@@ -38,6 +38,10 @@ def test_a_brand_name_leaves_the_embedded_text_and_still_finds_its_plugin(
     assert _facets(index_env, "zillow") == [("Zillow", NAME)]  # the name: a vector of its own
     assert _facets(index_env, "weather") == []
     assert _search(cli, "zillow")[:1] == ["zillow"]
+    explained = payload(cli("plugin", "search", "zillow", "--explain", "--json"))["hits"][0]
+    assert (explained["matched"], explained["matched_source"]) == ("Zillow", "name")
+    shown = cli("plugin", "search", "zillow", "--explain")
+    assert "name 'Zillow'" in shown.output
     assert _search(cli, "apartments to rent")[:1] == ["zillow"]
 
     # the same plugin from another folder keeps its vectors, name facet included
