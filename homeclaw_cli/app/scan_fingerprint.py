@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli import __version__
+from homeclaw_cli.adapters.index_row import RECIPE
 from homeclaw_cli.fsutil import atomic_write_text
 from homeclaw_cli.settings import Settings
 
@@ -33,7 +34,8 @@ def plugin_fingerprint(settings: Settings) -> str:
 
     # Everything registry.scan() reads must be in here: folders, files, external
     # registrations and the disabled list.
-    digest = hashlib.sha256(f"{__version__}\n{settings.embedding.model}\n".encode())
+    # RECIPE: a checkout that changes what rows embed re-embeds them, whatever its version says
+    digest = hashlib.sha256(f"{__version__} {RECIPE}\n{settings.embedding.model}\n".encode())
     section = settings.plugins  # what a row embeds depends on these too
     digest.update(f"text {section.embed_text} {section.text_facets}\n".encode())
     digest.update(("disabled " + " ".join(sorted(read_disabled(settings.state_dir)))).encode())
@@ -59,7 +61,7 @@ def skill_fingerprint(settings: Settings) -> str:
     roots = [*skill_roots(settings), ("workspace?", settings.cwd / "skills")]
     if settings.skills.test_dir:
         roots.append(("test", settings.skills.test_dir.expanduser()))
-    digest = hashlib.sha256(f"{__version__}\n".encode())
+    digest = hashlib.sha256(f"{__version__} {RECIPE}\n".encode())
     for source, root in roots:
         digest.update(f"root {source} {root}\n".encode())
         for folder in skill_folders(root):

@@ -62,6 +62,27 @@ def test_incremental_sync_embeds_nothing_and_never_loads_the_model(
     assert not models.loaded
 
 
+def test_a_new_embedding_recipe_re_embeds_every_row_on_the_next_sync(
+    index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout whose rows embed differently (same version number) does not keep the old
+    vectors behind the no-change shortcut."""
+    from homeclaw_cli.adapters import index_row
+    from homeclaw_cli.app import scan_fingerprint
+    from homeclaw_cli.app import sync as sync_module
+
+    settings = settings_for(index_env["home"])
+    sync(settings)
+    index_env["models"].reset()
+    for module in (index_row, scan_fingerprint, sync_module):
+        monkeypatch.setattr(module, "RECIPE", "next")
+    report = sync(settings)
+    assert len(report.updated) == 7 and report.model_loaded  # 4 plugins, 3 skills
+    index_env["models"].reset()
+    sync(settings)  # and only once: what is embedded now is the test skill, as every time
+    assert index_env["models"].embedded == ["draft\nDraft an email reply politely."]
+
+
 def test_changed_and_removed_items_are_updated_and_deleted(index_env: dict[str, Any]) -> None:
     settings = settings_for(index_env["home"])
     sync(settings)
