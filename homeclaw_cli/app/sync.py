@@ -175,7 +175,7 @@ def _plan(
     stored_models = {m.model for m in stored.values()}
     rebuild = full
     if stored and any(f":{RECIPE}:" not in m.content_hash for m in stored.values()):
-        report.rebuilt = "index format changed (example vectors)"
+        report.rebuilt = "index format changed: this homeclaw embeds rows differently"
         rebuild = True
     elif stored and stored_models != {model}:
         report.rebuilt = f"embedding model changed ({', '.join(sorted(stored_models))} -> {model})"

@@ -78,6 +78,7 @@ def test_a_new_embedding_recipe_re_embeds_every_row_on_the_next_sync(
         monkeypatch.setattr(module, "RECIPE", "next")
     report = sync(settings)
     assert len(report.updated) == 7 and report.model_loaded  # 4 plugins, 3 skills
+    assert "embeds rows differently" in report.kinds["plugins"].rebuilt
     index_env["models"].reset()
     sync(settings)  # and only once: what is embedded now is the test skill, as every time
     assert index_env["models"].embedded == ["draft\nDraft an email reply politely."]
