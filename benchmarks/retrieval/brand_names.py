@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from homeclaw_cli.adapters.embedder import sentence_transformer  # noqa: E402
-from homeclaw_cli.core.embedded_text import NameCheck, name_check, reads_as_brand  # noqa: E402
+from homeclaw_cli.app.sync_embed import brand_names  # noqa: E402
+from homeclaw_cli.core.embedded_text import NameCheck, name_check  # noqa: E402
 from homeclaw_cli.core.manifest import PluginManifest  # noqa: E402
 
 
@@ -40,17 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     embedder = sentence_transformer(args.model)
     for folder in args.folders:
         total, checks = checks_in(folder)
-        vectors = embedder.embed([t for c in checks for t in (c.name, c.description)])
-        cosines = [float(vectors[2 * n] @ vectors[2 * n + 1]) for n in range(len(checks))]
-        brands = [
-            (c, cos)
-            for c, cos in zip(checks, cosines, strict=True)
-            if reads_as_brand(cos, c.description)
-        ]
+        brands = brand_names(embedder, checks)
         print(f"{folder}: {total} plugins, {len(checks)} checked, {len(brands)} without the name")
         if args.list:
-            for check, cosine in brands:
-                print(f"  {cosine:5.2f}  {check.name} | {check.description[:70]!r}")
+            for n, (cosine, _) in brands.items():
+                print(f"  {cosine:5.2f}  {checks[n].name} | {checks[n].description[:70]!r}")
     return 0
 
 

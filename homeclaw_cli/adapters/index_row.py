@@ -45,13 +45,6 @@ class IndexRow:
     name_left_out: bool = False
 
     @property
-    def embedded_text(self) -> str:
-        """What the row's vector embeds: `text`, or the same without a brand-like name."""
-        if self.name_left_out and self.name_check is not None:
-            return self.name_check.text_without_name
-        return self.text
-
-    @property
     def content_hash(self) -> str:
         """What decides whether the stored row is current (text and facets included)."""
         text = hashlib.sha256("\n\n".join([self.text, *self.pieces]).encode()).hexdigest()[:12]

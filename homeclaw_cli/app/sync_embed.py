@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters.facets import NAME
 from homeclaw_cli.adapters.vector_store import IndexRow, VectorStore
-from homeclaw_cli.core.embedded_text import reads_as_brand
+from homeclaw_cli.core.embedded_text import NameCheck, reads_as_brand
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Embedder
@@ -103,42 +102,44 @@ def _embed(
     """
     import numpy as np
 
-    checked = [r for r in rows if r.name_check is not None]
-    facet_count = sum(len(r.facets) for r in rows)
+    checked = [(r.id, r.name_check) for r in rows if r.name_check is not None]
     if progress is not None:
-        progress[0](2 * len(checked) + len(rows) + facet_count)
+        progress[0](2 * len(checked) + len(rows) + sum(len(r.facets) for r in rows))
     advance = progress[1] if progress else None
-    names = _brand_names(embedder, checked, advance)
-    for row in checked:
-        row.name_left_out = row.id in names
-    texts = [r.embedded_text for r in rows]
+    found = brand_names(embedder, [check for _, check in checked], advance)
+    # row id -> (its name check, the name's vector), for the rows embedded without the name
+    names = {checked[n][0]: (checked[n][1], vector) for n, (_, vector) in found.items()}
+    texts = [names[r.id][0].text_without_name if r.id in names else r.text for r in rows]
     for row in rows:
-        texts.extend(f.text for f in row.facets if not (row.id in names and f.kind == NAME))
+        texts.extend(f.text for f in row.facets)
     vectors = embedder.embed(texts, progress=advance)
     out = {}
     at = len(rows)
     for n, row in enumerate(rows):
-        count = len(row.facets) - (row.id in names)
-        facets = vectors[at : at + count]
+        facets = vectors[at : at + len(row.facets)]
+        at += len(row.facets)
         if row.id in names:
-            facets = np.vstack([facets, names[row.id][None, :]])
+            row.name_left_out = True  # its facets now end with the name
+            facets = np.vstack([facets, names[row.id][1][None, :]])
         out[row.id] = (vectors[n], facets)
-        at += count
     return out
 
 
-def _brand_names(
-    embedder: Embedder, rows: Sequence[IndexRow], progress: Callable[[int], None] | None
-) -> dict[str, Any]:
-    """The name vector of each row whose name reads as a brand (far from its description)."""
-    checks = [r.name_check for r in rows if r.name_check is not None]
+def brand_names(
+    embedder: Embedder,
+    checks: Sequence[NameCheck],
+    progress: Callable[[int], None] | None = None,
+) -> dict[int, tuple[float, Any]]:
+    """The checks whose name reads as a brand (far from its description), by position:
+    the cosine of name and description, and the name's vector."""
     if not checks:
         return {}
     pairs = embedder.embed([t for c in checks for t in (c.name, c.description)], progress=progress)
+    cosines = [float(pairs[2 * n] @ pairs[2 * n + 1]) for n in range(len(checks))]
     return {
-        row.id: pairs[2 * n]
-        for n, (row, check) in enumerate(zip(rows, checks, strict=True))
-        if reads_as_brand(float(pairs[2 * n] @ pairs[2 * n + 1]), check.description)
+        n: (cosine, pairs[2 * n])
+        for n, (check, cosine) in enumerate(zip(checks, cosines, strict=True))
+        if reads_as_brand(cosine, check.description)
     }
 
 
