@@ -23,8 +23,10 @@ from homeclaw_cli.core.retrieval import (
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Where a request with two needs usually joins them ("weather in Paris and convert 20 EUR").
+# Punctuation breaks only before a space or the end: "john.doe@example.com", "2.5 km" and
+# "example.com/a,b" are one word each.
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:[;,.!?]\s*(?:and\s+|then\s+|also\s+|plus\s+)?|\s(?:and|then|also|plus|&)\s+)",
+    r"\s*(?:[;,.!?](?=\s|$)\s*(?:and\s+|then\s+|also\s+|plus\s+)?|\s(?:and|then|also|plus|&)\s+)",
     re.IGNORECASE,
 )
 MIN_CLAUSE_WORDS = 2

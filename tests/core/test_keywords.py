@@ -89,6 +89,14 @@ def test_a_lone_digit_does_not_match_ids_ending_in_it() -> None:
         ("salt and pepper recipe", []),
         ("7 factorial pls", []),
         ("lights off and music on", []),
+        (
+            "log in as john.doe@example.com, then convert 2.5 km to miles",
+            ["log in as john.doe@example.com", "convert 2.5 km to miles"],
+        ),
+        (
+            "fetch example.com/a,b and summarize its title",
+            ["fetch example.com/a,b", "summarize its title"],
+        ),
     ],
 )
 def test_a_request_splits_into_clauses_only_where_each_part_is_a_need(
