@@ -29,6 +29,8 @@ _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;,.!?](?=\s|$)\s*(?:and\s+|then\s+|also\s+|plus\s+)?|\s(?:and|then|also|plus|&)\s+)",
     re.IGNORECASE,
 )
+# Where a sentence ends: "Thanks! What's 5 km in miles?" ("2.5", "john.doe" do not end one).
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 MIN_CLAUSE_WORDS = 2
 MAX_CLAUSES = 3
 # Words that carry no intent; BM25 would give them a little weight everywhere.
@@ -57,12 +59,29 @@ def search_words(text: str) -> list[str]:
 def clauses(text: str) -> list[str]:
     """The parts of a request that could each be a need of its own, when there are several.
 
-    Splits at `and`, `then`, `also`, `plus`, `&` and punctuation; a part with fewer than
-    MIN_CLAUSE_WORDS meaningful words joins the one before it ("salt and pepper" stays
-    whole). Returns [] for a one-need request; never more than MAX_CLAUSES parts.
+    A request of several sentences is cut in two halves at the sentence break nearest its
+    middle: a user who asks for two things in sentences usually gives each its own context
+    ("I'm off to Japan next month. What is 100 USD in yen? My phone died, too. Can you find
+    a repair shop in Kyoto?"), and cutting at every comma left only pieces of the first need.
+    A one-sentence request splits at `and`, `then`, `also`, `plus`, `&` and punctuation.
+    Either way a part with fewer than MIN_CLAUSE_WORDS meaningful words joins the one before
+    it ("salt and pepper" stays whole). Returns [] when nothing splits; never more than
+    MAX_CLAUSES parts. A part that is only context finds little on its own, and the search
+    (app/retrieval.py) keeps a part's best match only when the whole request is near it.
     """
+    sentences = _joined_parts(_SENTENCE_BREAK.split(text))
+    if len(sentences) > 1:
+        middle = (len(sentences) + 1) // 2
+        return [" ".join(sentences[:middle]), " ".join(sentences[middle:])]
+    parts = _joined_parts(_CLAUSE_BREAK.split(text))
+    return parts[:MAX_CLAUSES] if len(parts) > 1 else []
+
+
+def _joined_parts(pieces: list[str]) -> list[str]:
+    """`pieces` stripped, each with fewer than MIN_CLAUSE_WORDS meaningful words joined to
+    the one before it (or the first to the one after)."""
     parts: list[str] = []
-    for raw in _CLAUSE_BREAK.split(text):
+    for raw in pieces:
         piece = raw.strip()
         if not piece:
             continue
@@ -71,7 +90,7 @@ def clauses(text: str) -> list[str]:
             parts[-1] = f"{parts[-1]} {piece}"
         else:
             parts.append(piece)
-    return parts[:MAX_CLAUSES] if len(parts) > 1 else []
+    return parts
 
 
 class KeywordIndex:

@@ -97,6 +97,19 @@ def test_a_lone_digit_does_not_match_ids_ending_in_it() -> None:
             "fetch example.com/a,b and summarize its title",
             ["fetch example.com/a,b", "summarize its title"],
         ),
+        (
+            "I'm off to Japan next month. What is 100 USD in yen? My phone died, too. Can you"
+            " find a repair shop in Kyoto?",
+            [
+                "I'm off to Japan next month. What is 100 USD in yen?",
+                "My phone died, too. Can you find a repair shop in Kyoto?",
+            ],
+        ),
+        (
+            "I need U.S. dollars. How much is 50 EUR?",
+            ["I need U.S. dollars.", "How much is 50 EUR?"],
+        ),
+        ("Thanks! What's 5 km in miles?", []),
     ],
 )
 def test_a_request_splits_into_clauses_only_where_each_part_is_a_need(

@@ -126,6 +126,20 @@ def test_a_two_need_request_offers_both_plugins(cli: Any, index_env: dict[str, A
     assert {"weather", "timer"} <= set(hits[:3])
 
 
+def test_a_request_in_sentences_offers_the_plugin_its_last_sentences_ask_for(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    """Two needs, each with its own context: the request is searched in two halves, so the
+    second need's plugin is offered although the first three pieces are all about the first."""
+    cli("sync")
+    query = (
+        "Rain in Paris on Friday, wind in Paris on Friday, temperature in Paris on Friday."
+        " What weather for the city? The kids nap after lunch. Set a countdown timer or an alarm."
+    )
+    hits = [h["id"] for h in payload(cli("plugin", "search", query, "--json"))["hits"]]
+    assert {"weather", "timer"} <= set(hits)
+
+
 def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
     cli: Any, index_env: dict[str, Any]
 ) -> None:
