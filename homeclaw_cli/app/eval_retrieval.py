@@ -3,7 +3,9 @@
 Each line: {"query": "...", "expected": ["plugin-id", ...], "tags": [...]} (tags optional).
 A query counts as found at k when any expected id is among the top k candidates (ranked
 before the threshold, so recall measures ranking and `none`/threshold figures measure the
-cut separately). Queries with `expected: []` score on whether nothing was kept.
+cut separately). A query that expects several ids (a request with two needs) also counts for
+complete@5: all of them among the top 5. Queries with `expected: []` score on whether nothing
+was kept.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from homeclaw_cli.errors import NotFoundError, UsageError
 from homeclaw_cli.settings import Settings
 
 KS = (1, 3, 5)
+COMPLETE_K = 5
 
 
 @dataclass
@@ -39,12 +42,18 @@ class QueryOutcome:
     def hit(self, k: int) -> bool:
         return self.first_rank is not None and self.first_rank <= k
 
+    def complete(self, k: int) -> bool:
+        """Every expected id among the top `k` candidates."""
+        return set(self.query.expected) <= set(self.ranked[:k])
+
 
 @dataclass
 class Scores:
     count: int = 0
     hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
     reciprocal: float = 0.0
+    multi: int = 0  # queries that expect several ids
+    complete: int = 0  # of those, with every expected id in the top COMPLETE_K
 
     def add(self, outcome: QueryOutcome) -> None:
         self.count += 1
@@ -52,6 +61,9 @@ class Scores:
             self.hits[k] += outcome.hit(k)
         if outcome.first_rank:
             self.reciprocal += 1.0 / outcome.first_rank
+        if len(set(outcome.query.expected)) > 1:
+            self.multi += 1
+            self.complete += outcome.complete(COMPLETE_K)
 
     def to_json(self) -> dict[str, Any]:
         n = max(self.count, 1)
@@ -59,6 +71,10 @@ class Scores:
         for k in KS:
             data[f"recall@{k}"] = round(self.hits[k] / n, 4)
         data["mrr"] = round(self.reciprocal / n, 4)
+        data["multi"] = self.multi
+        data[f"complete@{COMPLETE_K}"] = (
+            round(self.complete / self.multi, 4) if self.multi else None
+        )
         return data
 
 

@@ -38,7 +38,8 @@ def retrieval(
     ] = 20,
     as_json: JsonFlag = False,
 ) -> None:
-    """Recall@1/3/5, MRR and misses of plugin retrieval over the synced index."""
+    """Recall@1/3/5, MRR, complete@5 (two-need queries) and misses of plugin retrieval over
+    the synced index."""
     from homeclaw_cli.app.eval_retrieval import evaluate, read_queries
 
     queries = read_queries(queries_file)
@@ -48,16 +49,18 @@ def retrieval(
 
 
 def _show_report(out: Output, report: EvalReport, queries_file: Path, misses: int) -> None:
-    header = ["SET", "N", "R@1", "R@3", "R@5", "MRR"]
+    header = ["SET", "N", "R@1", "R@3", "R@5", "MRR", "COMPLETE@5"]
     rows = []
     for name, scores in [("overall", report.overall), *sorted(report.by_tag.items())]:
         data = scores.to_json()
+        complete = data["complete@5"]
         rows.append(
             [
                 name,
                 data["queries"],
                 *(f"{data[f'recall@{k}']:.3f}" for k in (1, 3, 5)),
                 f"{data['mrr']:.3f}",
+                "-" if complete is None else f"{complete:.3f} of {data['multi']}",
             ]
         )
     out.table(header, rows, title=f"retrieval ({report.method}), {queries_file}")

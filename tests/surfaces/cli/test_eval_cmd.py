@@ -69,3 +69,28 @@ def test_eval_given_a_folder_says_so(cli: Any, tmp_path: Path) -> None:
     result = cli("eval", "retrieval", str(tmp_path))
     assert result.exit_code == 4
     assert "is a folder, not a file" in result.stderr
+
+
+def test_eval_reports_complete_at_5_for_two_need_queries(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    """complete@5 counts the queries that expect several plugins with all of them in the top
+    5; full-text search finds no candidate without a shared word, so one of two is complete."""
+    cli("sync")
+    path = tmp_path / "q.jsonl"
+    lines = [
+        {"query": "slack message and countdown alarm", "expected": ["slack", "timer"]},
+        {"query": "slack message", "expected": ["slack", "calculator"], "tags": ["odd"]},
+        {"query": "countdown alarm", "expected": ["timer"]},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    data = payload(cli("eval", "retrieval", str(path), "--method", "fts", "--json"))
+    assert data["overall"]["multi"] == 2
+    assert data["overall"]["complete@5"] == 0.5
+    assert data["by_tag"]["odd"]["complete@5"] == 0.0
+    text = cli("eval", "retrieval", str(path), "--method", "fts").stdout.splitlines()
+    assert text[0].split("\t")[-1] == "0.500 of 2"
+    assert text[1].split("\t")[-1] == "0.000 of 1"
+    single = tmp_path / "single.jsonl"
+    single.write_text(json.dumps(lines[2]) + "\n", encoding="utf-8")
+    assert payload(cli("eval", "retrieval", str(single), "--json"))["overall"]["complete@5"] is None
