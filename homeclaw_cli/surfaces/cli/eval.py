@@ -30,7 +30,7 @@ app = typer.Typer()
 def retrieval(
     ctx: typer.Context,
     queries_file: Annotated[
-        Path, typer.Argument(help='JSONL: {"query": ..., "expected": [ids], "tags": [...]}')
+        Path, typer.Argument(help='JSONL: {"query": ..., "expected": \\[ids], "tags": [...]}')
     ],
     method: MethodOpt = None,
     misses: Annotated[

@@ -70,3 +70,25 @@ def test_debug_after_the_subcommand_shows_the_traceback(cli: Any) -> None:
 def test_only_flags_before_a_double_dash_are_hoisted() -> None:
     assert hoist_global_flags(["plugin", "list", "--debug"]) == ["--debug", "plugin", "list"]
     assert hoist_global_flags(["x", "--", "--debug"]) == ["x", "--", "--debug"]
+
+
+# What rich reads as a markup tag and drops from --help: "[ids]", "[bold]" (escaped: "\[ids]").
+_MARKUP_TAG = re.compile(r"(?<!\\)\[[a-zA-Z#/@][^\[\]]*\]")
+
+
+def test_no_help_text_loses_a_bracketed_word_to_rich_markup() -> None:
+    def texts(command: Any, path: tuple[str, ...]) -> list[tuple[str, str]]:
+        found = [(" ".join(path), command.help or "")]
+        found += [
+            (f"{' '.join(path)} {p.name}", getattr(p, "help", "") or "") for p in command.params
+        ]
+        for name, sub in (getattr(command, "commands", None) or {}).items():
+            found += texts(sub, (*path, name))
+        return found
+
+    lost = [
+        (where, tag.group(0))
+        for where, text in texts(typer.main.get_command(app), ("homeclaw",))
+        for tag in _MARKUP_TAG.finditer(text)
+    ]
+    assert lost == []
