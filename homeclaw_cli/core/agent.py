@@ -404,8 +404,7 @@ class Agent:
         result.ok = result.error is None
         if state.answer is not None and result.ok:
             result.exchange = state.messages[state.own_from :]
-            if state.final_call is not None:  # the result the answer came from, for the record
-                name, text = state.final_call
+            for name, text in state.final_calls:  # the results the answer came from
                 result.exchange.append(tool_message(name, text, native=state.native))
             result.exchange.append({"role": "assistant", "content": result.answer})
             self.exchanges.append(result.exchange)

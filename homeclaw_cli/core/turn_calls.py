@@ -52,7 +52,8 @@ class TurnState:
     read_tool_output: bool = False  # the model has read text a tool returned in this turn
     calls_made: dict[str, int] = field(default_factory=dict)  # call signature -> times run
     own_from: int = 1  # messages[own_from:] are this turn's (the user's message onwards)
-    final_call: tuple[str, str] | None = None  # the tool whose result ended the turn, its text
+    # the tools whose results ended the turn, with their texts (one per need the model called)
+    final_calls: list[tuple[str, str]] = field(default_factory=list)
     unread: str | None = None  # the last result that is the answer if the model gives none
     last_failure: tuple[str, str] | None = None  # the last call that failed, and what it said
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
@@ -159,12 +160,15 @@ def read_reply(reply: LLMReply, names: list[str], *, native: bool) -> ModelMove:
     return ModelMove(content, found, "content", content)
 
 
-async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome | None:
-    """Run the calls in order; a successful plugin result ends the turn and is returned.
+async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> list[ToolOutcome]:
+    """Run the calls in order; the successful plugin results end the turn and are returned
+    ([] when none did: the other results went back to the model). A model that asks for two
+    things in one reply ("5 miles in km and 17 times 23") gets both results.
 
     A call that cannot run as written (unknown tool, bad arguments) is answered with the
     problem once; a second one ends the turn (`state.stopped`) instead of looping."""
     paths = user_paths(_user_said(state))
+    finals: list[ToolOutcome] = []
     for call in calls:
         arguments = _repaired(state, call, paths)
         problem = state.tools.problem(call.name, arguments)
@@ -174,13 +178,14 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> ToolOutcome |
             state.stopped = f"the model's tool call was still wrong after a correction: {problem}"
         outcome = await _run_call(state, LLMToolCall(call.name, arguments))
         if state.stopped:
-            return None
+            return []
         if outcome.final and outcome.ok:
-            state.final_call = (call.name, outcome.text[:MAX_TOOL_TEXT])
-            return outcome
+            state.final_calls.append((call.name, outcome.text[:MAX_TOOL_TEXT]))
+            finals.append(outcome)
+            continue
         content = outcome.text if outcome.ok else f"ERROR: {outcome.text}"
         state.messages.append(tool_message(call.name, content[:MAX_TOOL_TEXT], native=state.native))
-    return None
+    return finals
 
 
 def _repaired(state: TurnState, call: LLMToolCall, paths: frozenset[str]) -> Any:

@@ -1,7 +1,8 @@
 """One round of a turn: one model call, then its answer or its tool calls.
 
 A plugin's result ends the turn: its text goes to the user as is, or through one more model
-call with the capability's post_process_prompt (seed 000 §5.7), streamed. Text the model
+call with the capability's post_process_prompt (seed 000 §5.7), streamed; each result of a
+reply that called several plugins does, one after the other. Text the model
 streams is shown as it arrives unless it could be a tool call written as JSON.
 """
 
@@ -80,12 +81,17 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
         state.on_text("\n")  # keep the model's preamble apart from what follows
     preamble = move.content if move.source == "native" else ""
     state.messages.append(assistant_message(preamble, move.calls))
-    final = await run_calls(state, move.calls)
+    finals = await run_calls(state, move.calls)
     if state.stopped:
         return True
-    if final is None:
+    if not finals:
         return False
-    state.answer = await _deliver(llm, state, final)
+    answers: list[str] = []
+    for outcome in finals:
+        if answers and state.on_text:
+            state.on_text("\n\n")
+        answers.append(await _deliver(llm, state, outcome))
+    state.answer = "\n\n".join(answers)
     return True
 
 

@@ -81,6 +81,31 @@ def test_plugin_result_goes_to_the_user_directly() -> None:
     assert len(llm.requests) == 1  # no post-processing call
 
 
+def test_two_calls_in_one_reply_both_reach_the_user() -> None:
+    """ "weather in Paris and a note" answered by one reply with two calls: both plugins run
+    and both results are the answer, in the order called, without another model call."""
+    two = LLMReply(
+        "",
+        [
+            LLMToolCall("weather__now", {"city": "Paris"}),
+            LLMToolCall("notes__add", {"text": "milk"}),
+        ],
+    )
+    llm = FakeLLM(two)
+    agent, caller = make_agent(llm)
+    sink: list[str] = []
+    result = run(agent, "weather in Paris and a note: milk", sink)
+    assert caller.calls == [
+        ("weather", "now", {"city": "Paris"}),
+        ("notes", "add", {"text": "milk"}),
+    ]
+    assert result.answer == "weather.now {'city': 'Paris'}\n\nnotes.add {'text': 'milk'}"
+    assert "".join(sink) == result.answer
+    assert len(llm.requests) == 1
+    tools = [m for m in agent.exchanges[-1] if m["role"] == "tool"]
+    assert len(tools) == 2  # both results stay in the conversation for a follow-up
+
+
 def test_post_process_runs_one_more_model_call_with_the_prompt() -> None:
     llm = FakeLLM(call("weather__summary", city="Oslo"), "Cold and snowy, wear a hat!")
     agent, _ = make_agent(llm)

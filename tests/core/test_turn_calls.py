@@ -87,21 +87,26 @@ def _state(outcomes: dict[str, ToolOutcome]) -> TurnState:
     return TurnState("msg", tools, native=True, messages=[], steps=[])
 
 
-def test_a_plugin_result_ends_the_calls_and_clears_an_earlier_failure() -> None:
+def test_every_call_runs_and_the_plugin_results_end_the_turn() -> None:
+    """A reply that asks for two things gets both results; a plugin's success clears an
+    earlier failure, and what is not a plugin result goes back to the model as before."""
     state = _state(
         {
             "broken__x": ToolOutcome(False, "plugin broken failed", failed_for_good=True),
             "ok__y": ToolOutcome(True, "done", final=True),
-            "never": ToolOutcome(True, "not reached"),
+            "lookup": ToolOutcome(True, "looked up"),
+            "ok__z": ToolOutcome(True, "also done", final=True),
         }
     )
-    calls = [LLMToolCall("broken__x", {}), LLMToolCall("ok__y", {}), LLMToolCall("never", {})]
-    final = asyncio.run(run_calls(state, calls))
-    assert final is not None and final.text == "done"
+    names = ["broken__x", "ok__y", "lookup", "ok__z"]
+    finals = asyncio.run(run_calls(state, [LLMToolCall(n, {}) for n in names]))
+    assert [f.text for f in finals] == ["done", "also done"]
+    assert state.final_calls == [("ok__y", "done"), ("ok__z", "also done")]
     assert state.pending_failure is None
-    assert [s.name for s in state.steps if isinstance(s, ToolStep)] == ["broken__x", "ok__y"]
+    assert [s.name for s in state.steps if isinstance(s, ToolStep)] == names
     assert [(m["role"], unwrap(m["content"])) for m in state.messages] == [
-        ("tool", "ERROR: plugin broken failed")
+        ("tool", "ERROR: plugin broken failed"),
+        ("tool", "looked up"),
     ]
 
 
@@ -112,8 +117,8 @@ def test_a_failed_plugin_stays_pending_and_long_results_are_cut() -> None:
             "big": ToolOutcome(True, "x" * (MAX_TOOL_TEXT + 10)),
         }
     )
-    final = asyncio.run(run_calls(state, [LLMToolCall("broken__x", {}), LLMToolCall("big", {})]))
-    assert final is None and state.pending_failure == "plugin broken failed"
+    finals = asyncio.run(run_calls(state, [LLMToolCall("broken__x", {}), LLMToolCall("big", {})]))
+    assert finals == [] and state.pending_failure == "plugin broken failed"
     assert len(unwrap(state.messages[1]["content"])) == MAX_TOOL_TEXT
     tool_step = state.steps[1]
     assert isinstance(tool_step, ToolStep) and len(tool_step.output) == 500
