@@ -169,8 +169,13 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> list[ToolOutc
     problem once; a second one ends the turn (`state.stopped`) instead of looping."""
     paths = user_paths(_user_said(state))
     finals: list[ToolOutcome] = []
+    seen: set[str] = set()
     for call in calls:
         arguments = _repaired(state, call, paths)
+        signature = _signature(call.name, arguments)
+        if signature in seen:  # a small model's reply that lists one call twice runs it once
+            continue
+        seen.add(signature)
         problem = state.tools.problem(call.name, arguments)
         if problem:
             state.bad_calls.append(problem)
@@ -235,11 +240,15 @@ async def _run_call(state: TurnState, call: LLMToolCall) -> ToolOutcome:
     return outcome
 
 
+def _signature(name: str, arguments: Any) -> str:
+    return name + json.dumps(arguments, sort_keys=True, default=str)
+
+
 async def _outcome(
     state: TurnState, name: str, arguments: Any
 ) -> tuple[ToolOutcome, ApprovalRecord | None]:
     """Run the call unless it repeats itself or the user's policy holds it back."""
-    signature = name + json.dumps(arguments, sort_keys=True, default=str)
+    signature = _signature(name, arguments)
     state.calls_made[signature] = state.calls_made.get(signature, 0) + 1
     if state.calls_made[signature] > MAX_SAME_CALL:
         # Small models loop on a call whose answer they already have: make them answer.

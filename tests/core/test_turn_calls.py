@@ -110,6 +110,14 @@ def test_every_call_runs_and_the_plugin_results_end_the_turn() -> None:
     ]
 
 
+def test_a_call_listed_twice_in_one_reply_runs_once() -> None:
+    state = _state({"notes__add": ToolOutcome(True, "added", final=True)})
+    twice = [LLMToolCall("notes__add", {}), LLMToolCall("notes__add", {})]
+    finals = asyncio.run(run_calls(state, twice))
+    assert [f.text for f in finals] == ["added"]
+    assert [s.name for s in state.steps if isinstance(s, ToolStep)] == ["notes__add"]
+
+
 def test_a_failed_plugin_stays_pending_and_long_results_are_cut() -> None:
     state = _state(
         {
