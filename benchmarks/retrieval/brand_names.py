@@ -14,22 +14,20 @@ import argparse
 import sys
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from homeclaw_cli.adapters.embedder import sentence_transformer  # noqa: E402
 from homeclaw_cli.app.sync_embed import brand_names  # noqa: E402
+from homeclaw_cli.catalog.plugin_loader import is_plugin_folder, load_plugin  # noqa: E402
 from homeclaw_cli.core.embedded_text import NameCheck, name_check  # noqa: E402
-from homeclaw_cli.core.manifest import PluginManifest  # noqa: E402
 
 
 def checks_in(folder: Path) -> tuple[int, list[NameCheck]]:
     """How many plugins `folder` holds, and the name checks sync would run for them."""
-    paths = sorted(folder.glob("*/plugin.yaml"))
-    manifests = [PluginManifest.model_validate(yaml.safe_load(p.read_text("utf-8"))) for p in paths]
-    return len(paths), [c for c in map(name_check, manifests) if c is not None]
+    loaded = [load_plugin(p) for p in sorted(folder.iterdir()) if is_plugin_folder(p)]
+    manifests = [r.manifest for r in loaded if r.manifest is not None]
+    return len(manifests), [c for c in map(name_check, manifests) if c is not None]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import click
 import pytest
 import typer.main
 from typer.core import TyperGroup
@@ -13,19 +14,24 @@ from typer.core import TyperGroup
 from homeclaw_cli.surfaces.cli.main import app, hoist_global_flags
 
 
-def command_paths() -> list[tuple[str, ...]]:
-    paths: list[tuple[str, ...]] = [()]
+def commands() -> list[tuple[tuple[str, ...], click.Command]]:
+    """Every command of the CLI with its path, the root first."""
+    found: list[tuple[tuple[str, ...], click.Command]] = []
 
-    def walk(group: TyperGroup, prefix: tuple[str, ...]) -> None:
-        for name, command in group.commands.items():
-            paths.append((*prefix, name))
-            if isinstance(command, TyperGroup):
-                walk(command, (*prefix, name))
+    def walk(command: click.Command, path: tuple[str, ...]) -> None:
+        found.append((path, command))
+        if isinstance(command, TyperGroup):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
 
     root = typer.main.get_command(app)
     assert isinstance(root, TyperGroup)
     walk(root, ())
-    return paths
+    return found
+
+
+def command_paths() -> list[tuple[str, ...]]:
+    return [path for path, _ in commands()]
 
 
 @pytest.mark.parametrize("path", command_paths(), ids=lambda p: " ".join(p) or "homeclaw")
@@ -77,18 +83,10 @@ _MARKUP_TAG = re.compile(r"(?<!\\)\[[a-zA-Z#/@][^\[\]]*\]")
 
 
 def test_no_help_text_loses_a_bracketed_word_to_rich_markup() -> None:
-    def texts(command: Any, path: tuple[str, ...]) -> list[tuple[str, str]]:
-        found = [(" ".join(path), command.help or "")]
-        found += [
-            (f"{' '.join(path)} {p.name}", getattr(p, "help", "") or "") for p in command.params
-        ]
-        for name, sub in (getattr(command, "commands", None) or {}).items():
-            found += texts(sub, (*path, name))
-        return found
-
-    lost = [
-        (where, tag.group(0))
-        for where, text in texts(typer.main.get_command(app), ("homeclaw",))
-        for tag in _MARKUP_TAG.finditer(text)
+    texts = [
+        (" ".join(path), text)
+        for path, command in commands()
+        for text in [command.help or "", *(getattr(p, "help", "") or "" for p in command.params)]
     ]
+    lost = [(where, tag.group(0)) for where, text in texts for tag in _MARKUP_TAG.finditer(text)]
     assert lost == []
