@@ -161,6 +161,11 @@ class LLMSettings(Section):
         description="offer search_plugins/search_skills in chat (small models call them for "
         "small talk)",
     )
+    each_need: bool = Field(
+        default=True,
+        description='a request with several needs ("5 miles in km and 17 times 23"): a part '
+        "no plugin call served, with a plugin retrieval is sure of, is asked on its own",
+    )
 
 
 class ToolSettings(Section):

@@ -43,6 +43,7 @@ from homeclaw_cli.app.eval_chat import METRICS  # noqa: E402
 TODO_PORT = 3107
 ROWS = [
     ("plugin", "right plugin called"),
+    ("needs", "every need's plugin called"),
     ("capability", "right capability"),
     ("args", "right arguments"),
     ("answer", "right answer"),

@@ -23,7 +23,7 @@ from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
 from homeclaw_cli.catalog.skills import SkillRegistry, scan_skills
-from homeclaw_cli.core.agent import Agent, AgentConfig, TurnResult
+from homeclaw_cli.core.agent import Agent, AgentConfig
 from homeclaw_cli.core.approval import (
     ApprovalGate,
     ApprovalPolicy,
@@ -36,6 +36,7 @@ from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
+from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
@@ -127,6 +128,7 @@ def agent_config(settings: Settings) -> AgentConfig:
         context_tokens=settings.llm.num_ctx or DEFAULT_CONTEXT_TOKENS,
         search_tools=settings.llm.search_tools,
         decide=settings.llm.decide,
+        each_need=settings.llm.each_need,
         plugin_margin=settings.plugins.relative_margin,
         skill_margin=settings.skills.relative_margin,
     )

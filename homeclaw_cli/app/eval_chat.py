@@ -18,17 +18,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
-from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
 from homeclaw_cli.core.trace import LlmStep, RetrieveStep, SkippedCallStep, ToolStep
+from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.settings import Settings
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.chat import ChatSession
 
-METRICS = ("plugin", "capability", "args", "skill", "answer", "no_plugin", "retrieved")
+METRICS = ("plugin", "needs", "capability", "args", "skill", "answer", "no_plugin", "retrieved")
 SKILL_TOOLS = ("read_skill", "run_skill")
 THRESHOLD_NAMES = (*METRICS, "passed")
 # Tool-call JSON written as the answer: {"name": "x", "arguments": {...}} and its variants.
@@ -127,6 +127,9 @@ def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
         checks["plugin"] = any(p in called for p in task.plugins)
         retrieved = {p.id for s in final.steps if isinstance(s, RetrieveStep) for p in s.plugins}
         checks["retrieved"] = any(p in retrieved for p in task.plugins)
+    if task.needs:
+        called = {c.name.partition(TOOL_NAME_SEPARATOR)[0] for c in calls}
+        checks["needs"] = all(called & set(need) for need in task.need_plugins)
     if task.capability:
         name = f"{task.plugin}{TOOL_NAME_SEPARATOR}{task.capability}"
         wanted = [c for c in calls if c.name == name]

@@ -8,6 +8,9 @@ YAML (a list of tasks, or `tasks:` holding one) or JSONL (one task per line)::
       capability: convert                 # optional: that capability of it
       args: {value: 5, to_unit: [km, kilometers]}  # optional subset; a list gives alternatives
       answer: ["8.04"]                    # optional: any of these fragments, case-insensitive
+    - request: 5 miles in km and 17 times 23
+      needs: [units, calculator]          # a request with several needs: each plugin called
+                                          # (an item may be a list: any of them serves it)
     - request: whats the capital of australia
       no_plugin: true                     # answered without calling any tool
       answer: [canberra]
@@ -41,6 +44,7 @@ class ChatTask(BaseModel):
     id: str = ""
     request: str | list[str]
     plugin: str | list[str] | None = None
+    needs: list[str | list[str]] = Field(default_factory=list)
     capability: str | None = None
     skill: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
@@ -57,8 +61,12 @@ class ChatTask(BaseModel):
             raise ValueError("`request` must be a non-empty message or list of messages")
         if self.no_plugin and (self.plugin or self.skill):
             raise ValueError("give either `plugin`/`skill` or `no_plugin: true`, not both")
-        if not (self.no_plugin or self.plugin or self.skill or self.answers):
-            raise ValueError("expect something: `plugin`, `skill`, `no_plugin: true` or `answer`")
+        if self.no_plugin and self.needs:
+            raise ValueError("give either `needs` or `no_plugin: true`, not both")
+        if not (self.no_plugin or self.plugin or self.needs or self.skill or self.answers):
+            raise ValueError(
+                "expect something: `plugin`, `needs`, `skill`, `no_plugin: true` or `answer`"
+            )
         if self.capability and not isinstance(self.plugin, str):
             raise ValueError("`capability` needs the one `plugin` it belongs to")
         if self.args and not self.capability:
@@ -77,6 +85,11 @@ class ChatTask(BaseModel):
         return [self.plugin] if isinstance(self.plugin, str) else list(self.plugin)
 
     @property
+    def need_plugins(self) -> list[list[str]]:
+        """Each need's plugin, or its alternatives."""
+        return [[need] if isinstance(need, str) else list(need) for need in self.needs]
+
+    @property
     def answers(self) -> list[str]:
         return [self.answer] if isinstance(self.answer, str) else list(self.answer)
 
@@ -92,12 +105,13 @@ class ChatTask(BaseModel):
             return set(self.allow)
         if self.plugin and self.capability:
             return {f"{self.plugin}.{self.capability}"}
-        return set(self.plugins) | ({f"run_skill.{self.skill}"} if self.skill else set())
+        skill = {f"run_skill.{self.skill}"} if self.skill else set()
+        return set(self.plugins) | {p for need in self.need_plugins for p in need} | skill
 
     def expected(self) -> dict[str, Any]:
         """The expectations as reports show them."""
         data: dict[str, Any] = {"no_plugin": True} if self.no_plugin else {}
-        for key in ("plugin", "capability", "skill"):
+        for key in ("plugin", "needs", "capability", "skill"):
             if getattr(self, key):
                 data[key] = getattr(self, key)
         if self.args:

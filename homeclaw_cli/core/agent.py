@@ -6,7 +6,8 @@ the LanceDB retrieval, the plugin runners and the skill runner in `app/chat.py`.
 
 Here: the Agent (history, services) and the turn's outline. The tools a turn offers are in
 core/turn_tools.py, one model round in core/turn_round.py, tool-call handling in
-core/turn_calls.py, and the trace steps in core/trace.py.
+core/turn_calls.py, the parts of a request its calls left open in core/turn_needs.py, what a
+turn returns in core/turn_result.py, and the trace steps in core/trace.py.
 
 Tool design: one tool per capability of the retrieved plugins (`<plugin>__<capability>`,
 built by core/capability_tools.add_plugin_tools), not one generic route_to_plugin(plugin_id,
@@ -26,12 +27,10 @@ import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
 
 from homeclaw_cli.core.agent_prompt import (
-    SystemPrompt,
     build_system_prompt,
     json_tools_text,
     read_workspace,
@@ -52,9 +51,11 @@ from homeclaw_cli.core.ports import (
 from homeclaw_cli.core.retrieval import RELATIVE_MARGIN, RetrievalHit, RetrievalResult, cut_across
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
-from homeclaw_cli.core.trace import HitSummary, PromptStep, RetrieveStep, ToolStep, TraceStep
+from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, tool_message
 from homeclaw_cli.core.turn_decide import weakly_retrieved
+from homeclaw_cli.core.turn_needs import open_needs
+from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
@@ -68,67 +69,6 @@ DECIDE_MIN_SCORE = 0.5  # benchmarks/llm/TURN.md: right-plugin hits 0.4-0.7, gre
 
 
 ManifestLookup = Callable[[str], PluginManifest | None]
-
-
-# --- results --------------------------------------------------------------------------------
-
-
-Failure = Literal["model", "tool"]  # the model did not answer; a plugin or skill failed
-
-
-@dataclass
-class TurnResult:
-    """One turn's answer, outcome, prompt, retrieval and trace (what `--json` prints)."""
-
-    message: str
-    answer: str = ""
-    ok: bool = True
-    error: str | None = None
-    failure: Failure | None = None  # whose failure `error` is: the model's or a tool's
-    steps: list[TraceStep] = field(default_factory=list)
-    prompt: SystemPrompt | None = None
-    tool_tokens: int = 0
-    plugin_retrieval: RetrievalResult | None = None
-    skill_retrieval: RetrievalResult | None = None
-    tools_offered: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    native_tools: bool = True
-    rounds: int = 0
-    exchange: list[ChatMessage] = field(default_factory=list)  # what joins the history
-
-    @property
-    def prompt_tokens(self) -> int:
-        return (self.prompt.tokens if self.prompt else 0) + self.tool_tokens
-
-    def tool_steps(self) -> list[ToolStep]:
-        """The tool calls of the turn, in order (the conversation log keeps them)."""
-        return [s for s in self.steps if isinstance(s, ToolStep)]
-
-    def to_json(self) -> dict[str, Any]:
-        """The `chat --json` shape."""
-        return {
-            "answer": self.answer,
-            "ok": self.ok,
-            "error": self.error,
-            "failure": self.failure,
-            "rounds": self.rounds,
-            "native_tools": self.native_tools,
-            "prompt_tokens": self.prompt_tokens,
-            "tools_offered": self.tools_offered,
-            "retrieved": {
-                "plugins": [h.to_json() for h in hit_summaries(self.plugin_retrieval)],
-                "skills": [h.to_json() for h in hit_summaries(self.skill_retrieval)],
-            },
-            "trace": [s.to_json() for s in self.steps],
-            "timings": {k: round(v, 6) for k, v in self.timings.items()},
-        }
-
-
-def hit_summaries(result: RetrievalResult | None) -> list[HitSummary]:
-    """The kept hits of a retrieval as the trace shows them."""
-    if result is None:
-        return []
-    return [HitSummary(h.id, h.score, h.reason) for h in result.hits]
 
 
 @dataclass
@@ -145,6 +85,8 @@ class AgentConfig:
     # Plugins and skills compete: one this far under the other kind's best is not offered.
     plugin_margin: float = RELATIVE_MARGIN
     skill_margin: float = RELATIVE_MARGIN
+    # A part of a two-need request that no call served gets a turn of its own (turn_needs.py).
+    each_need: bool = True
 
 
 class Agent:
@@ -229,6 +171,25 @@ class Agent:
         started = time.perf_counter()
         result = TurnResult(message=message)
         self.last = result
+        state, retrieve_seconds = await self._run(result, on_text, on_status)
+        if self.config.each_need:
+            retrieve_seconds += await self._serve_open_needs(result, state, on_text, on_status)
+        self._finish(result, state)
+        total = time.perf_counter() - started
+        outside = state.llm_seconds + state.tool_seconds + retrieve_seconds
+        result.timings = {
+            "retrieve": retrieve_seconds,
+            "llm": state.llm_seconds,
+            "tools": state.tool_seconds,
+            "total": total,
+            "overhead": max(total - outside, 0.0),
+        }
+        return result
+
+    async def _run(
+        self, result: TurnResult, on_text: TextSink | None, on_status: StatusSink | None
+    ) -> tuple[TurnState, float]:
+        """Retrieval, the prompt and the model's rounds; the state and retrieval's seconds."""
         if on_status is not None:
             on_status("finding tools")
         try:
@@ -246,17 +207,60 @@ class Agent:
             state.stopped = (
                 f"the model did not finish within {self.config.max_rounds} rounds of tool calls"
             )
-        self._finish(result, state)
-        total = time.perf_counter() - started
-        outside = state.llm_seconds + state.tool_seconds + retrieve_seconds
-        result.timings = {
-            "retrieve": retrieve_seconds,
-            "llm": state.llm_seconds,
-            "tools": state.tool_seconds,
-            "total": total,
-            "overhead": max(total - outside, 0.0),
-        }
-        return result
+        return state, retrieve_seconds
+
+    async def _serve_open_needs(
+        self,
+        result: TurnResult,
+        state: TurnState,
+        on_text: TextSink | None,
+        on_status: StatusSink | None,
+    ) -> float:
+        """Each part of the request that the turn's plugin calls left open is asked on its own,
+        without the conversation, and its plugin's result joins the answer; a part the model
+        answers without a plugin is dropped (it would be from memory). Returns the seconds
+        spent searching."""
+        if not state.final_calls or state.stopped or state.pending_failure:
+            return 0.0
+        started = time.perf_counter()
+        called = {s.name.partition("__")[0] for s in result.tool_steps()}
+        search = self.retriever.search_plugins
+        needs = await asyncio.to_thread(
+            open_needs, result.message, called, search, self.config.doubt_below
+        )
+        seconds = time.perf_counter() - started
+        for need in needs:
+            alone = self._alone()
+            part = TurnResult(message=need)
+            part_state, part_seconds = await alone._run(part, None, on_status)
+            seconds += part_seconds
+            result.steps.extend(part.steps)
+            result.rounds += part.rounds
+            state.llm_seconds += part_state.llm_seconds
+            state.tool_seconds += part_state.tool_seconds
+            if not part_state.final_calls or part_state.stopped or not part_state.answer:
+                continue
+            state.answer = f"{state.answer}\n\n{part_state.answer}"
+            state.final_calls.extend(part_state.final_calls)
+            if on_text is not None:
+                on_text("\n\n" + part_state.answer)
+        return seconds
+
+    def _alone(self) -> Agent:
+        """This agent's services without its history, for a part of a request asked alone."""
+        alone = Agent(
+            llm=self.llm,
+            retriever=self.retriever,
+            caller=self.caller,
+            manifests=self.manifests,
+            skills=self.skills,
+            builtins=self.builtins,
+            config=replace(self.config, each_need=False),
+            approval=self.approval,
+            offerable=self.offerable,
+        )
+        alone._native = self._native
+        return alone
 
     async def _retrieve(self, result: TurnResult) -> float:
         """Plugins (and skills) for the message; returns the seconds it took."""
@@ -437,5 +441,4 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "ManifestLookup",
-    "TurnResult",
 ]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
-from homeclaw_cli.core.agent import TurnResult
+from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.errors import ConfigError, NotFoundError, UsageError
 
 SCHEMA = """

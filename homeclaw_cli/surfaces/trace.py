@@ -17,7 +17,7 @@ from homeclaw_cli.core.trace import (
 )
 
 if TYPE_CHECKING:  # core.agent pulls in the manifest models: not for `homeclaw --help`
-    from homeclaw_cli.core.agent import TurnResult
+    from homeclaw_cli.core.turn_result import TurnResult
 
 
 def trace_lines(result: TurnResult) -> list[str]:

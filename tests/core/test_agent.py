@@ -106,6 +106,72 @@ def test_two_calls_in_one_reply_both_reach_the_user() -> None:
     assert len(tools) == 2  # both results stay in the conversation for a follow-up
 
 
+def two_need_agent(llm: FakeLLM, scores: dict[str, float] | None = None) -> tuple[Agent, Any]:
+    retriever = FakeRetriever({"weather": ["weather"], "note": ["notes"]}, scores=scores)
+    caller = FakeCaller(MANIFESTS)
+    agent = Agent(llm=llm, retriever=retriever, caller=caller, manifests=MANIFESTS.get)
+    return agent, caller
+
+
+def test_a_need_the_calls_left_open_is_asked_on_its_own() -> None:
+    """The model calls the weather for "weather in Paris and add a note: buy milk" and stops;
+    the second part is asked alone (no history, not the first part), its plugin's result
+    joins the answer and both stay in the conversation."""
+    llm = FakeLLM(call("weather__now", city="Paris"), call("notes__add", text="buy milk"))
+    agent, caller = two_need_agent(llm)
+    sink: list[str] = []
+    result = asyncio.run(
+        agent.turn("weather in Paris and add a note: buy milk", on_text=sink.append)
+    )
+    assert caller.calls == [
+        ("weather", "now", {"city": "Paris"}),
+        ("notes", "add", {"text": "buy milk"}),
+    ]
+    assert result.ok
+    assert result.answer == "weather.now {'city': 'Paris'}\n\nnotes.add {'text': 'buy milk'}"
+    assert "".join(sink) == result.answer
+    alone = llm.requests[1]["messages"]
+    assert [m["role"] for m in alone] == ["system", "user"]
+    assert alone[1]["content"] == "add a note: buy milk"
+    assert [t["function"]["name"] for t in llm.requests[1]["tools"]][:1] == ["notes__add"]
+    assert [m["role"] for m in agent.exchanges[-1]].count("tool") == 2
+    assert agent.exchanges[-1][0]["content"] == "weather in Paris and add a note: buy milk"
+    assert result.rounds == 2
+
+
+def test_a_part_answered_without_a_plugin_is_dropped() -> None:
+    llm = FakeLLM(call("weather__now", city="Paris"), "Noted, buy milk!")
+    agent, _ = two_need_agent(llm)
+    result = asyncio.run(agent.turn("weather in Paris and add a note: buy milk"))
+    assert result.answer == "weather.now {'city': 'Paris'}"
+    assert len(llm.requests) == 2
+
+
+def test_a_part_retrieval_is_unsure_of_or_a_called_plugin_serves_is_not_asked() -> None:
+    weak = FakeLLM(call("weather__now", city="Paris"))
+    agent, _ = two_need_agent(weak, scores={"note": 0.3})  # under doubt_below
+    assert asyncio.run(agent.turn("weather in Paris and add a note: buy milk")).ok
+    assert len(weak.requests) == 1
+    served = FakeLLM(call("weather__now", city="Paris"))
+    agent, _ = two_need_agent(served)
+    assert asyncio.run(agent.turn("weather in Paris and the weather in Rome")).ok
+    assert len(served.requests) == 1
+
+
+def test_each_need_off_leaves_the_turn_as_the_model_ended_it() -> None:
+    llm = FakeLLM(call("weather__now", city="Paris"), call("notes__add", text="buy milk"))
+    retriever = FakeRetriever({"weather": ["weather"], "note": ["notes"]})
+    agent = Agent(
+        llm=llm,
+        retriever=retriever,
+        caller=FakeCaller(MANIFESTS),
+        manifests=MANIFESTS.get,
+        config=AgentConfig(each_need=False),
+    )
+    result = asyncio.run(agent.turn("weather in Paris and add a note: buy milk"))
+    assert result.answer == "weather.now {'city': 'Paris'}" and len(llm.requests) == 1
+
+
 def test_post_process_runs_one_more_model_call_with_the_prompt() -> None:
     llm = FakeLLM(call("weather__summary", city="Oslo"), "Cold and snowy, wear a hat!")
     agent, _ = make_agent(llm)

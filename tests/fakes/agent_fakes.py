@@ -103,19 +103,24 @@ Hit = hit
 
 class FakeRetriever:
     def __init__(
-        self, plugins: dict[str, list[str]], skills: dict[str, list[RetrievalHit]] | None = None
+        self,
+        plugins: dict[str, list[str]],
+        skills: dict[str, list[RetrievalHit]] | None = None,
+        scores: dict[str, float] | None = None,
     ) -> None:
         self.plugins = plugins  # query word -> plugin ids
         self.skills = skills or {}
+        self.scores = scores or {}  # query word -> the score of what it finds (default 0.9)
         self.queries: list[str] = []
 
     def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         self.queries.append(query)
-        ids: list[str] = []
+        ids: dict[str, float] = {}
         for word, found in self.plugins.items():
             if word in query.lower():
-                ids += [i for i in found if i not in ids]
-        hits = [hit(i, rank=rank) for rank, i in enumerate(ids, 1)]
+                for item in found:
+                    ids.setdefault(item, self.scores.get(word, 0.9))
+        hits = [hit(i, score=s, rank=rank) for rank, (i, s) in enumerate(ids.items(), 1)]
         return RetrievalResult(
             query, hits, hits, fallback=not hits, fallback_names=[] if hits else ["notes"]
         )

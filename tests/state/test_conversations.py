@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.trace import LlmStep, ToolStep
+from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.state.conversations import (
     SCHEMA,
     ConversationLog,

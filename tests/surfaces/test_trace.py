@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.trace import (
     HitSummary,
     LlmStep,
@@ -11,6 +10,7 @@ from homeclaw_cli.core.trace import (
     RetrieveStep,
     ToolStep,
 )
+from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.surfaces.trace import step_lines, trace_lines
 
 

@@ -108,6 +108,8 @@ def chat(  # noqa: PLR0917 - typer options
       - request: whats the capital of australia
         no_plugin: true
         answer: \\[canberra]
+      - request: 5 miles in km and 17 times 23
+        needs: \\[units, calculator]   # each of them called
 
     Read-only calls run; others only for the task's `allow` list (default: the
     expected capability). Exit 1 under a --fail-under / --max-leaked limit.

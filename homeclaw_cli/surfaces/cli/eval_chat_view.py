@@ -23,7 +23,7 @@ FailUnderOpt = Annotated[
         "--fail-under",
         metavar="METRIC=RATE",
         help="Exit 1 when a rate is lower, e.g. plugin=0.9 or answer=85% (repeatable). "
-        "METRIC: plugin, capability, args, skill, answer, no_plugin, retrieved, passed.",
+        "METRIC: plugin, needs, capability, args, skill, answer, no_plugin, retrieved, passed.",
     ),
 ]
 MaxLeakedOpt = Annotated[
@@ -35,6 +35,7 @@ MissesOpt = Annotated[
 ]
 LABELS = {
     "plugin": "right plugin",
+    "needs": "every need's plugin",
     "capability": "right capability",
     "args": "right arguments",
     "skill": "right skill",

@@ -73,6 +73,23 @@ def test_retrieval_narrows_tools_and_call_reaches_plugin(
     assert len(fake.chat_requests) == 1  # post_process false: no second model call
 
 
+def test_each_need_of_a_two_need_request_is_answered(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """The model serves the first need only; the second part is asked on its own and both
+    plugins' results are printed."""
+    fake.script(
+        tool_call("greeter__hello", {"name": "Ada"}),
+        tool_call("tides__times", {"place": "Brest"}),
+    )
+    result = chat("-q", "please greet Ada with a hello and when is high tide in Brest")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Hello, Ada!" and lines[1] == "" and "Brest" in lines[2]
+    assert len(fake.chat_requests) == 2
+    assert fake.chat_requests[1]["messages"][-1]["content"] == "when is high tide in Brest"
+
+
 def test_post_process_only_when_asked(chat: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(tool_call("greeter__story", {"name": "Bo"}), text("Bo met a lovely cat!"))
     result = chat("-q", "tell me a greet story about Bo")

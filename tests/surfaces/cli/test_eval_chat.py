@@ -335,3 +335,41 @@ def test_a_call_that_was_not_run_is_shown_with_the_miss(
     fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
     text_result = cli(*args, env=env)
     assert "(not run: tides__times) -> 'Dublin.'" in text_result.stderr
+
+
+def test_a_two_need_task_passes_when_each_need_gets_its_plugin(
+    cli: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path], tmp_path: Path
+) -> None:
+    """The model calls the greeter only; the request's other part, asked on its own, calls
+    the tides. `needs` checks that both ran; with llm.each_need off the same task misses."""
+    tasks = tmp_path / "two.yaml"
+    tasks.write_text(
+        "- id: both\n"
+        "  request: please greet Ada with a hello and when is high tide in the harbour of Brest\n"
+        "  needs: [greeter, tides]\n"
+    )
+
+    def run(each_need: str) -> Any:
+        fake.script(
+            tool_call("greeter__hello", {"name": "Ada"}),
+            tool_call("tides__times", {"place": "Brest"}),
+        )
+        env = {
+            "HOMECLAW_NO_BUNDLED": "1",
+            "HOMECLAW_LLM__HOST": fake.host,
+            "HOMECLAW_LLM__DECIDE": "never",
+            "HOMECLAW_LLM__EACH_NEED": each_need,
+        }
+        args = ("--plugins-dir", str(setup["plugins"]), "eval", "chat", str(tasks), "--json")
+        return cli(*args, "--fail-under", "needs=1", env=env)
+
+    result = run("true")
+    assert result.exit_code == 0, result.stderr
+    assert payload(result)["rates"]["needs"] == {"passed": 1, "total": 1, "rate": 1.0}
+    alone = fake.chat_requests[1]["messages"]
+    assert alone[-1]["content"] == "when is high tide in the harbour of Brest"
+    assert not any("greet" in str(m["content"]) for m in alone if m["role"] == "user")
+
+    off = run("false")
+    assert off.exit_code == 1
+    assert payload(off)["rates"]["needs"] == {"passed": 0, "total": 1, "rate": 0.0}

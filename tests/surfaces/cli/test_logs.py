@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from homeclaw_cli.core.agent import TurnResult
 from homeclaw_cli.core.trace import ToolStep
+from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.settings import load_settings
 from homeclaw_cli.state.conversations import ConversationLog, log_path, read_turns
 from tests.json_output import payload

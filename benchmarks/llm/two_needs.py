@@ -1,0 +1,91 @@
+"""Write chat tasks that ask for two things at once, joined from single-need tasks.
+
+    python benchmarks/llm/two_needs.py [--tasks benchmarks/llm/tasks.yaml]
+        [--out benchmarks/llm/tasks-two-needs.yaml] [--count 30]
+
+Each task joins two one-message tasks of TASKS whose plugins differ, in one sentence ("{A} and
+{b}") or in two ("{A}. Also, {b}"), alternately, and expects both plugins called (`needs`).
+Tasks that need the network (weather, news) or a skill are left out: a failed first call ends
+the turn before its second need. The pairs are drawn with a fixed seed, so every run writes the
+same file; run `eval_chat.py --tasks OUT` on it with `llm.each_need` on and off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+SEED = 20261127
+NETWORK = {"weather", "news"}
+JOINS = ("{a} and {b}", "{a}. Also, {b}")
+
+
+def plugins_of(task: dict[str, Any]) -> list[str]:
+    plugin = task.get("plugin")
+    return [plugin] if isinstance(plugin, str) else list(plugin or [])
+
+
+def singles(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The one-message tasks that expect a plugin which runs offline."""
+    return [
+        t
+        for t in tasks
+        if isinstance(t.get("request"), str)
+        and plugins_of(t)
+        and not t.get("skill")
+        and not NETWORK & set(plugins_of(t))
+    ]
+
+
+def joined(tasks: list[dict[str, Any]], count: int, seed: int = SEED) -> list[dict[str, Any]]:
+    """`count` two-need tasks, each from two single tasks with no plugin in common."""
+    pool = singles(tasks)
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    while len(out) < count:
+        first, second = rng.sample(pool, 2)
+        key = (first["id"], second["id"])
+        if set(plugins_of(first)) & set(plugins_of(second)) or key in seen:
+            continue
+        seen.add(key)
+        head = first["request"].strip().rstrip(".!?")
+        tail = second["request"].strip()
+        text = JOINS[len(out) % len(JOINS)].format(a=head, b=tail[:1].lower() + tail[1:])
+        needs = [_need(first), _need(second)]
+        out.append({"id": f"{first['id']}+{second['id']}", "request": text, "needs": needs})
+    return out
+
+
+def _need(task: dict[str, Any]) -> str | list[str]:
+    found = plugins_of(task)
+    return found[0] if len(found) == 1 else found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=Path, default=HERE / "tasks.yaml")
+    parser.add_argument("--out", type=Path, default=HERE / "tasks-two-needs.yaml")
+    parser.add_argument("--count", type=int, default=30)
+    args = parser.parse_args(argv)
+    doc = yaml.safe_load(args.tasks.read_text(encoding="utf-8"))
+    tasks = doc["tasks"] if isinstance(doc, dict) else doc
+    rows = joined(tasks, args.count)
+    header = (
+        f"# Written by two_needs.py from {args.tasks.name} (seed {SEED}): two single-need\n"
+        "# tasks joined, each plugin expected (`needs`). Format: `homeclaw eval chat --help`.\n"
+    )
+    body = yaml.safe_dump({"tasks": rows}, sort_keys=False, allow_unicode=True, width=100)
+    args.out.write_text(header + body, encoding="utf-8")
+    print(f"{len(rows)} two-need tasks -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
