@@ -217,22 +217,23 @@ class Agent:
         on_status: StatusSink | None,
     ) -> float:
         """Each part of the request that the turn's plugin calls left open is asked on its own,
-        without the conversation, and its plugin's result joins the answer; a part the model
-        answers without a plugin is dropped (it would be from memory). Returns the seconds
-        spent searching."""
-        if not state.final_calls or state.stopped or state.pending_failure:
+        without the conversation, and its plugin's result joins the answer (after a failed
+        call too: one broken plugin does not cost the other need); a part the model answers
+        without a plugin is dropped (it would be from memory). Returns the seconds spent
+        searching."""
+        called = {s.name.partition("__")[0] for s in result.tool_steps() if "__" in s.name}
+        if state.stopped or not called or result.plugin_retrieval is None:
             return 0.0
         started = time.perf_counter()
-        called = {s.name.partition("__")[0] for s in result.tool_steps()}
+        offered = {h.id for h in result.plugin_retrieval.hits}
         search = self.retriever.search_plugins
         needs = await asyncio.to_thread(
-            open_needs, result.message, called, search, self.config.doubt_below
+            open_needs, result.message, called, offered, search, self.config.doubt_below
         )
         seconds = time.perf_counter() - started
         for need in needs:
-            alone = self._alone()
             part = TurnResult(message=need)
-            part_state, part_seconds = await alone._run(part, None, on_status)
+            part_state, part_seconds = await self._alone()._run(part, None, on_status)
             seconds += part_seconds
             result.steps.extend(part.steps)
             result.rounds += part.rounds
@@ -240,10 +241,10 @@ class Agent:
             state.tool_seconds += part_state.tool_seconds
             if not part_state.final_calls or part_state.stopped or not part_state.answer:
                 continue
-            state.answer = f"{state.answer}\n\n{part_state.answer}"
-            state.final_calls.extend(part_state.final_calls)
             if on_text is not None:
-                on_text("\n\n" + part_state.answer)
+                on_text(f"\n\n{part_state.answer}" if state.answer else part_state.answer)
+            state.answer = "\n\n".join(a for a in (state.answer, part_state.answer) if a)
+            state.final_calls.extend(part_state.final_calls)
         return seconds
 
     def _alone(self) -> Agent:

@@ -69,12 +69,18 @@ def clauses(text: str) -> list[str]:
     MAX_CLAUSES parts. A part that is only context finds little on its own, and the search
     (app/retrieval.py) keeps a part's best match only when the whole request is near it.
     """
-    sentences = _joined_parts(_SENTENCE_BREAK.split(text))
-    if len(sentences) > 1:
-        middle = (len(sentences) + 1) // 2
-        return [" ".join(sentences[:middle]), " ".join(sentences[middle:])]
+    whole = sentences(text)
+    if len(whole) > 1:
+        middle = (len(whole) + 1) // 2
+        return [" ".join(whole[:middle]), " ".join(whole[middle:])]
     parts = _joined_parts(_CLAUSE_BREAK.split(text))
     return parts[:MAX_CLAUSES] if len(parts) > 1 else []
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, one with fewer than MIN_CLAUSE_WORDS meaningful words joined
+    to the one before ("Thanks! What's 5 km in miles?" is one)."""
+    return _joined_parts(_SENTENCE_BREAK.split(text))
 
 
 def _joined_parts(pieces: list[str]) -> list[str]:

@@ -158,6 +158,25 @@ def test_a_part_retrieval_is_unsure_of_or_a_called_plugin_serves_is_not_asked() 
     assert len(served.requests) == 1
 
 
+def test_after_a_failed_call_the_other_need_is_still_asked() -> None:
+    def behaviour(plugin: str, capability: str, args: dict[str, Any]) -> PResult:
+        if plugin == "weather":
+            return PResult(False, error="no network")
+        return PResult(True, f"{plugin}.{capability} {args}")
+
+    llm = FakeLLM(
+        call("weather__now", city="Paris"),
+        "The weather service cannot be reached.",
+        call("notes__add", text="buy milk"),
+    )
+    retriever = FakeRetriever({"weather": ["weather"], "note": ["notes"]})
+    caller = FakeCaller(MANIFESTS, behaviour)
+    agent = Agent(llm=llm, retriever=retriever, caller=caller, manifests=MANIFESTS.get)
+    result = asyncio.run(agent.turn("weather in Paris and add a note: buy milk"))
+    assert caller.calls[-1] == ("notes", "add", {"text": "buy milk"})
+    assert result.answer.endswith("\n\nnotes.add {'text': 'buy milk'}")
+
+
 def test_each_need_off_leaves_the_turn_as_the_model_ended_it() -> None:
     llm = FakeLLM(call("weather__now", city="Paris"), call("notes__add", text="buy milk"))
     retriever = FakeRetriever({"weather": ["weather"], "note": ["notes"]})

@@ -2,31 +2,55 @@
 
 from __future__ import annotations
 
-from homeclaw_cli.core.retrieval import RetrievalResult
+from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.turn_needs import open_needs
 from tests.fakes.retrieval import hit
 
-FOUND = {
+FOUND: dict[str, list[RetrievalHit]] = {
     "how many km is 5 miles": [hit("units", score=0.5), hit("calculator", score=0.3)],
     "what is 17 times 23": [hit("calculator", score=0.36)],
+    "convert 3 GB to MB": [hit("units", score=0.59)],
+    "how much is 1234 times 5678": [hit("calculator", score=0.37), hit("units", score=0.29)],
     "I'm planning a trip to Germany": [hit("weather", score=0.28)],
     "I want to know how many km 300 miles is": [hit("units", score=0.55)],
+    "I'm in Tokyo": [hit("timezones", score=0.47), hit("mcp-time", score=0.35)],
+    "what time is it": [hit("mcp-time", score=0.6), hit("timezones", score=0.58)],
 }
+ALL = {"units", "calculator", "weather", "timezones", "mcp-time"}
 
 
 def search(part: str) -> RetrievalResult:
-    hits = FOUND.get(part, [])
+    hits = FOUND.get(part.rstrip("?."), [])
     return RetrievalResult(part, hits, hits, fallback=not hits)
 
 
 def test_a_part_no_called_plugin_serves_is_open() -> None:
     message = "how many km is 5 miles and what is 17 times 23"
-    assert open_needs(message, {"units"}, search, 0.35) == ["what is 17 times 23"]
-    assert open_needs(message, {"units", "calculator"}, search, 0.35) == []
+    assert open_needs(message, {"units"}, ALL, search, 0.35) == ["what is 17 times 23"]
+    assert open_needs(message, {"units", "calculator"}, ALL, search, 0.35) == []
+    # units also matches the second part a little, but it serves the first one
+    both = "convert 3 GB to MB and how much is 1234 times 5678"
+    assert open_needs(both, {"units"}, ALL, search, 0.35) == ["how much is 1234 times 5678"]
 
 
-def test_context_parts_and_turns_without_calls_have_none() -> None:
+def test_a_part_needs_a_sure_plugin_offered_with_the_request() -> None:
+    message = "how many km is 5 miles and what is 17 times 23"
+    assert open_needs(message, {"units"}, {"units"}, search, 0.35) == []  # not offered
+    assert open_needs(message, {"units"}, ALL, search, 0.4) == []  # not sure enough
     context = "I'm planning a trip to Germany and I want to know how many km 300 miles is"
-    assert open_needs(context, {"units"}, search, 0.35) == []  # weather at 0.28: context
-    assert open_needs("how many km is 5 miles and what is 17 times 23", set(), search, 0.35) == []
-    assert open_needs("what is 17 times 23", {"units"}, search, 0.35) == []  # one part
+    assert open_needs(context, {"units"}, ALL, search, 0.35) == []  # weather at 0.28
+
+
+def test_a_twin_of_the_called_plugin_serves_its_part_too() -> None:
+    """Either world clock answers "what time is it"; "I'm in Tokyo" is no second need."""
+    message = "I'm in Tokyo, what time is it?"
+    assert open_needs(message, {"mcp-time"}, ALL, search, 0.35) == []
+    assert open_needs(message, {"timezones"}, ALL, search, 0.35) == []
+
+
+def test_requests_of_several_sentences_and_turns_without_calls_have_none() -> None:
+    two = "Convert 3 GB to MB. Also, how much is 1234 times 5678?"
+    assert open_needs(two, {"units"}, ALL, search, 0.35) == []
+    message = "how many km is 5 miles and what is 17 times 23"
+    assert open_needs(message, set(), ALL, search, 0.35) == []
+    assert open_needs("what is 17 times 23", {"units"}, ALL, search, 0.35) == []  # one part
