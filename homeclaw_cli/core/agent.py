@@ -52,7 +52,7 @@ from homeclaw_cli.core.retrieval import RELATIVE_MARGIN, RetrievalHit, Retrieval
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import PromptStep, RetrieveStep
-from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, tool_message
+from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
 from homeclaw_cli.core.turn_decide import weakly_retrieved
 from homeclaw_cli.core.turn_needs import open_needs
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
@@ -172,9 +172,11 @@ class Agent:
         result = TurnResult(message=message)
         self.last = result
         state, retrieve_seconds = await self._run(result, on_text, on_status)
+        parts: list[ChatMessage] = []
         if self.config.each_need:
-            retrieve_seconds += await self._serve_open_needs(result, state, on_text, on_status)
-        self._finish(result, state)
+            seconds, parts = await self._serve_open_needs(result, state, on_text, on_status)
+            retrieve_seconds += seconds
+        self._finish(result, state, parts)
         total = time.perf_counter() - started
         outside = state.llm_seconds + state.tool_seconds + retrieve_seconds
         result.timings = {
@@ -215,15 +217,15 @@ class Agent:
         state: TurnState,
         on_text: TextSink | None,
         on_status: StatusSink | None,
-    ) -> float:
+    ) -> tuple[float, list[ChatMessage]]:
         """Each part of the request that the turn's plugin calls left open is asked on its own,
         without the conversation, and its plugin's result joins the answer (after a failed
         call too: one broken plugin does not cost the other need); a part the model answers
         without a plugin is dropped (it would be from memory). Returns the seconds spent
-        searching."""
+        searching, and the calls and results of the parts answered, for the history."""
         called = {s.name.partition("__")[0] for s in result.tool_steps() if "__" in s.name}
         if state.stopped or not called or result.plugin_retrieval is None:
-            return 0.0
+            return 0.0, []
         started = time.perf_counter()
         offered = {h.id for h in result.plugin_retrieval.hits}
         search = self.retriever.search_plugins
@@ -231,6 +233,7 @@ class Agent:
             open_needs, result.message, called, offered, search, self.config.doubt_below
         )
         seconds = time.perf_counter() - started
+        answered: list[ChatMessage] = []
         for need in needs:
             part = TurnResult(message=need)
             part_state, part_seconds = await self._alone()._run(part, None, on_status)
@@ -244,8 +247,8 @@ class Agent:
             if on_text is not None:
                 on_text(f"\n\n{part_state.answer}" if state.answer else part_state.answer)
             state.answer = "\n\n".join(a for a in (state.answer, part_state.answer) if a)
-            state.final_calls.extend(part_state.final_calls)
-        return seconds
+            answered += calls_and_results(part_state)[1:]  # not the part as a user message
+        return seconds, answered
 
     def _alone(self) -> Agent:
         """This agent's services without its history, for a part of a request asked alone."""
@@ -394,8 +397,9 @@ class Agent:
             max_search_results=self.config.max_search_results,
         )
 
-    def _finish(self, result: TurnResult, state: TurnState) -> None:
-        """The answer and outcome; a turn with an answer joins the history."""
+    def _finish(self, result: TurnResult, state: TurnState, parts: list[ChatMessage]) -> None:
+        """The answer and outcome; a turn with an answer joins the history (with the calls
+        and results of the `parts` asked on their own)."""
         silent = not (state.answer or "").strip() and not state.stopped
         if silent and state.unread and not state.pending_failure:
             state.answer = state.unread  # a skill script's output, which the model left unsaid
@@ -408,10 +412,8 @@ class Agent:
             result.error, result.failure = state.empty_answer_error(), "model"
         result.ok = result.error is None
         if state.answer is not None and result.ok:
-            result.exchange = state.messages[state.own_from :]
-            for name, text in state.final_calls:  # the results the answer came from
-                result.exchange.append(tool_message(name, text, native=state.native))
-            result.exchange.append({"role": "assistant", "content": result.answer})
+            answer: ChatMessage = {"role": "assistant", "content": result.answer}
+            result.exchange = [*calls_and_results(state), *parts, answer]
             self.exchanges.append(result.exchange)
             called = [s.name for s in result.tool_steps() if s.ok]
             self.last_plugins = list(dict.fromkeys(n.split("__")[0] for n in called if "__" in n))

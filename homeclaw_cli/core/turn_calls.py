@@ -324,3 +324,10 @@ def tool_message(name: str, content: str, *, native: bool) -> ChatMessage:
     if native:
         return {"role": "tool", "content": wrapped, "tool_name": name}
     return {"role": "user", "content": f"Result of tool {name}:\n{wrapped}"}
+
+
+def calls_and_results(state: TurnState) -> list[ChatMessage]:
+    """A turn's messages from the user's on, with the results its answer came from (each
+    after the call that asked for it, as chat APIs expect)."""
+    results = [tool_message(name, text, native=state.native) for name, text in state.final_calls]
+    return [*state.messages[state.own_from :], *results]

@@ -12,8 +12,9 @@ it there (two world clocks do one job). A part is open when no called plugin ser
 own best plugin scores at least `min_score` and was offered with the whole request, and no
 called plugin or twin is that best plugin. A part that is only context ("I'm planning a trip
 to Germany and ...") finds nothing that sure on its own. A request of several sentences is
-left as the model answered it: its halves are mostly context and ask (measured: an open half
-for 12% of ToolAlpaca's one-need requests, against 1.4% of its one-sentence ones).
+left as the model answered it: its halves are mostly a context and an ask (of ToolAlpaca's
+one-need requests, 12% would have a half asked alone, 1.4% a part of one sentence; TURN.md,
+"Each need asked on its own").
 """
 
 from __future__ import annotations

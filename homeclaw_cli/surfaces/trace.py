@@ -16,13 +16,18 @@ from homeclaw_cli.core.trace import (
     TraceStep,
 )
 
-if TYPE_CHECKING:  # core.agent pulls in the manifest models: not for `homeclaw --help`
+if TYPE_CHECKING:  # core.turn_result pulls in the prompt and manifest models: not for --help
     from homeclaw_cli.core.turn_result import TurnResult
 
 
 def trace_lines(result: TurnResult) -> list[str]:
     """Human-readable trace: retrieval with scores, tool calls, timings, prompt size."""
-    lines = [line for step in result.steps for line in step_lines(step)]
+    lines: list[str] = []
+    retrieved = 0
+    for step in result.steps:
+        if isinstance(step, RetrieveStep) and (retrieved := retrieved + 1) > 1:
+            lines.append(f"part asked on its own: {step.query!r}")  # an open need (llm.each_need)
+        lines.extend(step_lines(step))
     t = result.timings
     lines.append(
         f"total {t.get('total', 0) * 1000:.0f} ms (model {t.get('llm', 0) * 1000:.0f}, "

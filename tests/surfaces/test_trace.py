@@ -45,3 +45,14 @@ def test_the_last_line_sums_up_the_timings() -> None:
     assert trace_lines(result)[-1] == (
         "total 1000 ms (model 500, tools 250, retrieval 125, overhead 0.0)"
     )
+
+
+def test_a_part_asked_on_its_own_is_named() -> None:
+    result = TurnResult(message="5 mi in km and 17 times 23")
+    result.steps = [
+        RetrieveStep(0.001, "5 mi in km and 17 times 23", [], [], fallback=False),
+        RetrieveStep(0.001, "17 times 23", [], [], fallback=False),
+    ]
+    lines = trace_lines(result)
+    assert lines[1] == "part asked on its own: '17 times 23'"
+    assert lines[0].startswith("retrieve") and lines[2].startswith("retrieve")
