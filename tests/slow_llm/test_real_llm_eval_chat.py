@@ -23,7 +23,8 @@ from tests.json_output import payload
 REQUIRED = os.environ.get("HOMECLAW_REQUIRE_REAL_LLM") == "1"
 MODELS_DIR = os.environ.get("HOMECLAW_BENCH_MODELS")
 
-# Tasks the model passes on every run (greedy sampling), picked from benchmarks/llm/tasks.yaml.
+# Tasks the model passes on every run (greedy sampling), picked from benchmarks/llm/tasks.yaml;
+# the last asks for two things at once (the model calls one tool, the other part is asked alone).
 # The Ollama-protocol run takes the first two (a plugin call and a no-plugin answer): the path
 # is the same from the provider on, and CI time is scarce.
 TASKS = """\
@@ -34,6 +35,8 @@ TASKS = """\
    answer: ["2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"]}
 - {id: note, request: "remember that the garage code is 7391", plugin: notes,
    capability: add_note, answer: ["saved"]}
+- {id: two-needs, request: "how many km is 5 miles and what is 17 times 23",
+   needs: [units, calculator], answer: ["391"]}
 """
 OLLAMA_TASKS = 2
 THRESHOLDS = ["--fail-under", "passed=1", "--max-leaked", "0"]
@@ -95,8 +98,9 @@ def test_eval_chat_on_the_real_model_openai_and_ollama(
     assert synced.returncode == 0, synced.stderr
 
     command = ["eval", "chat", str(tasks), "--json", *THRESHOLDS]
-    openai = _check(run_cli(*command, env=llm.homeclaw_env(), timeout=900), runs=4)
+    openai = _check(run_cli(*command, env=llm.homeclaw_env(), timeout=900), runs=5)
     assert openai["provider"] == "openai" and openai["model"] == llm.model
+    assert openai["rates"]["needs"]["rate"] == 1.0
 
     with ollama_shim(llm.api_base, llm.model) as shim:
         command = ["eval", "chat", str(few), "--json", *THRESHOLDS]
