@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
 from homeclaw_cli.core.approval import Answer, ToolAction
+from homeclaw_cli.core.capability_tools import plugin_ids
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
 from homeclaw_cli.core.trace import LlmStep, RetrieveStep, SkippedCallStep, ToolStep
 from homeclaw_cli.core.turn_result import TurnResult
@@ -118,17 +119,16 @@ def turn_figures(turn: TurnResult) -> dict[str, Any]:
 def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
     """Check the last turn against the task's expectations."""
     final = turns[-1]
-    calls = [s for s in final.steps if isinstance(s, ToolStep)]
+    calls = final.tool_steps()
+    called = set(plugin_ids(c.name for c in calls))
     run = TaskRun(task, sample, turns)
     run.leaked = leaked_call(final.answer, final.tools_offered)
     checks = run.checks
     if task.plugins:
-        called = {c.name.partition(TOOL_NAME_SEPARATOR)[0] for c in calls}
         checks["plugin"] = any(p in called for p in task.plugins)
         retrieved = {p.id for s in final.steps if isinstance(s, RetrieveStep) for p in s.plugins}
         checks["retrieved"] = any(p in retrieved for p in task.plugins)
     if task.needs:
-        called = {c.name.partition(TOOL_NAME_SEPARATOR)[0] for c in calls}
         checks["needs"] = all(called & set(need) for need in task.need_plugins)
     if task.capability:
         name = f"{task.plugin}{TOOL_NAME_SEPARATOR}{task.capability}"

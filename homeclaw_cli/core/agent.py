@@ -36,7 +36,7 @@ from homeclaw_cli.core.agent_prompt import (
     read_workspace,
 )
 from homeclaw_cli.core.approval import ApprovalGate
-from homeclaw_cli.core.capability_tools import ranked_capabilities
+from homeclaw_cli.core.capability_tools import plugin_ids, ranked_capabilities
 from homeclaw_cli.core.history import fitting_history
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import (
@@ -223,7 +223,7 @@ class Agent:
         call too: one broken plugin does not cost the other need); a part the model answers
         without a plugin is dropped (it would be from memory). Returns the seconds spent
         searching, and the calls and results of the parts answered, for the history."""
-        called = {s.name.partition("__")[0] for s in result.tool_steps() if "__" in s.name}
+        called = set(plugin_ids(s.name for s in result.tool_steps()))
         if state.stopped or not called or result.plugin_retrieval is None:
             return 0.0, []
         started = time.perf_counter()
@@ -415,8 +415,7 @@ class Agent:
             answer: ChatMessage = {"role": "assistant", "content": result.answer}
             result.exchange = [*calls_and_results(state), *parts, answer]
             self.exchanges.append(result.exchange)
-            called = [s.name for s in result.tool_steps() if s.ok]
-            self.last_plugins = list(dict.fromkeys(n.split("__")[0] for n in called if "__" in n))
+            self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok)
 
     def _manifests_for(self, hits: Sequence[RetrievalHit], message: str) -> list[PluginManifest]:
         """The retrieved plugins offerable now (a short follow-up, "and in pounds?", adds the
@@ -437,7 +436,7 @@ class Agent:
 def _plugins_called(exchange: list[ChatMessage]) -> list[str]:
     """The plugins whose results an earlier turn's messages hold (its tool outputs)."""
     names = [m for msg in exchange for m in TOOL_OUTPUT_NAME.findall(str(msg.get("content", "")))]
-    return list(dict.fromkeys(n.split("__")[0] for n in names if "__" in n))
+    return plugin_ids(names)
 
 
 __all__ = [

@@ -6,7 +6,7 @@ into is core/tool_registry.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from homeclaw_cli.core.manifest import Capability, Parameter, PluginManifest
@@ -17,6 +17,13 @@ TOOL_NAME_SEPARATOR = "__"
 
 CapabilityHandlers = Callable[[str, str], Handler]
 """(plugin id, capability id) -> the handler that runs it; each surface supplies its own."""
+
+
+def plugin_ids(tool_names: Iterable[str]) -> list[str]:
+    """The plugins of `<plugin>__<capability>` tool names, in order, each once (built-in and
+    skill tools belong to none)."""
+    ids = (n.partition(TOOL_NAME_SEPARATOR)[0] for n in tool_names if TOOL_NAME_SEPARATOR in n)
+    return list(dict.fromkeys(ids))
 
 
 def parameter_schema(param: Parameter) -> dict[str, Any]:

@@ -22,11 +22,11 @@ if TYPE_CHECKING:  # core.turn_result pulls in the prompt and manifest models: n
 
 def trace_lines(result: TurnResult) -> list[str]:
     """Human-readable trace: retrieval with scores, tool calls, timings, prompt size."""
+    first = next((s for s in result.steps if isinstance(s, RetrieveStep)), None)
     lines: list[str] = []
-    retrieved = 0
     for step in result.steps:
-        if isinstance(step, RetrieveStep) and (retrieved := retrieved + 1) > 1:
-            lines.append(f"part asked on its own: {step.query!r}")  # an open need (llm.each_need)
+        if isinstance(step, RetrieveStep) and step is not first:  # an open need (llm.each_need)
+            lines.append(f"part asked on its own: {step.query!r}")
         lines.extend(step_lines(step))
     t = result.timings
     lines.append(
