@@ -163,8 +163,9 @@ class LLMSettings(Section):
     )
     each_need: bool = Field(
         default=True,
-        description='two needs in one sentence ("5 miles in km and 17 times 23"): a part '
-        "no plugin call served, whose offered plugin retrieval is sure of, is asked on its own",
+        description='two needs in one request ("5 miles in km and 17 times 23", "... Also, ..."):'
+        " a part no plugin call served, whose offered plugin retrieval is sure of, is asked on "
+        "its own",
     )
 
 

@@ -1,10 +1,12 @@
 """Write chat tasks that ask for two things at once, joined from single-need tasks.
 
     python benchmarks/llm/two_needs.py [--tasks benchmarks/llm/tasks.yaml]
-        [--out benchmarks/llm/tasks-two-needs.yaml] [--count 30]
+        [--out benchmarks/llm/tasks-two-needs.yaml] [--count 30] [--style sentences --seed N]
 
 Each task joins two one-message tasks of TASKS whose plugins differ, in one sentence ("{A} and
 {b}") or in two ("{A}. Also, {b}"), alternately, and expects both plugins called (`needs`).
+`--style sentences` joins them in two sentences four other ways, one with nothing to say a
+second need begins ("{A}. Then {b}", "{A}. Additionally, {b}", "{A}. And {b}", "{A}. {B}").
 Tasks that need the network (weather, news) or a skill are left out: a failed first call ends
 the turn before its second need. The pairs are drawn with a fixed seed, so every run writes the
 same file; run `eval_chat.py --tasks OUT` on it with `llm.each_need` on and off.
@@ -23,7 +25,10 @@ import yaml
 HERE = Path(__file__).resolve().parent
 SEED = 20261127
 NETWORK = {"weather", "news"}
-JOINS = ("{a} and {b}", "{a}. Also, {b}")
+STYLES = {
+    "default": ("{a} and {b}", "{a}. Also, {b}"),
+    "sentences": ("{a}. Then {b}", "{a}. Additionally, {b}", "{a}. And {b}", "{a}. {B}"),
+}
 
 
 def plugins_of(task: dict[str, Any]) -> list[str]:
@@ -43,8 +48,11 @@ def singles(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def joined(tasks: list[dict[str, Any]], count: int, seed: int = SEED) -> list[dict[str, Any]]:
+def joined(
+    tasks: list[dict[str, Any]], count: int, seed: int = SEED, style: str = "default"
+) -> list[dict[str, Any]]:
     """`count` two-need tasks, each from two single tasks with no plugin in common."""
+    joins = STYLES[style]
     pool = singles(tasks)
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
@@ -57,7 +65,8 @@ def joined(tasks: list[dict[str, Any]], count: int, seed: int = SEED) -> list[di
         seen.add(key)
         head = first["request"].strip().rstrip(".!?")
         tail = second["request"].strip()
-        text = JOINS[len(out) % len(JOINS)].format(a=head, b=tail[:1].lower() + tail[1:])
+        join = joins[len(out) % len(joins)]
+        text = join.format(a=head, b=tail[:1].lower() + tail[1:], B=tail[:1].upper() + tail[1:])
         needs = [_need(first), _need(second)]
         out.append({"id": f"{first['id']}+{second['id']}", "request": text, "needs": needs})
     return out
@@ -73,12 +82,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=Path, default=HERE / "tasks.yaml")
     parser.add_argument("--out", type=Path, default=HERE / "tasks-two-needs.yaml")
     parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--style", choices=list(STYLES), default="default")
+    parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)
     doc = yaml.safe_load(args.tasks.read_text(encoding="utf-8"))
     tasks = doc["tasks"] if isinstance(doc, dict) else doc
-    rows = joined(tasks, args.count)
+    rows = joined(tasks, args.count, args.seed, args.style)
     header = (
-        f"# Written by two_needs.py from {args.tasks.name} (seed {SEED}): two single-need\n"
+        f"# Written by two_needs.py from {args.tasks.name} (seed {args.seed}, {args.style} joins):"
+        " two single-need\n"
         "# tasks joined, each plugin expected (`needs`). Format: `homeclaw eval chat --help`.\n"
     )
     body = yaml.safe_dump({"tasks": rows}, sort_keys=False, allow_unicode=True, width=100)

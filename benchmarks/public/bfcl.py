@@ -1,6 +1,7 @@
-"""BFCL's live requests as a retrieval set: real users' requests over the functions they brought.
+"""BFCL's requests as retrieval sets: real users' requests over the functions they brought,
+and the leaderboard's own curated ones, many asking for two things at once.
 
-    python benchmarks/public/bfcl.py [--raw DIR] [--out DIR]
+    python benchmarks/public/bfcl.py [SET ...] [--raw DIR] [--out DIR]
 
 The Berkeley Function Calling Leaderboard's "live" categories (BFCL v4: live_simple,
 live_multiple, live_parallel_multiple) are requests and function documents contributed by
@@ -16,8 +17,14 @@ endpoints, `finish` for three), whose requests then read against another wording
 1,335 requests (they expect requests.get, finish, process_data, record, default_function or
 book_flight). A request expects the plugin of each function its answer calls.
 
+`bfcl-curated` is the same for the non-live categories (simple_python, multiple, parallel,
+parallel_multiple), written by the leaderboard's authors: 800 requests over the functions
+each offered, 200 of them (parallel_multiple) calling two or more different functions, mostly
+in two sentences ("Find all prime numbers between 50 and 150. Then get the fibonacci series
+upto 150.").
+
 Reads RAW/gorilla/berkeley-function-call-leaderboard/bfcl_eval/data (see README.md) and
-writes OUT/bfcl-live/{plugins,queries.jsonl,queries_pairs.jsonl}.
+writes OUT/SET/{plugins,queries.jsonl,queries_pairs.jsonl}.
 """
 
 from __future__ import annotations
@@ -41,8 +48,15 @@ from convert import (
 )
 
 DATA = Path("gorilla") / "berkeley-function-call-leaderboard" / "bfcl_eval" / "data"
-FILES = ("BFCL_v4_live_simple", "BFCL_v4_live_multiple", "BFCL_v4_live_parallel_multiple")
-SET = "bfcl-live"
+SETS = {
+    "bfcl-live": ("BFCL_v4_live_simple", "BFCL_v4_live_multiple", "BFCL_v4_live_parallel_multiple"),
+    "bfcl-curated": (
+        "BFCL_v4_simple_python",
+        "BFCL_v4_multiple",
+        "BFCL_v4_parallel",
+        "BFCL_v4_parallel_multiple",
+    ),
+}
 
 
 @dataclass
@@ -110,11 +124,11 @@ def _read_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def convert(raw: Path, out: Path) -> tuple[int, int]:
-    """Write the set; return (plugins, queries)."""
+def convert(raw: Path, out: Path, files: tuple[str, ...]) -> tuple[int, int]:
+    """Write the set made of the BFCL `files`; return (plugins, queries)."""
     store = Store()
     queries = []
-    for name in FILES:
+    for name in files:
         answers = {a["id"]: a for a in _read_lines(raw / DATA / "possible_answer" / f"{name}.json")}
         for item in _read_lines(raw / DATA / f"{name}.json"):
             offered = {doc["name"]: store.add(doc) for doc in item["function"]}
@@ -134,16 +148,25 @@ def convert(raw: Path, out: Path) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "sets", nargs="*", metavar="SET", help=f"of {', '.join(SETS)} (default: all)"
+    )
     parser.add_argument("--raw", type=Path, default=DEFAULT_RAW)
     parser.add_argument("--out", type=Path, default=DEFAULT_RAW / "sets")
     args = parser.parse_args(argv)
-    target = args.out / SET
-    if target.exists():
-        print(f"{target} exists; delete it to convert again", file=sys.stderr)
-        return 1
-    plugins, queries = convert(args.raw, target)
-    print(f"{SET}: {plugins} plugins, {queries} queries -> {target}")
-    return 0
+    unknown = sorted(set(args.sets) - set(SETS))
+    if unknown:
+        parser.error(f"unknown set {', '.join(unknown)}: choose from {', '.join(SETS)}")
+    status = 0
+    for name in args.sets or SETS:
+        target = args.out / name
+        if target.exists():
+            print(f"{target} exists; delete it to convert again", file=sys.stderr)
+            status = 1
+            continue
+        plugins, queries = convert(args.raw, target, SETS[name])
+        print(f"{name}: {plugins} plugins, {queries} queries -> {target}")
+    return status
 
 
 if __name__ == "__main__":

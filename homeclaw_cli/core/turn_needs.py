@@ -6,27 +6,53 @@ for the rest in the same conversation, it answers from memory or mixes the two n
 ("5 * 17 + 23"); asked the second part alone, it calls the calculator with 17 and 23
 (benchmarks/llm/TURN.md, "Two needs in one message").
 
-So each part of a one-sentence request (core/keywords.clauses) is searched alone. A called
-plugin serves the part where it scores best, and so does a plugin scored within TWIN_GAP of
-it there (two world clocks do one job). A part is open when no called plugin serves it, its
-own best plugin scores at least `min_score` and was offered with the whole request, and no
-called plugin or twin is that best plugin. A part that is only context ("I'm planning a trip
-to Germany and ...") finds nothing that sure on its own. A request of several sentences is
-left as the model answered it: its halves are mostly a context and an ask (of ToolAlpaca's
-one-need requests, 12% would have a half asked alone, 1.4% a part of one sentence; TURN.md,
-"Each need asked on its own").
+So each part of the request is searched alone. The parts of a one-sentence request are its
+clauses (core/keywords.clauses). A request of several sentences has a part for each sentence
+that opens with another need ("Also, ...", "Then ...", "Additionally ..."), its text from there
+to the next such sentence; without one, it has none: its sentences are mostly a context and
+an ask ("I need to plan for the weather in Asheville. Can you get the forecast for KAVL?").
+
+A called plugin serves the part where it scores best, and every part where it scores within
+SERVE_GAP of that part's best; so does a plugin scored within TWIN_GAP of it where it scores
+best (two world clocks do one job). A part is open when no called plugin serves it, its own
+best plugin scores at least `min_score` and was offered with the whole request, and no called
+plugin or twin is that best plugin. A part that is only context ("I'm planning a trip to
+Germany and ...") finds nothing that sure on its own.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
+from itertools import pairwise
 
-from homeclaw_cli.core.keywords import clauses, sentences
+from homeclaw_cli.core.keywords import MAX_CLAUSES, clauses, sentences
 from homeclaw_cli.core.retrieval import RetrievalResult
 
 PluginSearch = Callable[[str], RetrievalResult]
 # Two plugins this close in the part a called one serves do the same job.
 TWIN_GAP = 0.05
+# A called plugin this close to a part's best match does what that part asks too.
+SERVE_GAP = 0.1
+# How a sentence that asks for one more thing opens; the words are left out of its part.
+_ANOTHER_NEED = re.compile(
+    r"(?:also|and|plus|additionally|in addition|then|next|after that|afterwards|besides|"
+    r"finally|lastly|moreover|furthermore|on top of that|separately)\b[\s,:]*",
+    re.IGNORECASE,
+)
+
+
+def need_parts(message: str) -> list[str]:
+    """The parts of `message` that could each be a need of its own ([] for one need)."""
+    whole = sentences(message)
+    if len(whole) == 1:
+        return clauses(message)
+    starts = [i for i, text in enumerate(whole) if i and _ANOTHER_NEED.match(text)]
+    if not starts:
+        return []
+    bounds = [0, *starts, len(whole)]
+    parts = [" ".join(whole[start:end]) for start, end in pairwise(bounds)]
+    return [parts[0], *(_ANOTHER_NEED.sub("", part, count=1) for part in parts[1:])][:MAX_CLAUSES]
 
 
 def open_needs(
@@ -38,9 +64,7 @@ def open_needs(
 ) -> list[str]:
     """The parts of `message` that none of the `called` plugins serves, in order; at most one
     part per plugin."""
-    if not called or len(sentences(message)) > 1:
-        return []
-    parts = clauses(message)
+    parts = need_parts(message) if called else []
     found = [search(part) for part in parts]
     served: set[int] = set()
     covered = set(called)
@@ -51,13 +75,19 @@ def open_needs(
         score, where = max(scores)
         served.add(where)
         covered |= {h.id for h in found[where].hits if abs(h.score - score) <= TWIN_GAP}
+    for i, res in enumerate(found):
+        best = max((h.score for h in res.hits), default=None)
+        if best is not None and any(
+            c.id in called and c.score >= best - SERVE_GAP for c in res.candidates
+        ):
+            served.add(i)
     needs: list[str] = []
     for i, (part, res) in enumerate(zip(parts, found, strict=True)):
         if i in served or res.fallback or not res.hits:
             continue
-        best = res.hits[0]
-        if best.score < min_score or best.id in covered or best.id not in offered:
+        best_hit = res.hits[0]
+        if best_hit.score < min_score or best_hit.id in covered or best_hit.id not in offered:
             continue
-        covered.add(best.id)
+        covered.add(best_hit.id)
         needs.append(part)
     return needs
