@@ -24,7 +24,8 @@ REQUIRED = os.environ.get("HOMECLAW_REQUIRE_REAL_LLM") == "1"
 MODELS_DIR = os.environ.get("HOMECLAW_BENCH_MODELS")
 
 # Tasks the model passes on every run (greedy sampling), picked from benchmarks/llm/tasks.yaml;
-# the last asks for two things at once (the model calls one tool, the other part is asked alone).
+# the last two ask for two things at once, in one sentence and in two (the model calls one tool,
+# the other part is asked alone).
 # The Ollama-protocol run takes the first two (a plugin call and a no-plugin answer): the path
 # is the same from the provider on, and CI time is scarce.
 TASKS = """\
@@ -37,6 +38,8 @@ TASKS = """\
    capability: add_note, answer: ["saved"]}
 - {id: two-needs, request: "how many km is 5 miles and what is 17 times 23",
    needs: [units, calculator], answer: ["391"]}
+- {id: two-sentences, request: "7 factorial pls. Then sha1 checksum for abc",
+   needs: [calculator, hashkit], answer: ["a9993e364706816aba3e25717850c26c9cd0d89d"]}
 """
 OLLAMA_TASKS = 2
 THRESHOLDS = ["--fail-under", "passed=1", "--max-leaked", "0"]
@@ -98,7 +101,7 @@ def test_eval_chat_on_the_real_model_openai_and_ollama(
     assert synced.returncode == 0, synced.stderr
 
     command = ["eval", "chat", str(tasks), "--json", *THRESHOLDS]
-    openai = _check(run_cli(*command, env=llm.homeclaw_env(), timeout=900), runs=5)
+    openai = _check(run_cli(*command, env=llm.homeclaw_env(), timeout=900), runs=6)
     assert openai["provider"] == "openai" and openai["model"] == llm.model
     assert openai["rates"]["needs"]["rate"] == 1.0
 
