@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import Any
 
 from homeclaw_cli.core.retrieval import (
@@ -31,6 +32,12 @@ _CLAUSE_BREAK = re.compile(
 )
 # Where a sentence ends: "Thanks! What's 5 km in miles?" ("2.5", "john.doe" do not end one).
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+# How a sentence that asks for one more thing opens ("... Also, what time is it in Tokyo?").
+_ANOTHER_NEED = re.compile(
+    r"(?:also|and|plus|additionally|in addition|then|next|after that|afterwards|besides|"
+    r"finally|lastly|moreover|furthermore|on top of that|separately)\b[\s,:]*",
+    re.IGNORECASE,
+)
 MIN_CLAUSE_WORDS = 2
 MAX_CLAUSES = 3
 # Words that carry no intent; BM25 would give them a little weight everywhere.
@@ -59,10 +66,11 @@ def search_words(text: str) -> list[str]:
 def clauses(text: str) -> list[str]:
     """The parts of a request that could each be a need of its own, when there are several.
 
-    A request of several sentences is cut in two halves at the sentence break nearest its
-    middle: a user who asks for two things in sentences usually gives each its own context
-    ("I'm off to Japan next month. What is 100 USD in yen? My phone died, too. Can you find
-    a repair shop in Kyoto?"), and cutting at every comma left only pieces of the first need.
+    A request of several sentences is cut before each sentence that opens with another need
+    (need_sentences); without one, in two halves at the sentence break nearest its middle: a
+    user who asks for two things in sentences usually gives each its own context ("I'm off to
+    Japan next month. What is 100 USD in yen? My phone died, too. Can you find a repair shop
+    in Kyoto?"), and cutting at every comma left only pieces of the first need.
     A one-sentence request splits at `and`, `then`, `also`, `plus`, `&` and punctuation.
     Either way a part with fewer than MIN_CLAUSE_WORDS meaningful words joins the one before
     it ("salt and pepper" stays whole). Returns [] when nothing splits; never more than
@@ -72,9 +80,24 @@ def clauses(text: str) -> list[str]:
     whole = sentences(text)
     if len(whole) > 1:
         middle = (len(whole) + 1) // 2
-        return [" ".join(whole[:middle]), " ".join(whole[middle:])]
+        halves = [" ".join(whole[:middle]), " ".join(whole[middle:])]
+        return need_sentences(text) or halves
     parts = _joined_parts(_CLAUSE_BREAK.split(text))
     return parts[:MAX_CLAUSES] if len(parts) > 1 else []
+
+
+def need_sentences(text: str) -> list[str]:
+    """`text` cut before each sentence that opens with another need ("Also, ...", "Then ...",
+    "Lastly ..."), those opening words left out; [] when no sentence after the first does.
+    At most MAX_CLAUSES parts."""
+    whole = sentences(text)
+    starts = [i for i, sentence in enumerate(whole) if i and _ANOTHER_NEED.match(sentence)]
+    if not starts:
+        return []
+    bounds = [0, *starts, len(whole)]
+    parts = [" ".join(whole[start:end]) for start, end in pairwise(bounds)]
+    rest = (_ANOTHER_NEED.sub("", part, count=1) for part in parts[1:])
+    return [parts[0], *rest][:MAX_CLAUSES]
 
 
 def sentences(text: str) -> list[str]:

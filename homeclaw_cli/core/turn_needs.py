@@ -8,9 +8,10 @@ for the rest in the same conversation, it answers from memory or mixes the two n
 
 So each part of the request is searched alone. The parts of a one-sentence request are its
 clauses (core/keywords.clauses). A request of several sentences has a part for each sentence
-that opens with another need ("Also, ...", "Then ...", "Additionally ..."), its text from there
-to the next such sentence; without one, it has none: its sentences are mostly a context and
-an ask ("I need to plan for the weather in Asheville. Can you get the forecast for KAVL?").
+that opens with another need ("Also, ...", "Then ...", "Additionally ...": keywords.
+need_sentences), its text from there to the next such sentence; without one, it has none: its
+sentences are mostly a context and an ask ("I need to plan for the weather in Asheville. Can
+you get the forecast for KAVL?").
 
 A called plugin serves the part where it scores best, and every part where it scores within
 SERVE_GAP of that part's best; so does a plugin scored within TWIN_GAP of it where it scores
@@ -22,11 +23,9 @@ Germany and ...") finds nothing that sure on its own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection
-from itertools import pairwise
 
-from homeclaw_cli.core.keywords import MAX_CLAUSES, clauses, sentences
+from homeclaw_cli.core.keywords import clauses, need_sentences, sentences
 from homeclaw_cli.core.retrieval import RetrievalResult
 
 PluginSearch = Callable[[str], RetrievalResult]
@@ -34,25 +33,11 @@ PluginSearch = Callable[[str], RetrievalResult]
 TWIN_GAP = 0.05
 # A called plugin this close to a part's best match does what that part asks too.
 SERVE_GAP = 0.1
-# How a sentence that asks for one more thing opens; the words are left out of its part.
-_ANOTHER_NEED = re.compile(
-    r"(?:also|and|plus|additionally|in addition|then|next|after that|afterwards|besides|"
-    r"finally|lastly|moreover|furthermore|on top of that|separately)\b[\s,:]*",
-    re.IGNORECASE,
-)
 
 
 def need_parts(message: str) -> list[str]:
     """The parts of `message` that could each be a need of its own ([] for one need)."""
-    whole = sentences(message)
-    if len(whole) == 1:
-        return clauses(message)
-    starts = [i for i, text in enumerate(whole) if i and _ANOTHER_NEED.match(text)]
-    if not starts:
-        return []
-    bounds = [0, *starts, len(whole)]
-    parts = [" ".join(whole[start:end]) for start, end in pairwise(bounds)]
-    return [parts[0], *(_ANOTHER_NEED.sub("", part, count=1) for part in parts[1:])][:MAX_CLAUSES]
+    return clauses(message) if len(sentences(message)) == 1 else need_sentences(message)
 
 
 def open_needs(
@@ -66,6 +51,21 @@ def open_needs(
     part per plugin."""
     parts = need_parts(message) if called else []
     found = [search(part) for part in parts]
+    served, covered = _served(found, called)
+    needs: list[str] = []
+    for i, (part, res) in enumerate(zip(parts, found, strict=True)):
+        if i in served or res.fallback or not res.hits:
+            continue
+        best = res.hits[0]
+        if best.score < min_score or best.id in covered or best.id not in offered:
+            continue
+        covered.add(best.id)
+        needs.append(part)
+    return needs
+
+
+def _served(found: list[RetrievalResult], called: Collection[str]) -> tuple[set[int], set[str]]:
+    """The parts (by index) the `called` plugins serve, and those plugins with their twins."""
     served: set[int] = set()
     covered = set(called)
     for plugin in called:
@@ -77,17 +77,7 @@ def open_needs(
         covered |= {h.id for h in found[where].hits if abs(h.score - score) <= TWIN_GAP}
     for i, res in enumerate(found):
         best = max((h.score for h in res.hits), default=None)
-        if best is not None and any(
-            c.id in called and c.score >= best - SERVE_GAP for c in res.candidates
-        ):
+        near = (c for c in res.candidates if c.id in called)
+        if best is not None and any(c.score >= best - SERVE_GAP for c in near):
             served.add(i)
-    needs: list[str] = []
-    for i, (part, res) in enumerate(zip(parts, found, strict=True)):
-        if i in served or res.fallback or not res.hits:
-            continue
-        best_hit = res.hits[0]
-        if best_hit.score < min_score or best_hit.id in covered or best_hit.id not in offered:
-            continue
-        covered.add(best_hit.id)
-        needs.append(part)
-    return needs
+    return served, covered

@@ -9,6 +9,7 @@ from homeclaw_cli.core.keywords import (
     STOP_WORDS,
     KeywordIndex,
     clauses,
+    need_sentences,
     search_words,
 )
 from homeclaw_cli.core.retrieval import RetrievalResult
@@ -110,9 +111,23 @@ def test_a_lone_digit_does_not_match_ids_ending_in_it() -> None:
             ["I need U.S. dollars.", "How much is 50 EUR?"],
         ),
         ("Thanks! What's 5 km in miles?", []),
+        (
+            "I'm in Lima next week. Is it sunny? Also, what is 100 USD in soles? Lastly, note it",
+            ["I'm in Lima next week. Is it sunny?", "what is 100 USD in soles?", "note it"],
+        ),
     ],
 )
 def test_a_request_splits_into_clauses_only_where_each_part_is_a_need(
     text: str, parts: list[str]
 ) -> None:
     assert clauses(text) == parts
+
+
+def test_only_sentences_that_open_with_another_need_cut_a_request() -> None:
+    assert need_sentences("350F to celsius. Then, what time is it in Tokyo?") == [
+        "350F to celsius.",
+        "what time is it in Tokyo?",
+    ]
+    assert need_sentences("I'm in Lima next week. What's the forecast?") == []
+    assert need_sentences("Andrew called. He wants the weather in Lima.") == []
+    assert need_sentences("Also, what time is it?") == []  # the first sentence opens nothing
