@@ -48,6 +48,9 @@ CLAUSE_STEP = 0.001
 # context clause ("I'm planning a trip to Japan") finds a plugin nobody asked for. Measured in
 # benchmarks/retrieval/RESULTS.md ("Clause splitting"): 0.15 to 0.6 fewer offered, same recall.
 CLAUSE_REACH = 0.3
+# ... unless it scores this much in its clause, as a request that needs no plugin never does:
+# "7 factorial pls and generate 3 uuids" ranks the calculator 0.43 under hashkit, 0.39 alone.
+CLAUSE_SURE = 0.35
 
 
 class RetrievalService:
@@ -333,21 +336,23 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
     score. Otherwise a one-need request that only reads like two ("I'm planning a trip to
     Germany and I want to know about the airport") ranks first whatever its context clause
     finds. Nor does it join when the whole request ranks it more than CLAUSE_REACH under its
-    own best (or not at all)."""
+    own best (or not at all), unless it scores CLAUSE_SURE in its clause."""
     _set_gaps(into, method)
     _set_gaps(other, method)
     top = max((c.rank(method) for c in into.values() if c.status == "ok"), default=None)
     for item, cand in other.items():
         mine = into.get(item)
-        if mine is None or (mine.gap or 0.0) > CLAUSE_REACH:
+        near = mine is not None and (mine.gap or 0.0) <= CLAUSE_REACH
+        if not near and cand.final(method) < CLAUSE_SURE:
             continue
-        if cand.final(method) > mine.final(method):
+        if mine is None or cand.final(method) > mine.final(method):
             # it takes the request's place: never under the rank the request gave it
             if top is not None:
                 below = top - (cand.gap or 0.0) - CLAUSE_STEP
-                cand.ceiling = max(below, mine.rank(method))
-            cand.gap, mine = min(cand.gap or 0.0, mine.gap or 0.0), cand
-            into[item] = cand
+                cand.ceiling = below if mine is None else max(below, mine.rank(method))
+            if mine is not None:
+                cand.gap = min(cand.gap or 0.0, mine.gap or 0.0)
+            into[item] = mine = cand
         mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
 
 
