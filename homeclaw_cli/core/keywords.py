@@ -75,7 +75,8 @@ def clauses(text: str) -> list[str]:
     Either way a part with fewer than MIN_CLAUSE_WORDS meaningful words joins the one before
     it ("salt and pepper" stays whole). Returns [] when nothing splits; never more than
     MAX_CLAUSES parts. A part that is only context finds little on its own, and the search
-    (app/retrieval.py) keeps a part's best match only when the whole request is near it.
+    (app/retrieval.py) keeps a part's best match only when the whole request is near it or
+    the part alone is sure of it.
     """
     whole = sentences(text)
     if len(whole) > 1:
