@@ -345,15 +345,16 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
         near = mine is not None and (mine.gap or 0.0) <= CLAUSE_REACH
         if not near and cand.final(method) < CLAUSE_SURE:
             continue
-        if mine is None or cand.final(method) > mine.final(method):
-            # it takes the request's place: never under the rank the request gave it
-            if top is not None:
-                below = top - (cand.gap or 0.0) - CLAUSE_STEP
-                cand.ceiling = below if mine is None else max(below, mine.rank(method))
-            if mine is not None:
-                cand.gap = min(cand.gap or 0.0, mine.gap or 0.0)
-            into[item] = mine = cand
-        mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)
+        if mine is not None and cand.final(method) <= mine.final(method):
+            mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)  # cut against its clause's best
+            continue
+        # it takes the request's place: never under the rank the request gave it
+        if top is not None:
+            below = top - (cand.gap or 0.0) - CLAUSE_STEP
+            cand.ceiling = below if mine is None else max(below, mine.rank(method))
+        if mine is not None:
+            cand.gap = min(cand.gap or 0.0, mine.gap or 0.0)
+        into[item] = cand
 
 
 def _shared_name_words(search: _Search) -> frozenset[str]:

@@ -81,8 +81,7 @@ def clauses(text: str) -> list[str]:
     whole = sentences(text)
     if len(whole) > 1:
         middle = (len(whole) + 1) // 2
-        halves = [" ".join(whole[:middle]), " ".join(whole[middle:])]
-        return need_sentences(text) or halves
+        return need_sentences(text) or [" ".join(whole[:middle]), " ".join(whole[middle:])]
     parts = _joined_parts(_CLAUSE_BREAK.split(text))
     return parts[:MAX_CLAUSES] if len(parts) > 1 else []
 
