@@ -38,6 +38,7 @@ import yaml  # noqa: E402
 
 from benchmarks.llm.ollama_shim import ollama_shim  # noqa: E402
 from benchmarks.llm.server import ServerConfig, ServerError, llm_server  # noqa: E402
+from benchmarks.llm.stand_in import stand_in_plugins  # noqa: E402
 from homeclaw_cli.app.eval_chat import METRICS  # noqa: E402
 
 TODO_PORT = 3107
@@ -122,9 +123,17 @@ def run_protocol(
             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         }
         env.pop("HOMECLAW_NO_BUNDLED", None)
-        todo = stack.enter_context(todo_server(home / "todo.json"))
+        # --plugins-dir: that folder's plugins alone (a public set's), not the bundled ones.
+        scope: list[str] = []
+        if args.plugins_dir:
+            served = stack.enter_context(stand_in_plugins(args.plugins_dir, home / "set-plugins"))
+            scope = ["--plugins-dir", str(served)]
+            env["HOMECLAW_NO_BUNDLED"] = "1"
+            todo = False
+        else:
+            todo = stack.enter_context(todo_server(home / "todo.json"))
         started = time.perf_counter()
-        sync = homeclaw(["sync"], env, home, timeout=900)
+        sync = homeclaw([*scope, "sync"], env, home, timeout=900)
         if sync.returncode:
             raise SystemExit(f"homeclaw sync failed:\n{sync.stderr}")
         facts = {
@@ -137,7 +146,7 @@ def run_protocol(
         for first in range(0, len(tasks), args.chunk):
             chunk = home / f"tasks-{first}.yaml"
             chunk.write_text(yaml.safe_dump(tasks[first : first + args.chunk]), encoding="utf-8")
-            command = ["eval", "chat", str(chunk), "--json", "--repeat", str(args.repeat)]
+            command = [*scope, "eval", "chat", str(chunk), "--json", "--repeat", str(args.repeat)]
             result = homeclaw(command, env, args.cwd or home, timeout=args.timeout)
             envelope = json.loads(result.stdout) if result.stdout.strip() else {}
             if "data" not in envelope:
@@ -302,6 +311,12 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="run `eval chat` here (the skills' tasks name paths in the checkout); "
         "default: the throw-away HOMECLAW_HOME",
+    )
+    parser.add_argument(
+        "--plugins-dir",
+        type=Path,
+        help="measure this folder's plugins (a public set's, public_tasks.py; their dead "
+        "address answered by stand_in.py) instead of the bundled ones",
     )
     parser.add_argument(
         "--max-tokens",
