@@ -224,7 +224,7 @@ class Agent:
         without a plugin is dropped (it would be from memory). Returns the seconds spent
         searching, and the calls and results of the parts answered, for the history."""
         called = set(plugin_ids(s.name for s in result.tool_steps()))
-        if state.stopped or not called or result.plugin_retrieval is None:
+        if state.stopped or state.held or not called or result.plugin_retrieval is None:
             return 0.0, []
         started = time.perf_counter()
         offered = {h.id for h in result.plugin_retrieval.hits}
@@ -406,6 +406,8 @@ class Agent:
         result.answer = state.answer or ""
         if state.stopped:
             result.error, result.failure = state.stopped, "model"
+        elif state.held:
+            result.error, result.failure = state.held, "approval"
         elif state.pending_failure:
             result.error, result.failure = state.pending_failure, "tool"
         elif not result.answer.strip():

@@ -172,6 +172,14 @@ class ApprovalGate:
         return ApprovalRecord(answer != "no", "asked", decision.reason, answer)
 
 
+def held_text(action: ToolAction, record: ApprovalRecord) -> str:
+    """What the user is told when the turn ends on a call no one could approve."""
+    return (
+        f"not run: {action.describe()} needs your approval ({record.reason}) and this session "
+        f"cannot ask; allow it with --approve auto or --approve-rule {action.rule_keys[0]}=auto"
+    )
+
+
 def refusal_text(action: ToolAction, record: ApprovalRecord) -> str:
     """What the model is told when a call was not run, and how the user can allow it."""
     key = action.rule_keys[0]

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, refusal_text
+from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, held_text, refusal_text
 from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, StatusSink, TextSink
 from homeclaw_cli.core.tool_parse import (
     TOOL_NAME_SEPARATOR,
@@ -59,6 +59,9 @@ class TurnState:
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
     bad_calls: list[str] = field(default_factory=list)  # what was wrong with calls, as told
     stopped: str | None = None  # the model's failure that ends the turn without an answer
+    # The turn's first call needed an approval no one could give: it ends the turn (how to
+    # allow it), since all the model could add is an answer made up without the tool.
+    held: str | None = None
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
@@ -182,7 +185,7 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> list[ToolOutc
         if problem and not state.correct():
             state.stopped = f"the model's tool call was still wrong after a correction: {problem}"
         outcome = await _run_call(state, LLMToolCall(call.name, arguments))
-        if state.stopped:
+        if state.stopped or state.held:
             return []
         if outcome.final and outcome.ok:
             state.final_calls.append((call.name, outcome.text[:MAX_TOOL_TEXT]))
@@ -263,7 +266,10 @@ async def _outcome(
     if record is not None and not record.allowed:
         tool = state.tools.get(name)
         assert tool is not None  # approval is only asked for offered tools
-        return ToolOutcome(False, refusal_text(tool.action(arguments), record)), record
+        action = tool.action(arguments)
+        if record.how == "no one to ask" and not state.read_tool_output:
+            state.held = held_text(action, record)
+        return ToolOutcome(False, refusal_text(action, record)), record
     state.read_tool_output = True
     state.status(f"running {name}")
     try:

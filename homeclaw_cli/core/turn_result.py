@@ -10,7 +10,8 @@ from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.trace import HitSummary, ToolStep, TraceStep
 
-Failure = Literal["model", "tool"]  # the model did not answer; a plugin or skill failed
+# The model did not answer; a plugin or skill failed; a call needed an approval no one gave.
+Failure = Literal["model", "tool", "approval"]
 
 
 @dataclass
@@ -21,7 +22,7 @@ class TurnResult:
     answer: str = ""
     ok: bool = True
     error: str | None = None
-    failure: Failure | None = None  # whose failure `error` is: the model's or a tool's
+    failure: Failure | None = None  # why `error` ended the turn
     steps: list[TraceStep] = field(default_factory=list)
     prompt: SystemPrompt | None = None
     tool_tokens: int = 0

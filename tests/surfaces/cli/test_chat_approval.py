@@ -189,6 +189,31 @@ def test_fetching_a_page_is_a_network_effect_asked_about(
     assert not fetch["ok"] and "send data over the network" in fetch["approval"]
 
 
+def test_a_first_call_no_one_can_approve_ends_the_turn_with_how_to_allow_it(
+    chat: Callable[..., Any], fake: FakeOllama, target: Path
+) -> None:
+    fake.script(tool_call("vault__save", {"text": "buy milk"}))
+    result = chat("-q", "save buy milk to my vault")
+    assert result.exit_code == 1
+    assert not target.exists()
+    turn = payload(result)
+    assert turn["failure"] == "approval" and turn["answer"] == ""
+    assert turn["error"] == (
+        'not run: vault__save(text="buy milk") needs your approval (it may create or change '
+        "data) and this session cannot ask; allow it with --approve auto or --approve-rule "
+        "vault.save=auto"
+    )
+    # Not asked to answer without the tool: a small model told the save did not run says
+    # "Saved to your vault!" all the same.
+    assert len(fake.chat_requests) == 1
+    (save,) = tool_steps(result)
+    assert not save["ok"] and save["approval"].startswith("no one to ask")
+    fake.script(tool_call("vault__save", {"text": "buy milk"}))
+    allowed = chat("-q", "save buy milk to my vault", "--approve-rule", "vault.save=auto")
+    assert allowed.exit_code == 0, allowed.stderr
+    assert target.read_text() == "buy milk"
+
+
 def test_a_standing_auto_rule_is_held_after_content_was_read(
     chat: Callable[..., Any], fake: FakeOllama, target: Path, page_url: str
 ) -> None:
