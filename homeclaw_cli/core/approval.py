@@ -173,10 +173,15 @@ class ApprovalGate:
 
 
 def held_text(action: ToolAction, record: ApprovalRecord) -> str:
-    """What the user is told when the turn ends on a call no one could approve."""
+    """What the user is told when the turn ends on a call that was not run."""
+    call, key = action.describe(), action.rule_keys[0]
+    if record.how == "asked":
+        return f"not run: you declined {call}"
+    if record.how == "refused":
+        return f"not run: {call} is not allowed ({record.reason})"
     return (
-        f"not run: {action.describe()} needs your approval ({record.reason}) and this session "
-        f"cannot ask; allow it with --approve auto or --approve-rule {action.rule_keys[0]}=auto"
+        f"not run: {call} needs your approval ({record.reason}) and this session cannot ask; "
+        f"allow it with --approve auto or --approve-rule {key}=auto"
     )
 
 

@@ -59,8 +59,9 @@ class TurnState:
     corrections: int = 0  # corrective rounds spent (bad call, call-shaped or claimed answer)
     bad_calls: list[str] = field(default_factory=list)  # what was wrong with calls, as told
     stopped: str | None = None  # the model's failure that ends the turn without an answer
-    # The turn's first call needed an approval no one could give: it ends the turn (how to
-    # allow it), since all the model could add is an answer made up without the tool.
+    # The turn's first call was not run (declined, refused, or no one could be asked): it ends
+    # the turn with what was not run, since all the model could add is an answer made up
+    # without the tool (or the same call again).
     held: str | None = None
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
@@ -267,7 +268,7 @@ async def _outcome(
         tool = state.tools.get(name)
         assert tool is not None  # approval is only asked for offered tools
         action = tool.action(arguments)
-        if record.how == "no one to ask" and not state.read_tool_output:
+        if not state.read_tool_output:
             state.held = held_text(action, record)
         return ToolOutcome(False, refusal_text(action, record)), record
     state.read_tool_output = True

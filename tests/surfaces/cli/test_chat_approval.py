@@ -248,9 +248,13 @@ def test_approve_auto_runs_it_and_never_refuses_it(
     result = chat("-q", "what does the news page say? (my vault is handy)", "--approve", "auto")
     assert result.exit_code == 0, result.stderr
     assert target.read_text() == "pwned"
-    fake.script(tool_call("vault__save", {"text": "x"}), text("refused"))
+    fake.script(tool_call("vault__save", {"text": "x"}))
     refused = chat("-q", "save x", "--approve", "never")
     assert "`never`" in tool_steps(refused)[0]["approval"]
+    assert refused.exit_code == 1 and payload(refused)["failure"] == "approval"
+    assert payload(refused)["error"] == (
+        'not run: vault__save(text="x") is not allowed (tools.approve is `never`)'
+    )
     audit = payload(cli("audit", "--json"))
     events = [e for e in audit if e["action"] == "tool-approval"]
     assert [(e["tool"], e["allowed"], e["decided"]) for e in events] == [

@@ -17,7 +17,7 @@ from rich.console import Console
 from homeclaw_cli.settings import Settings, load_settings
 from homeclaw_cli.surfaces.repl.chat_repl import Repl
 from tests.fakes.chat_plugins import fast_retrieval, write_plugin
-from tests.fakes.ollama_server import FakeOllama, text, tool_call
+from tests.fakes.ollama_server import FakeOllama, tool_call
 from tests.surfaces.cli.test_chat_approval import VAULT_PY, VAULT_YAML
 
 __all__ = ["fast_retrieval"]
@@ -59,14 +59,13 @@ def test_no_keeps_the_file_unwritten_and_yes_writes_it(
 ) -> None:
     fake.script(
         tool_call("vault__save", {"text": "first"}),
-        text("Not saved, as you wish."),
         tool_call("vault__save", {"text": "second"}),
     )
     out = drive(settings, "save first to the vault\nn\nsave second to the vault\ny\n/exit\n")
-    assert "Not saved, as you wish." in out
+    # The declined call ends its turn: the model is not asked to answer without it.
+    assert 'not run: you declined vault__save(text="first")' in out
+    assert len(fake.chat_requests) == 2
     assert target.read_text() == "second"
-    declined = next(m for m in fake.chat_requests[1]["messages"] if m["role"] == "tool")
-    assert "the user declined vault__save" in declined["content"]
 
 
 def test_always_covers_the_rest_of_the_session(
