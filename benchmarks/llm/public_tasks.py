@@ -9,9 +9,9 @@ plugin. Run them against the set's plugins instead of the bundled ones:
 
     python benchmarks/llm/eval_chat.py --protocols openai --tasks FILE --plugins-dir SET/plugins
 
-The set's plugins answer at an address nothing listens on, so every call fails after it is
-made: what is measured is the choice (retrieval offers the plugin, the model calls it with the
-arguments it read from the request), not an answer.
+The set's plugins are descriptors of APIs nobody serves here; stand_in.py answers their calls
+with what it received, so what is measured is the choice (retrieval offers the plugin, the
+model calls it with the arguments it read from the request), not an answer.
 """
 
 from __future__ import annotations

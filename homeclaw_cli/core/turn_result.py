@@ -10,7 +10,7 @@ from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.trace import HitSummary, ToolStep, TraceStep
 
-# The model did not answer; a plugin or skill failed; a call needed an approval no one gave.
+# The model did not answer; a plugin or skill failed; the first call was not approved.
 Failure = Literal["model", "tool", "approval"]
 
 
