@@ -224,7 +224,7 @@ class Agent:
         without a plugin is dropped (it would be from memory). Returns the seconds spent
         searching, and the calls and results of the parts answered, for the history."""
         called = set(plugin_ids(s.name for s in result.tool_steps()))
-        if state.stopped or state.held or not called or result.plugin_retrieval is None:
+        if state.ended or not called or result.plugin_retrieval is None:
             return 0.0, []
         started = time.perf_counter()
         offered = {h.id for h in result.plugin_retrieval.hits}

@@ -72,6 +72,11 @@ class TurnState:
     on_status: StatusSink | None = None
 
     @property
+    def ended(self) -> bool:
+        """The turn ends without an answer: the model failed, or its first call was held."""
+        return bool(self.stopped or self.held)
+
+    @property
     def tool_ran(self) -> bool:
         """A tool call has run (or been refused) in this turn: the model is past its first move."""
         return any(isinstance(s, ToolStep) for s in self.steps)
@@ -186,7 +191,7 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> list[ToolOutc
         if problem and not state.correct():
             state.stopped = f"the model's tool call was still wrong after a correction: {problem}"
         outcome = await _run_call(state, LLMToolCall(call.name, arguments))
-        if state.stopped or state.held:
+        if state.ended:
             return []
         if outcome.final and outcome.ok:
             state.final_calls.append((call.name, outcome.text[:MAX_TOOL_TEXT]))

@@ -82,7 +82,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     preamble = move.content if move.source == "native" else ""
     state.messages.append(assistant_message(preamble, move.calls))
     finals = await run_calls(state, move.calls)
-    if state.stopped or state.held:
+    if state.ended:
         return True
     if not finals:
         return False
