@@ -28,6 +28,7 @@ PYTHON_TAG = "<|python_tag|>"  # Llama 3.1 prefixes its tool calls with it
 MAX_EMBEDDED_SCAN = 20_000
 MAX_EMBEDDED_ATTEMPTS = 50
 CLOSE_SPELLING = 0.85  # difflib ratio: `units_convert` for `units__convert`, not `unit` for `uuid`
+CLEARLY_CLOSER = 0.05  # two close names: the best wins by more than a letter's worth of ratio
 TOOL_NAME_SEPARATOR = "__"  # <plugin>__<capability>
 
 
@@ -119,14 +120,19 @@ def _parse_whole(text: str, known: Collection[str]) -> list[ParsedCall]:
 
 def resolve_name(name: str, known: Collection[str]) -> str | None:
     """The offered tool a model meant: the name itself, a capability id without its plugin
-    prefix (`search_notes` for `notes__search_notes`), or one close spelling; else None."""
+    prefix (`search_notes` for `notes__search_notes`), or a close spelling clearly closer than
+    any other (`fruits__getfruitsbyfamily` for `fruits__getfruitbyfamily`, though
+    `fruits__getfruitbyname` is close too); else None."""
     if name in known:
         return name
     by_suffix = [k for k in known if k.endswith(TOOL_NAME_SEPARATOR + name)]
     if len(by_suffix) == 1:
         return by_suffix[0]
     close = difflib.get_close_matches(name, list(known), n=2, cutoff=CLOSE_SPELLING)
-    return close[0] if len(close) == 1 else None
+    if len(close) < 2:
+        return close[0] if close else None
+    best, runner_up = (difflib.SequenceMatcher(None, name, c).ratio() for c in close)
+    return close[0] if best - runner_up > CLEARLY_CLOSER else None
 
 
 def _call_shaped(item: Any) -> bool:

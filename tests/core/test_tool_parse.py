@@ -90,6 +90,16 @@ def test_names_the_model_plainly_meant_are_mended() -> None:
     assert resolve_name("factorial", KNOWN) is None
 
 
+def test_of_two_close_names_the_clearly_closer_one_is_meant() -> None:
+    siblings = ["fruits__getfruitbyfamily", "fruits__getfruitbyname", "fruits__getfruitsbygenus"]
+    assert resolve_name("fruits__getfruitsbyfamily", siblings) == "fruits__getfruitbyfamily"
+    # as close to one as to the other: the model is asked which it meant
+    assert (
+        resolve_name("fruits__getfruitbynam", ["fruits__getfruitbyname", "fruits__getfruitbynamf"])
+        is None
+    )
+
+
 def test_a_whole_reply_shaped_like_a_call_is_a_call_even_to_an_unknown_tool() -> None:
     # Better one corrective round than raw JSON shown to the user as the answer.
     calls = parse_content_calls('{"name": "factorial", "arguments": {"n": 7}}', KNOWN)
