@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 import typer
 
 from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.surfaces.cli import confirm
 from homeclaw_cli.surfaces.cli.steps import show_steps
 from homeclaw_cli.surfaces.render import Output
 
@@ -59,6 +60,12 @@ def _ask(out: Output, request: PermissionRequest, yes: bool) -> bool:
     if yes:
         out.info("approved with --yes")
         return True
+    if not confirm.on_terminal():
+        raise UsageError(
+            f"{request.kind} {request.item_id} needs these permissions approved: not asked, "
+            "stdin is not a terminal; nothing was installed",
+            hint="review them above and rerun with --yes",
+        )
     try:
         return typer.confirm("Approve?", default=False, err=True)
     except typer.Abort:

@@ -112,6 +112,10 @@ def run_sync(
             context=context,
         )
     report.expansion = expansion
+    for message in report.errors:
+        out.warning(f"not indexed: {message}")
+    for message in report.warnings:
+        out.warning(message)
     if out.json_mode or not quiet:
         out.result(report, lambda: _print_summary(out, report))
     if check and report.stale:
@@ -144,10 +148,6 @@ def _expand(
 
 
 def _print_summary(out: Output, report: SyncReport) -> None:
-    for message in report.errors:
-        out.warning(f"not indexed: {message}")
-    for message in report.warnings:
-        out.warning(message)
     expansion = report.expansion
     if expansion is not None and (expansion.generated or expansion.failed):
         per_item = expansion.llm_seconds / max(expansion.generated, 1)

@@ -17,7 +17,8 @@ import pytest
 from homeclaw_cli.adapters import install_source as install_mod
 from homeclaw_cli.app.install import plugin as plugin_install
 from homeclaw_cli.app.install import swap
-from tests.json_output import payload
+from homeclaw_cli.surfaces.cli import confirm
+from tests.json_output import envelope, payload
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -208,9 +209,14 @@ def test_dry_run_changes_nothing(cli: Any, hc_home: Path, tmp_path: Path) -> Non
 
 
 def test_permissions_are_asked_and_a_no_installs_nothing(
-    cli: Any, hc_home: Path, tmp_path: Path
+    cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     src = write_plugin(tmp_path / "src", permissions={"network": ["api.x.com"], "shell": True})
+    off_terminal = cli("plugin", "install", str(src), "--json")
+    assert off_terminal.exit_code == 2 and "stdin is not a terminal" in off_terminal.stderr
+    assert "Approve?" not in off_terminal.stderr and off_terminal.stdout.startswith("{")
+    assert envelope(off_terminal)["error"]["exit_code"] == 2
+    monkeypatch.setattr(confirm, "on_terminal", lambda: True)
     refused = cli("plugin", "install", str(src), input="n\n")
     assert refused.exit_code == 1
     assert "network: api.x.com" in refused.stderr and "shell" in refused.stderr
@@ -225,7 +231,10 @@ def test_permissions_are_asked_and_a_no_installs_nothing(
     assert lock(hc_home)["plugins"]["greeter"]["permissions"]["shell"] is True
 
 
-def test_upgrade_asks_only_for_new_permissions(cli: Any, hc_home: Path, tmp_path: Path) -> None:
+def test_upgrade_asks_only_for_new_permissions(
+    cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(confirm, "on_terminal", lambda: True)
     src = write_plugin(tmp_path / "src", permissions={"env_vars": ["A"]})
     assert cli("plugin", "install", str(src), "--yes").exit_code == 0
     write_plugin(src, version="2", permissions={"env_vars": ["A"]})
@@ -589,8 +598,9 @@ def test_git_sources_are_held_to_the_same_limits(hc_home: Path, repo: Path) -> N
 
 
 def test_env_vars_pulled_in_by_config_env_are_asked_for(
-    cli: Any, hc_home: Path, tmp_path: Path
+    cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(confirm, "on_terminal", lambda: True)
     src = write_plugin(tmp_path / "src")
     manifest = json.loads((src / "plugin.yaml").read_text())
     manifest["config"]["env"] = {"TOKEN": "${NEWS_TOKEN}"}

@@ -8,8 +8,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from homeclaw_cli.core.permissions import skill_permissions
 from homeclaw_cli.state.approvals import ApprovalStore, permissions_for
+from homeclaw_cli.surfaces.cli import confirm
 from tests.json_output import payload
 
 
@@ -30,8 +33,9 @@ def lock(hc_home: Path) -> dict[str, Any]:
 
 
 def test_skill_install_asks_records_lock_and_grants_env(
-    cli: Any, hc_home: Path, tmp_path: Path
+    cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(confirm, "on_terminal", lambda: True)
     src = write_skill(tmp_path / "gh-helper", env=["GITHUB_TOKEN"])
     refused = cli("skill", "install", str(src), input="n\n")
     assert refused.exit_code == 1 and "skill gh-helper asks" in refused.stderr
