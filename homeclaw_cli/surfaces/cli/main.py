@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from typer.core import TyperGroup
+from typer._click import core as click  # typer carries its own click; its errors come from it
+from typer._click.exceptions import UsageError as ClickUsageError
+from typer.core import TyperGroup, TyperOption
 
 from homeclaw_cli import __version__
 from homeclaw_cli.errors import (
@@ -40,14 +42,15 @@ from homeclaw_cli.surfaces.cli import eval as eval_
 from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState, get_state
-from homeclaw_cli.surfaces.render import Output, envelope_scope, write_envelope
+from homeclaw_cli.surfaces.render import Output, envelope_scope, open_envelope, write_envelope
 
 
 class _ErrorBoundary(TyperGroup):
     """Turns HomeclawError into `error: ...` + `hint: ...` on stderr and its exit code.
 
     Under `--json` it also writes the command's one envelope to stdout when the command ends:
-    its data with `ok` from the exit status, or the error that stopped it.
+    its data with `ok` from the exit status, or the error that stopped it, including bad flags
+    and arguments, which stop it before its own `--json` is read.
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -60,13 +63,25 @@ class _ErrorBoundary(TyperGroup):
         else:
             kwargs["args"] = argv
         with envelope_scope():
+            if "--json" in argv[: argv.index("--") if "--" in argv else len(argv)]:
+                open_envelope(command_words(self, argv))
             return super().main(*args, **kwargs)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except ClickUsageError as exc:  # the root's own flags
+            _envelope_usage_error(exc)
+            raise
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             result = super().invoke(ctx)
         except typer.Exit as exc:  # before RuntimeError, which typer.Exit is
             write_envelope(exc.exit_code)
+            raise
+        except ClickUsageError as exc:  # a command's flags or arguments; click prints it
+            _envelope_usage_error(exc)
             raise
         except HomeclawError as exc:
             _fail(ctx, exc)
@@ -85,6 +100,37 @@ class _ErrorBoundary(TyperGroup):
             _fail(ctx, error)
         write_envelope(int(ExitCode.OK))
         return result
+
+
+def _envelope_usage_error(exc: ClickUsageError) -> None:
+    where = exc.ctx.command_path if exc.ctx is not None else "homeclaw"
+    write_envelope(
+        int(ExitCode.USAGE), UsageError(exc.format_message(), hint=f"see `{where} --help`")
+    )
+
+
+def command_words(group: TyperGroup, argv: list[str]) -> str:
+    """The command `argv` names, as its envelope calls it ("plugin list"), read without parsing
+    it: the subcommand names, skipping options and the values of those that take one."""
+    words: list[str] = []
+    command: click.Command = group
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            break
+        if token.startswith("-"):
+            option = next((p for p in command.params if token.split("=")[0] in p.opts), None)
+            if isinstance(option, TyperOption) and not option.is_flag and "=" not in token:
+                next(tokens, None)
+            continue
+        if not isinstance(command, TyperGroup):
+            break
+        found = command.get_command(click.Context(command), token)
+        if found is None:
+            break
+        words.append(token)
+        command = found
+    return " ".join(words) or "homeclaw"
 
 
 GLOBAL_FLAGS = ("--debug", "--trust-workspace")
