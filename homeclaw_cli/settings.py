@@ -284,12 +284,15 @@ def _env_values(env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
 
 
 def _normalize_ollama_host(raw: str) -> str:
-    # The ollama CLI accepts bare "host:port" or ":port"; the HTTP client needs a URL.
+    # The ollama CLI accepts bare "host", "host:port" or ":port" (port 11434 when none is
+    # given); the HTTP client needs a URL.
     host = raw.strip()
     if host.startswith(":"):
         host = "127.0.0.1" + host
     if "://" not in host:
-        host = "http://" + host
+        bare = host.rstrip("/")
+        has_port = bare.rsplit("]", 1)[-1].count(":") == 1 if "[" in bare else ":" in bare
+        host = "http://" + (bare if has_port else f"{bare}:11434")
     return host
 
 

@@ -168,6 +168,21 @@ class LLMSettings(Section):
         "its own",
     )
 
+    @field_validator("host")
+    @classmethod
+    def _a_server_url(cls, value: str) -> str:
+        """A URL the HTTP client can open, checked here so a typo is a config error."""
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(value)
+            _ = parts.port  # a port that is not a number from 0 to 65535 raises here
+        except ValueError as exc:
+            raise ValueError(f"{value!r} is not a server URL ({exc})") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not a server URL such as http://127.0.0.1:11434")
+        return value
+
 
 class ToolSettings(Section):
     """The chat's built-in tools (seed 002 §5)."""
