@@ -247,6 +247,13 @@ class OllamaLLM:
                 hint="a reverse proxy in front of Ollama wants credentials: set llm.headers "
                 "(e.g. Authorization: Bearer ${TOKEN}) or llm.api_key_env",
             )
+        if isinstance(exc, httpx.HTTPStatusError | ollama.ResponseError) and _web_page(exc):
+            return UnavailableError(
+                f"the server at {self.host} is not Ollama: it answered with a web page "
+                f"(HTTP {_status(exc)})",
+                hint="fix llm.host; for an OpenAI-compatible server (llama.cpp, vLLM, "
+                "LM Studio) set llm.provider: openai",
+            )
         if isinstance(exc, ollama.ResponseError):
             text = str(exc.error)
             lowered = text.lower()
@@ -266,6 +273,12 @@ class OllamaLLM:
                 )
             return UnavailableError(f"Ollama error: {text} (HTTP {exc.status_code})")
         return UnavailableError(f"Ollama call failed: {exc}")
+
+
+def _web_page(exc: Exception) -> bool:
+    """Whether an error's body is HTML: Ollama answers errors in JSON, web servers do not."""
+    body = exc.response.text if isinstance(exc, httpx.HTTPStatusError) else str(exc)
+    return body.lstrip().lower().startswith(("<!doctype html", "<html"))
 
 
 def _status(exc: Exception) -> int | None:
