@@ -56,8 +56,8 @@ def validate_parameters(
         except ValueError as exc:
             problems.append(f"parameter `{name}` {exc}")
     for param in capability.parameters:
-        if param.name in out:
-            continue
+        if param.name in out or values.get(param.name) is not None:
+            continue  # given: coerced, or its problem already said
         if param.has_default:
             out[param.name] = param.default
         elif param.required:

@@ -76,6 +76,13 @@ def test_missing_required_and_unknown_are_all_reported_with_did_you_mean() -> No
     ]
 
 
+def test_a_required_value_of_the_wrong_type_is_one_problem_not_also_missing() -> None:
+    capability = cap(Parameter(name="value", type="number"), Parameter(name="unit", type="string"))
+    with pytest.raises(ParameterError) as info:
+        validate_parameters("units", capability, {"value": "five", "unit": "km"})
+    assert info.value.problems == ["parameter `value` must be a number, got 'five'"]
+
+
 def test_defaults_are_filled_and_optional_parameters_may_be_absent_or_null() -> None:
     capability = cap(
         Parameter(name="unit", type="string", required=False, default="metric"),

@@ -32,6 +32,10 @@ def parse_params(items: list[str]) -> dict[str, Any]:
                 f"-p {item!r}: expected key=value (or key:=JSON for a typed value)",
                 hint='e.g. -p city=Paris -p days=3 -p tags:=\'["a","b"]\'',
             )
+        if key.rstrip(":") in out:
+            raise UsageError(
+                f"-p {key.rstrip(':')} is given twice", hint="give each parameter once"
+            )
         if key.endswith(":"):
             key = key[:-1]
             try:

@@ -61,6 +61,13 @@ def test_the_key_value_hint_parses() -> None:
     assert values == {"city": "Paris", "days": "3", "tags": ["a", "b"]}
 
 
+def test_a_parameter_given_twice_is_refused() -> None:
+    from homeclaw_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="-p value is given twice"):
+        parse_params(["value=5", "from_unit=mi", "value:=6"])
+
+
 def test_example_call_fills_every_required_parameter() -> None:
     from homeclaw_cli.core.manifest import Capability
 
