@@ -27,7 +27,7 @@ from homeclaw_cli.catalog.plugin_loader import is_plugin_folder, load_plugin
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.errors import ManifestError, NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, Settings
 from homeclaw_cli.state.disabled_plugins import read_disabled
 from homeclaw_cli.state.external_registrations import read_external_plugins
@@ -112,8 +112,8 @@ class Registry:
                     hint=f"`homeclaw plugin enable {plugin_id}` turns it back on",
                 ) from None
             broken = next((b for b in self.broken if b.folder.name == plugin_id), None)
-            if broken is not None:
-                raise NotFoundError(
+            if broken is not None:  # it is there, and invalid: exit 1, not "not found"
+                raise ManifestError(
                     f"plugin {plugin_id!r} failed to load: {broken.summary}",
                     hint=f"run `homeclaw plugin validate {broken.folder}`",
                 ) from None

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from homeclaw_cli.catalog.registry import scan
-from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.errors import ManifestError, NotFoundError
 from homeclaw_cli.settings import load_settings
 
 MANIFEST = """\
@@ -78,7 +78,7 @@ def test_broken_plugin_is_reported_and_others_load(tmp_path: Path) -> None:
     registry = scan(settings_for(tmp_path / "home", tmp_path, root))
     assert list(registry.plugins) == ["good"]
     assert registry.broken[0].folder.name == "bad"
-    with pytest.raises(NotFoundError, match="failed to load"):
+    with pytest.raises(ManifestError, match="failed to load"):
         registry.get("bad")
     with pytest.raises(NotFoundError, match="did you mean `good`"):
         registry.get("goood")

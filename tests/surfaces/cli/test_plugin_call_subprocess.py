@@ -309,3 +309,12 @@ def test_plugins_get_a_minimal_environment_plus_what_the_manifest_asks_for(
     assert seen["API_KEY"] == "k3y"
     assert seen["HOMECLAW_PLUGIN_ID"] == "envy"
     assert seen["PATH"]
+
+
+def test_a_plugin_that_fails_to_load_is_a_failure_not_a_missing_plugin(cli: Any) -> None:
+    folder = subprocess_plugin("shaky", ECHO)
+    (folder / "plugin.yaml").write_text("id: shaky\nname: Shaky\ntype: inlinex\n")
+    result = cli("plugin", "call", "shaky", "go")
+    assert result.exit_code == 1, result.output
+    assert "plugin 'shaky' failed to load" in result.stderr
+    assert f"homeclaw plugin validate {folder}" in result.stderr
