@@ -16,6 +16,7 @@ from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
     from homeclaw_cli.app.mcp_import import ImportReport
+    from homeclaw_cli.catalog.registry import PluginEntry
     from homeclaw_cli.runtime.caller import CallOutcome
     from homeclaw_cli.runtime.health import HealthReport
 
@@ -91,7 +92,7 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     out = Output(json_mode=as_json)
     out.result(outcome, lambda: _show_answer(out, outcome))
     if not outcome.result.success:
-        _fail(outcome, plugin_id, as_json=as_json)
+        _fail(outcome, _unavailable_hint(context.registry.plugins.get(plugin_id)), as_json=as_json)
 
 
 def _show_answer(out: Output, outcome: CallOutcome) -> None:
@@ -101,19 +102,28 @@ def _show_answer(out: Output, outcome: CallOutcome) -> None:
             out.info("(in chat, the model rewrites this answer: post_process)", style="dim")
 
 
-def _fail(outcome: CallOutcome, plugin_id: str, *, as_json: bool) -> NoReturn:
+def _fail(outcome: CallOutcome, hint: str, *, as_json: bool) -> NoReturn:
     """Exit 5 when the plugin was unreachable, 1 otherwise (as an error unless --json)."""
     if as_json:
         code = ExitCode.UNAVAILABLE if outcome.failure == "unavailable" else ExitCode.FAILURE
         raise typer.Exit(int(code))
     message = outcome.result.error or "the plugin failed"
     if outcome.failure == "unavailable":
-        raise UnavailableError(
-            message,
-            hint=f"start it (`homeclaw plugin show {plugin_id}` describes it), then "
-            f"`homeclaw plugin health {plugin_id}` checks it",
-        )
+        raise UnavailableError(message, hint=hint)
     raise PluginCallError(message)
+
+
+def _unavailable_hint(entry: PluginEntry | None) -> str:
+    """What to do when the plugin could not be reached: a command to install or a server to
+    start."""
+    if entry is None:
+        return "`homeclaw plugin list` shows the installed plugins"
+    check = f"`homeclaw plugin health {entry.id}` checks it"
+    command = getattr(entry.manifest.config, "command", None)
+    if command:
+        where = entry.manifest_path or entry.folder
+        return f"install `{command}` or fix config.command in {where}; then {check}"
+    return f"start its server (`homeclaw plugin show {entry.id}` describes it), then {check}"
 
 
 @app.command("health")

@@ -80,7 +80,7 @@ def test_server_down_says_not_running(cli: Any) -> None:
     assert result.exit_code == ExitCode.UNAVAILABLE
     assert f"plugin offline is not running at {url} (connection refused)" in result.stderr
     assert "homeclaw plugin health offline" in result.stderr
-    assert "start it (`homeclaw plugin show offline`" in result.stderr
+    assert "start its server (`homeclaw plugin show offline`" in result.stderr
 
 
 @pytest.fixture

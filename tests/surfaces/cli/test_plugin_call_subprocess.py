@@ -200,6 +200,7 @@ def test_missing_command_is_unavailable(cli: Any) -> None:
     result = cli("plugin", "call", "ghost")
     assert result.exit_code == ExitCode.UNAVAILABLE
     assert "command 'no-such-cmd-xyz' was not found" in result.stderr
+    assert "install `no-such-cmd-xyz` or fix config.command in " in result.stderr
 
 
 def test_bad_and_missing_parameters_never_start_the_plugin(cli: Any, tmp_path: Path) -> None:
