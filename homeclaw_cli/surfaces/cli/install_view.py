@@ -82,7 +82,10 @@ def show_result(out: Output, result: InstallResult) -> None:
         out.text(f"{result.action} {result.item_id} {versions} ({result.folder})")
     else:
         label = f"{result.item_id} {result.version or ''}".strip()
-        out.text(f"{result.action} {label} -> {result.folder}")
+        if result.old_version:  # the same version again: "-> path" would read as a version
+            out.text(f"{result.action} {label}, the same version ({result.folder})")
+        else:
+            out.text(f"{result.action} {label} -> {result.folder}")
     if result.commit:
         old = (
             f" (was {result.old_commit[:12]})"

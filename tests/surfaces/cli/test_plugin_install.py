@@ -190,6 +190,9 @@ def test_refuses_overwrite_without_upgrade(cli: Any, hc_home: Path, tmp_path: Pa
     assert up.exit_code == 0 and "upgraded greeter 1.0.0 -> 2.0.0 (" in up.stdout
     assert "~ plugin.yaml" in up.stdout
     assert lock(hc_home)["plugins"]["greeter"]["version"] == "2.0.0"
+    (src / "main.py").write_text("print('hello')\n")
+    again = cli("plugin", "install", str(src), "--upgrade")
+    assert again.exit_code == 0 and "greeter 2.0.0, the same version (" in again.stdout
 
 
 def test_dry_run_changes_nothing(cli: Any, hc_home: Path, tmp_path: Path) -> None:
