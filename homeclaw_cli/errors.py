@@ -83,6 +83,16 @@ def missing_path(path: object, *, hint: str | None = None) -> NotFoundError:
     return NotFoundError(f"{path}: no such file or folder", hint=hint or "check the path")
 
 
+def not_writable(path: object) -> ConfigError:
+    """The one error for a file or folder homeclaw must write and may not (exit 3 everywhere):
+    a home owned by another user, a read-only mount."""
+    return ConfigError(
+        f"{path} is not writable, so homeclaw cannot keep its state there",
+        hint="make it writable for this user, or set HOMECLAW_HOME (or data_dir in the config) "
+        "to a folder you can write; plugin search, list and call, logs and audit work as they are",
+    )
+
+
 def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
     """The user-facing error for a LanceDB failure on damaged index files, else None.
 

@@ -8,6 +8,7 @@ the target, so a reader sees the old content or the new one, never half of each.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import tempfile
@@ -15,13 +16,38 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from homeclaw_cli.errors import LockedError
+from homeclaw_cli.errors import ConfigError, LockedError, not_writable
+
+
+def unwritable(path: Path, exc: OSError) -> ConfigError | None:
+    """not_writable() for a write that permissions or a read-only mount refused, else None.
+
+    Names the folder, or the file itself when only the file is read-only."""
+    if not isinstance(exc, PermissionError) and exc.errno != errno.EROFS:
+        return None
+    target = Path(exc.filename) if isinstance(exc.filename, str) else path
+    folder = target if target.is_dir() else target.parent
+    folder_ok = folder.is_dir() and os.access(folder, os.W_OK)
+    return not_writable(target if folder_ok and target.exists() else folder)
+
+
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Turn a refused write under `path` into not_writable(); other errors pass unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        error = unwritable(path, exc)
+        if error is None:
+            raise
+        raise error from None
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write `data` to `path` through a fsynced temp file renamed into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -57,8 +83,9 @@ def file_lock(path: Path, *, timeout: float = 30.0, what: str = "this file") -> 
     The kernel drops the lock when the holder dies, so a process killed with -9 never leaves
     a stale lock behind. Raises LockedError after `timeout` seconds (0 = try once).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + timeout
     try:
         while True:

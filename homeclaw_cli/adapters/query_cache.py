@@ -191,9 +191,7 @@ class Snapshot:
             facet_vectors = np.load(target / "facets.npy", mmap_mode="r", allow_pickle=False)
             owners = np.load(target / "owners.npy", allow_pickle=False)
             centroids = np.load(target / "centroids.npy", mmap_mode="r", allow_pickle=False)
-            import tantivy
-
-            text = tantivy.Index.open(str(target / "text"))
+            text = _open_text(target / "text")
             if len(vectors) != len(meta["ids"]) or len(facet_vectors) != len(owners):
                 return None
             facets = FacetMatrix(facet_vectors, owners, len(meta["ids"]), centroids)
@@ -299,6 +297,28 @@ class Snapshot:
     def vector(self, index: int) -> list[float]:
         values: list[float] = self.vectors[index].tolist()
         return values
+
+
+def _open_text(folder: Path) -> Any:
+    """The snapshot's tantivy index. tantivy takes a lock file in the index folder even to
+    read, so a home this user may not write (another user's, a read-only mount) is read
+    from a private copy, removed at exit."""
+    import atexit
+    import tempfile
+
+    import tantivy
+
+    try:
+        return tantivy.Index.open(str(folder))
+    except ValueError as exc:
+        if "Lockfile" not in str(exc):
+            raise
+    copy = Path(tempfile.mkdtemp(prefix="homeclaw-text-"))
+    atexit.register(shutil.rmtree, copy, True)
+    for file in folder.iterdir():  # copyfile: the copy must not keep the read-only modes
+        if file.is_file():
+            shutil.copyfile(file, copy / file.name)
+    return tantivy.Index.open(str(copy))
 
 
 class SnapshotReader:

@@ -11,6 +11,7 @@ the turns a TurnFilter selects.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 import uuid
@@ -20,7 +21,8 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from homeclaw_cli.core.turn_result import TurnResult
-from homeclaw_cli.errors import ConfigError, NotFoundError, UsageError
+from homeclaw_cli.errors import ConfigError, NotFoundError, UsageError, not_writable
+from homeclaw_cli.fsutil import writing
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
@@ -129,7 +131,14 @@ class ConversationLog:
     def __init__(self, path: Path, *, session: str | None = None) -> None:
         self.path = path
         self.session = session or uuid.uuid4().hex[:12]
-        path.parent.mkdir(parents=True, exist_ok=True)
+        with writing(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        # SQLite opens a file it may not write read-only and fails later with a misleading
+        # "unable to open database file" or "readonly database"; say what is wrong at once.
+        if not os.access(path.parent, os.W_OK):
+            raise not_writable(path.parent)
+        if path.exists() and not os.access(path, os.W_OK):
+            raise not_writable(path)
         self._db = _open(path)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")

@@ -155,9 +155,10 @@ def _print_summary(out: Output, report: SyncReport) -> None:
             f"examples: {expansion.generated} item(s) generated ({expansion.examples} examples, "
             f"{per_item:.1f}s each), {expansion.cached} cached, model {expansion.model}"
         )
+    rebuilt = "would be rebuilt" if report.check else "rebuilt"  # --check writes nothing
     for name, kind in report.kinds.items():
         if kind.rebuilt and kind.rebuilt != "--full":
-            out.info(f"{name}: rebuilt ({kind.rebuilt})")
+            out.info(f"{name}: {rebuilt} ({kind.rebuilt})")
     verb = "would change" if report.check else "synced"
     counts = (
         f"{len(report.added)} added, {len(report.updated)} updated, "

@@ -1,0 +1,89 @@
+"""A home this user may not write (another user's, a read-only mount): a command that must
+write names the folder in one error (exit 3, an envelope under --json), never a traceback;
+the commands that only read still work, and `sync --check` does not call the index stale."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.json_output import envelope
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _set_writable(root: Path, writable: bool) -> None:
+    for path in [root, *root.rglob("*")]:
+        if path.is_symlink():
+            continue
+        mode = path.stat().st_mode
+        path.chmod(mode | 0o200 if writable else mode & ~0o222)
+
+
+@pytest.fixture
+def read_only(hc_home: Path) -> Iterator[Run]:
+    """Run the real CLI as a user who may not write `hc_home` (the test makes it read-only).
+    Root writes whatever the modes say, so as root the command runs without capabilities,
+    where the modes bind it too."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: permissions cannot be enforced")
+        prefix = [setpriv, "--bounding-set=-all", "--inh-caps=-all"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+        command = [*prefix, sys.executable, "-m", "homeclaw_cli", *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+    yield run
+    _set_writable(hc_home, True)  # so that pytest can remove it
+
+
+def _refused(result: subprocess.CompletedProcess[str], home: Path) -> None:
+    assert result.returncode == 3, result.stderr
+    assert f"error: {home / 'data' / 'state'} is not writable" in result.stderr
+    assert "HOMECLAW_HOME" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_writing_commands_name_the_folder(
+    cli: Any, index_env: dict[str, Any], read_only: Run
+) -> None:
+    home = index_env["home"]
+    assert cli("sync").exit_code == 0
+    _set_writable(home, False)
+    for args in (
+        ("sync",),
+        ("plugin", "disable", "weather"),
+        ("plugin", "health", "weather"),
+        ("chat", "-q", "hi"),
+    ):
+        _refused(read_only(*args), home)
+    document = envelope(read_only("sync", "--json"))
+    assert document["error"]["exit_code"] == 3
+    assert "is not writable" in document["error"]["message"]
+
+
+def test_reading_commands_work_and_check_finds_the_index_current(
+    cli: Any, index_env: dict[str, Any], read_only: Run
+) -> None:
+    home = index_env["home"]
+    assert cli("sync").exit_code == 0
+    _set_writable(home, False)
+    check = read_only("sync", "--check")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "index up to date" in check.stdout
+    assert "rebuilt" not in check.stdout + check.stderr
+    for args in (("plugin", "list"), ("logs",), ("audit",)):
+        result = read_only(*args)
+        assert result.returncode == 0, (args, result.stderr)
