@@ -97,15 +97,21 @@ def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
     """The user-facing error for a LanceDB failure on damaged index files, else None.
 
     The index is derived data (plugins and skills are the source of truth), so the fix is
-    always the same: delete it and sync.
+    always the same: rebuild it (`sync --full` does, for a local index).
     """
     text = str(exc)
-    if not isinstance(exc, (RuntimeError, OSError, ValueError)) or "lance error" not in text:
+    # "lance error: LanceError(IO) ..." from a read, "External error: LanceError(IO) ..." from
+    # a merge
+    lance = "lance error" in text.lower() or "LanceError(" in text
+    if not isinstance(exc, (RuntimeError, OSError, ValueError)) or not lance:
         return None
     first = text.splitlines()[0] if text else type(exc).__name__
+    local = "://" not in uri or uri.startswith("file://")
     return HomeclawError(
         f"the search index at {uri} is damaged ({first.split(', /')[0]})",
-        hint=f"delete {uri} and run `homeclaw sync`: it is rebuilt from your plugins and skills",
+        hint="run `homeclaw sync --full`: it rebuilds the index from your plugins and skills"
+        if local
+        else f"delete {uri} and run `homeclaw sync`: it is rebuilt from your plugins and skills",
     )
 
 

@@ -247,7 +247,8 @@ class VectorStore:
         schema = table_schema(dim)
         data = pa.Table.from_pylist(records(rows, vectors, model, facets), schema=schema)
         self._invalidate(table)
-        self.db.create_table(table, data=data, schema=schema, mode="overwrite")
+        mode = "overwrite" if self.may_exist(table) else "create"  # no "no dataset" warning
+        self.db.create_table(table, data=data, schema=schema, mode=mode)
         self.rebuild_text_index(table)
 
     def upsert(

@@ -35,6 +35,7 @@ from homeclaw_cli.app.index_rows import (
     skill_rows,
 )
 from homeclaw_cli.app.sync_embed import Embedded, embed_rows
+from homeclaw_cli.app.sync_repair import drop_if_damaged
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
@@ -239,9 +240,11 @@ def sync(
             )
             if fingerprint is None:
                 continue
+            damage = drop_if_damaged(store, table_name(settings, kind)) if full else None
             plan = _make_plan(
                 context, store, kind, full=full, refresh_test=True, report=report, source=source
             )
+            plan.report.rebuilt = damage or plan.report.rebuilt
             _apply(settings, store, plan, report, progress)
             if store.remote:
                 write_owned(settings, plan.table, [r.id for r in plan.rows])

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 from typing import Any
 
@@ -62,7 +63,7 @@ def test_sync_reports_the_lock_holder(cli: Any, index_env: dict[str, Any]) -> No
     assert "another homeclaw process is writing the index" in result.stderr
 
 
-def test_a_damaged_lance_table_says_delete_and_sync(cli: Any, index_env: dict[str, Any]) -> None:
+def test_a_damaged_lance_table_says_sync_full(cli: Any, index_env: dict[str, Any]) -> None:
     assert cli("sync").exit_code == 0
     index = index_env["home"] / "data" / "index"
     shutil.rmtree(index / ".homeclaw-snapshots")
@@ -72,10 +73,31 @@ def test_a_damaged_lance_table_says_delete_and_sync(cli: Any, index_env: dict[st
         result = cli(*argv)
         assert result.exit_code == 1, result.output
         assert "the search index at" in result.stderr and "is damaged" in result.stderr
-        assert "run `homeclaw sync`" in result.stderr
+        assert "run `homeclaw sync --full`" in result.stderr
     doctor = cli("doctor", "--host", "http://127.0.0.1:9")
     rows = doctor.stdout.splitlines()
     assert any(row.startswith("index\tfail\t") and "damaged" in row for row in rows)
     shutil.rmtree(index)
     assert cli("sync").exit_code == 0
     assert cli("plugin", "search", "slack").exit_code == 0
+
+
+def test_sync_full_rebuilds_overwritten_data_files(cli: Any, index_env: dict[str, Any]) -> None:
+    assert cli("sync").exit_code == 0
+    index = index_env["home"] / "data" / "index"
+    examples = index / "examples" / "kept.json"
+    examples.parent.mkdir()
+    examples.write_text("{}", encoding="utf-8")
+    for data_file in (index / "homeclaw_plugins.lance" / "data").iterdir():
+        data_file.write_bytes(os.urandom(100))
+    write_plugin(index_env["plugins"], "news", "News", "Headlines.")  # a change to write
+    first = cli("sync")
+    assert first.exit_code == 1, first.output
+    assert "the search index at" in first.stderr and "is damaged" in first.stderr
+    assert "Traceback" not in first.stderr and "run `homeclaw sync --full`" in first.stderr
+    full = cli("sync", "--full")
+    assert full.exit_code == 0, full.output
+    assert "plugins: rebuilt (the table was damaged (" in full.output
+    assert examples.read_text(encoding="utf-8") == "{}"
+    assert cli("sync", "--check").exit_code == 0
+    assert "news" in cli("plugin", "search", "headlines").stdout
