@@ -173,6 +173,13 @@ def load_settings(
     return settings
 
 
+def config_file_path(config_file: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """The config file homeclaw reads, found without reading it: `config path` prints it
+    even when the file is invalid, exactly when the user needs to open it."""
+    env = os.environ if env is None else env
+    return _config_location(config_file, env, default_paths(env)[0])[0]
+
+
 def _config_location(
     config_file: Path | None, env: Mapping[str, str], default_config: Path
 ) -> tuple[Path, str]:

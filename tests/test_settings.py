@@ -87,6 +87,17 @@ def test_bad_config_exits_with_config_code(cli: Any, hc_home: Path) -> None:
     assert "unknown key `llm.modle` (did you mean `model`?)" in result.stderr
 
 
+def test_config_path_prints_the_path_of_an_invalid_config(cli: Any, hc_home: Path) -> None:
+    config = hc_home / "config.yaml"
+    config.write_text("llm:\n  modle: x\nplugins:\n  dirs: [/no/such/folder]\n")
+    assert cli("plugin", "list").exit_code == 3
+    result = cli("config", "path")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{config}\n" and result.stderr == ""
+    other = hc_home / "other.yaml"
+    assert cli("config", "path", env={"HOMECLAW_CONFIG": str(other)}).stdout == f"{other}\n"
+
+
 def test_config_show_reports_every_bad_key_and_value_at_once(cli: Any, hc_home: Path) -> None:
     (hc_home / "config.yaml").write_text(
         "llm:\n  modle: x\n  timeout_sec: soon\nplugins:\n  max_retreived: 3\nfoo: 1\n"

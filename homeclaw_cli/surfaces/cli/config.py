@@ -35,5 +35,7 @@ def show(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 
 @app.command("path")
 def path(ctx: typer.Context) -> None:
-    """Print the path of the config file homeclaw reads."""
-    Output().text(str(get_state(ctx).settings().config_path))
+    """Print the path of the config file homeclaw reads (also when it is invalid)."""
+    from homeclaw_cli.settings import config_file_path
+
+    Output().text(str(config_file_path(get_state(ctx).config_file)))
