@@ -29,7 +29,7 @@ from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.errors import ManifestError, NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, Settings
-from homeclaw_cli.state.disabled_plugins import read_disabled
+from homeclaw_cli.state.disabled_plugins import disabled_path, read_disabled_checked
 from homeclaw_cli.state.external_registrations import read_external_plugins
 from homeclaw_cli.suggest import did_you_mean
 
@@ -170,7 +170,13 @@ def plugin_folders(root: Path) -> list[Path]:
 def scan(settings: Settings) -> Registry:
     """Build the registry from every plugin root and external registration."""
     registry = Registry(roots=plugin_roots(settings))
-    disabled = read_disabled(settings.state_dir)
+    disabled, damaged = read_disabled_checked(settings.state_dir)
+    if damaged:
+        path = disabled_path(settings.state_dir)
+        why = f"{damaged}; kept disabled: {', '.join(sorted(disabled)) or 'none'}"
+        hint = "fix the list, or run `homeclaw plugin disable ID` (the damaged file goes to .bak)"
+        problem = Diagnostic("error", "disabled-file", path, why, hint=hint)
+        registry.broken.append(BrokenPlugin("state", path, [problem]))
     for root in registry.roots:
         for folder in plugin_folders(root.path):
             result = load_plugin(folder)

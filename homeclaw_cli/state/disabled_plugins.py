@@ -2,15 +2,20 @@
 `<state_dir>/disabled_plugins.json` and `<state_dir>/disabled_skills.json`.
 
 A disabled item stays on disk; its registry leaves it out and lists it as "disabled".
+A damaged list errs on the safe side: every id still legible in it stays disabled (a
+truncated `["units", "notes"` keeps both off), and the next write moves the damaged file to
+a .bak copy first, as external_plugins.json does.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Literal
 
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
+from homeclaw_cli.state.external_registrations import backup_path
 
 Kind = Literal["plugin", "skill"]
 
@@ -20,19 +25,33 @@ def disabled_path(state_dir: Path, kind: Kind = "plugin") -> Path:
 
 
 def read_disabled(state_dir: Path, kind: Kind = "plugin") -> set[str]:
+    return read_disabled_checked(state_dir, kind)[0]
+
+
+def read_disabled_checked(state_dir: Path, kind: Kind = "plugin") -> tuple[set[str], str | None]:
+    """The disabled ids and, when the file is damaged, why (its legible ids stay disabled)."""
     path = disabled_path(state_dir, kind)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    return {str(x) for x in data} if isinstance(data, list) else set()
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set(), None
+    try:
+        data = json.loads(text)
+        if isinstance(data, list):
+            return {str(x) for x in data}, None
+        reason = "not a JSON list"
+    except json.JSONDecodeError as exc:
+        reason = f"invalid JSON: {exc.msg} (line {exc.lineno})"
+    return set(re.findall(r'"([^"\\\n]+)"', text)), reason
 
 
 def set_disabled(state_dir: Path, item_id: str, disabled: bool, kind: Kind = "plugin") -> bool:
     """Disable or enable `item_id`; returns True when that changed anything."""
     path = disabled_path(state_dir, kind)
     with file_lock(path.with_suffix(".lock"), what=f"the disabled {kind}s list"):
-        current = read_disabled(state_dir, kind)
+        current, damaged = read_disabled_checked(state_dir, kind)
+        if damaged:
+            path.replace(backup_path(path))  # kept for the user, never silently lost
         before = item_id in current
         if disabled:
             current.add(item_id)
