@@ -146,10 +146,22 @@ def check_script(
     if result.exit_code != expect_exit:
         failures.append(f"exit code {result.exit_code}, expected {expect_exit}")
     if expect_stdout is not None and expect_stdout not in result.stdout:
-        failures.append(f"stdout does not contain {expect_stdout!r}")
+        failures.append(
+            f"stdout does not contain {expect_stdout!r}; it was {_shown(result.stdout)}"
+        )
     if expect_stderr is not None and expect_stderr not in result.stderr:
-        failures.append(f"stderr does not contain {expect_stderr!r}")
+        failures.append(
+            f"stderr does not contain {expect_stderr!r}; it was {_shown(result.stderr)}"
+        )
     return ScriptCheck(script, args, result, failures)
+
+
+def _shown(output: str, limit: int = 300) -> str:
+    """What a script printed, quoted on one line and cut at `limit` characters."""
+    text = output.strip()
+    if not text:
+        return "empty"
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def run_tests_file(

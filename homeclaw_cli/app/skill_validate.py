@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.catalog.skill_checks import skill_folder_errors
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError
-from homeclaw_cli.catalog.skill_tests import TESTS_FILE, load_tests_file
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
     Skill,
@@ -97,7 +97,8 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
     try:
         skill = load_skill(folder, "path")
     except SkillParseError as exc:
-        check.errors.append(str(exc))
+        check.errors.extend(exc.lines)
+        check.errors.extend(skill_folder_errors(folder))
         return check
     check.skill = skill
     apply_eligibility(skill, ctx)
@@ -111,17 +112,5 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
             interpreter_for(path, MINIMAL_PATH)
         except HomeclawError as exc:
             check.warnings.append(f"scripts/{script}: {exc.message}")
-    scripts_dir = skill.folder / "scripts"
-    if scripts_dir.is_dir():
-        for link in scripts_dir.rglob("*"):
-            if link.is_symlink() and not link.resolve().is_relative_to(skill.folder.resolve()):
-                check.errors.append(
-                    f"{link}: symlink leads out of the skill folder; run_skill will refuse it"
-                )
-    tests = skill.folder / TESTS_FILE
-    if tests.is_file():
-        try:
-            load_tests_file(tests)
-        except HomeclawError as exc:
-            check.errors.append(exc.message)
+    check.errors.extend(skill_folder_errors(skill.folder))
     return check

@@ -6,7 +6,6 @@ finding is shown), so both see exactly the same rules.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from homeclaw_cli.catalog.plugin_checks import (
     safe_plugin_class,
     semantic_checks,
 )
+from homeclaw_cli.catalog.schema_errors import schema_message
 from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
 from homeclaw_cli.core.manifest import (
     MANIFEST_NAMES,
@@ -33,7 +33,6 @@ from homeclaw_cli.core.manifest import (
     SubprocessConfig,
 )
 from homeclaw_cli.document import Document, DocumentError, FieldPath, read_document
-from homeclaw_cli.suggest import did_you_mean
 
 LEGACY_CONFIG = "config.yml"
 
@@ -207,7 +206,7 @@ def _translate(exc: ValidationError, data: dict[str, Any], document: Document) -
             loc = (*loc, *ctx.get("subpath", ()))
             message = str(ctx["reason"])
         else:
-            message = _message(err, loc, data)
+            message = schema_message(err, loc, _known_fields(loc[:-1], data))
         if type_invalid and loc[:1] == ("config",) and err["type"].startswith("union_tag"):
             continue  # the `type` error already explains it
         code = {
@@ -235,27 +234,6 @@ def _clean_loc(loc: tuple[Any, ...]) -> FieldPath:
     if len(loc) >= 2 and loc[0] == "config" and loc[1] in PLUGIN_TYPES:
         loc = (loc[0], *loc[2:])
     return tuple(loc)
-
-
-def _message(err: Any, loc: FieldPath, data: dict[str, Any]) -> str:
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        name = str(loc[-1])
-        known = _known_fields(loc[:-1], data)
-        return f"unknown field `{name}`{did_you_mean(name, known)}"
-    if kind == "missing":
-        return f"missing required field `{loc[-1]}`"
-    if kind == "literal_error":
-        expected = err.get("ctx", {}).get("expected", "")
-        got = err.get("input")
-        hint = did_you_mean(got, re.findall(r"'([^']*)'", expected)) if isinstance(got, str) else ""
-        return f"must be one of {expected}, got {got!r}{hint}"
-    message = str(err["msg"])
-    for prefix in ("Value error, ", "Assertion failed, "):
-        message = message.removeprefix(prefix)
-    if kind not in ("value_error",) and "input" in err and not isinstance(err["input"], dict):
-        message += f" (got {err['input']!r})"
-    return message
 
 
 def _known_fields(parent: FieldPath, data: dict[str, Any]) -> list[str]:

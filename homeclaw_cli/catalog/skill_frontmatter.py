@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.catalog.skill_fields import Problem, field_problems
 from homeclaw_cli.core.examples import ExampleError, check_examples
-from homeclaw_cli.document import DocumentError, parse_yaml_text, read_text_file
+from homeclaw_cli.document import DocumentError, FieldPath, parse_yaml_text, read_text_file
 from homeclaw_cli.suggest import closest
 
 MAX_SKILL_BYTES = 512 * 1024
@@ -40,13 +42,39 @@ KNOWN_KEYS = (
 
 
 class SkillParseError(Exception):
-    """A SKILL.md that cannot be loaded; names the file, the line when known, and the fix."""
+    """A SKILL.md that cannot be loaded; names the file, the line when known, and the fix.
 
-    def __init__(self, path: Path, message: str, line: int | None = None) -> None:
-        super().__init__(f"{path}{f':{line}' if line else ''}: {message}")
+    `problems` holds every error found (the first is `message`/`line`), one line each in
+    str(): `path:line:column: field: message`."""
+
+    def __init__(
+        self, path: Path, message: str, line: int | None = None, *, more: Sequence[Problem] = ()
+    ) -> None:
         self.path = path
         self.message = message
         self.line = line
+        self.problems = [Problem(message, line), *more]
+        super().__init__("\n".join(self.lines))
+
+    @classmethod
+    def of(cls, path: Path, problems: list[Problem]) -> SkillParseError:
+        first = problems[0]
+        error = cls(path, first.message, first.line, more=problems[1:])
+        error.problems[0] = first
+        return error
+
+    @property
+    def lines(self) -> list[str]:
+        """One `path:line:column: field: message` per problem."""
+        return [_render(self.path, p) for p in self.problems]
+
+
+def _render(path: Path, problem: Problem) -> str:
+    where = str(path)
+    if problem.line:
+        where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
+    field = f"{problem.field}: " if problem.field else ""
+    return f"{where}: {field}{problem.message}"
 
 
 @dataclass
@@ -83,20 +111,54 @@ def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
 
 
 def parse_skill_md_full(path: Path) -> ParsedSkillMd:
-    """Frontmatter, parsed metadata, body and warnings of a SKILL.md."""
+    """Frontmatter, parsed metadata, body and warnings of a SKILL.md; SkillParseError holds
+    every error found."""
     try:
         text = read_text_file(path, MAX_SKILL_BYTES)
     except DocumentError as exc:
         raise SkillParseError(path, exc.message) from None
     block, body, _ = split_frontmatter(path, text)
     warnings: list[str] = []
-    positions: dict[str, int] = {}
+    data, field_positions = _read_block(path, block, warnings)
+    positions = {
+        str(loc[0]): line for loc, (line, _col) in field_positions.items() if len(loc) == 1
+    }
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SkillParseError(
+            path, "frontmatter must be a mapping with `name` and `description`", 2
+        )
+    problems = _name_and_description(data, positions)
+    for required_key, typo in _misspelled(data).items():
+        where = f"line {positions[typo]}: " if typo in positions else ""
+        warnings.append(
+            f"{where}unknown frontmatter key `{typo}` (did you mean `{required_key}`?); "
+            "it is kept, but homeclaw does not read it"
+        )
+    metadata: dict[str, Any] = {}
+    try:
+        metadata = _parse_metadata(path, data.get("metadata"), positions.get("metadata"))
+    except SkillParseError as exc:
+        problems.append(Problem(exc.message, exc.line))
+    examples: list[str] = []
+    try:
+        examples = check_examples(data.get("examples"))
+    except ExampleError as exc:
+        problems.append(Problem(f"frontmatter `examples`: {exc.reason}", positions.get("examples")))
+    problems.extend(field_problems(data, field_positions))
+    if problems:
+        raise SkillParseError.of(path, problems)
+    return ParsedSkillMd(data, metadata, body, warnings, examples)
+
+
+def _read_block(
+    path: Path, block: str, warnings: list[str]
+) -> tuple[Any, dict[FieldPath, tuple[int, int]]]:
+    """The frontmatter's data and the file position of each field; YAML that is not strict
+    is read line by line as OpenClaw does, with a warning."""
     try:
         doc = parse_yaml_text(path, block)
-        data = doc.data
-        for loc, (key_line, _col) in doc.positions.items():
-            if len(loc) == 1:
-                positions[str(loc[0])] = key_line + 1
     except DocumentError as exc:
         line = exc.line + 1 if exc.line else None
         if not exc.message.startswith("invalid YAML:"):
@@ -114,33 +176,13 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
             f"frontmatter is not strict YAML (line {line}: {problem}); read line by line "
             "as OpenClaw does: quote values that contain `: `"
         )
-        data = lenient
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise SkillParseError(
-            path, "frontmatter must be a mapping with `name` and `description`", 2
-        )
-    _require_name_and_description(path, data, positions)
-    for required_key, typo in _misspelled(data).items():
-        where = f"line {positions[typo]}: " if typo in positions else ""
-        warnings.append(
-            f"{where}unknown frontmatter key `{typo}` (did you mean `{required_key}`?); "
-            "it is kept, but homeclaw does not read it"
-        )
-    metadata = _parse_metadata(path, data.get("metadata"), positions.get("metadata"))
-    try:
-        examples = check_examples(data.get("examples"))
-    except ExampleError as exc:
-        raise SkillParseError(
-            path, f"frontmatter `examples`: {exc.reason}", positions.get("examples")
-        ) from None
-    return ParsedSkillMd(data, metadata, body, warnings, examples)
+        return lenient, {}
+    # The frontmatter starts on line 2 of the file, under the opening `---`.
+    return doc.data, {loc: (line + 1, col) for loc, (line, col) in doc.positions.items()}
 
 
-def _require_name_and_description(
-    path: Path, data: dict[str, Any], positions: dict[str, int]
-) -> None:
+def _name_and_description(data: dict[str, Any], positions: dict[str, int]) -> list[Problem]:
+    problems = []
     for required in ("name", "description"):
         value = data.get(required)
         if not isinstance(value, str) or not value.strip():
@@ -150,11 +192,13 @@ def _require_name_and_description(
                 got += f"; line {positions.get(typo, '?')} has `{typo}`: rename it `{required}`"
             if isinstance(value, bool | int | float):
                 got += "; YAML read it as a non-string: put it in quotes"
-            raise SkillParseError(
-                path,
-                f"frontmatter needs a non-empty `{required}` string ({got})",
-                positions.get(required, 2),
+            problems.append(
+                Problem(
+                    f"frontmatter needs a non-empty `{required}` string ({got})",
+                    positions.get(required, 2),
+                )
             )
+    return problems
 
 
 def _misspelled(data: dict[str, Any]) -> dict[str, str]:

@@ -14,10 +14,13 @@ scripts:                       # run exactly as run_skill would
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from homeclaw_cli.document import DocumentError, read_document
+from homeclaw_cli.catalog.plugin_checks import format_loc
+from homeclaw_cli.catalog.schema_errors import schema_message
+from homeclaw_cli.document import Document, DocumentError, FieldPath, read_document
 from homeclaw_cli.errors import ManifestError
 
 TESTS_FILE = "tests.yaml"
@@ -45,21 +48,31 @@ class SkillTestsFile(BaseModel):
 
 
 def load_tests_file(path: Path) -> SkillTestsFile:
-    """Parse a tests.yaml; ManifestError names the file, line and field on bad input."""
+    """Parse a tests.yaml; ManifestError names the file, line and field of every error."""
     try:
         doc = read_document(path)
     except DocumentError as exc:
         where = f"{path}:{exc.line}" if exc.line else str(path)
-        raise ManifestError(f"{where}: {exc.message}") from None
+        if exc.line and exc.column:
+            where += f":{exc.column}"
+        raise ManifestError(f"{where}: {exc.message}", hint=_HINT) from None
     try:
-        return SkillTestsFile.model_validate(doc.data or {})
+        return SkillTestsFile.model_validate({} if doc.data is None else doc.data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(err["loc"])
-        pos = doc.position(loc)
-        field = ".".join(str(p) for p in loc) or "(top level)"
-        where = f"{path}:{pos[0]}" if pos else str(path)
-        raise ManifestError(
-            f"{where}: {field}: {err['msg']}",
-            hint="see `homeclaw skill test --help` for the tests.yaml format",
-        ) from None
+        lines = [_describe(err, doc) for err in exc.errors()]
+        raise ManifestError("\n".join(lines), hint=_HINT) from None
+
+
+_HINT = "see `homeclaw skill test --help` for the tests.yaml format"
+_FIELDS: dict[str, type[BaseModel]] = {"queries": QueryCase, "scripts": ScriptCase}
+
+
+def _describe(err: Any, doc: Document) -> str:
+    loc: FieldPath = tuple(err["loc"])
+    model = _FIELDS.get(str(loc[0]), SkillTestsFile) if len(loc) > 2 else SkillTestsFile
+    message = schema_message(err, loc, model.model_fields)
+    if err["type"] == "model_type" and not loc:
+        message = "must be a mapping with `scripts:` and/or `queries:` lists"
+    pos = doc.position(loc)
+    where = f"{doc.path}:{pos[0]}:{pos[1]}" if pos else str(doc.path)
+    return f"{where}: {format_loc(loc) or '(top level)'}: {message}"

@@ -84,7 +84,7 @@ def test_missing_and_invalid_tests_yaml(tmp_path: Path) -> None:
         skill_test.run_tests_file(context, skill)
     bad = skill.folder / "tests.yaml"
     bad.write_text("queries:\n  - query: x\n    expect_rank: 0\n")
-    with pytest.raises(ManifestError, match=r"tests\.yaml:3: queries\.0\.expect_rank"):
+    with pytest.raises(ManifestError, match=r"tests\.yaml:3:5: queries\[0\]\.expect_rank"):
         load_tests_file(bad)
     bad.write_text("scripts:\n  - script: a\n    unknown: 1\n")
     with pytest.raises(ManifestError, match="unknown"):

@@ -19,6 +19,7 @@ from homeclaw_cli.app.install.approval import Approver, refuse_new_permissions
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
 from homeclaw_cli.app.install.pipeline import install_item, remove_item, update_items
 from homeclaw_cli.app.install.results import InstallResult, RemoveResult
+from homeclaw_cli.catalog.skill_checks import skill_folder_errors
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md
 from homeclaw_cli.catalog.skills import (
@@ -181,14 +182,20 @@ def _validate(fetched: Fetched, skill_id: str) -> StagedItem:
     shown = fetched.spec.location if fetched.spec.kind == "folder" else fetched.spec.raw
     try:
         skill = load_skill(fetched.root, "user", skill_id)
+        errors = skill_folder_errors(fetched.root)
         perms = skill_permissions(skill.frontmatter, f"{shown}/{SKILL_FILE}")
     except SkillParseError as exc:
-        raise ManifestError(
-            "not installed: " + str(exc).replace(str(fetched.root), shown),
-            hint="`homeclaw skill validate` on the source shows it",
-        ) from None
+        errors = [*exc.lines, *skill_folder_errors(fetched.root)]
     except ConfigError as exc:
-        raise ManifestError(f"not installed: {exc.message}") from None
+        errors = [exc.message]
+    if errors:
+        # The author's files, not the staged copy: the source is what they edit.
+        lines = [line.replace(str(fetched.root), shown) for line in errors]
+        raise ManifestError(
+            f"{fetched.spec.raw}: the skill is not valid, nothing was installed:\n  "
+            + "\n  ".join(lines),
+            hint="fix it (`homeclaw skill validate <folder>` shows the same findings)",
+        )
     version = skill.frontmatter.get("version")
     return StagedItem(
         skill_id, str(version) if version is not None else None, perms, [SKILL_NOTICE], []
