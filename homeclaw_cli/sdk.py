@@ -14,7 +14,8 @@ filled). Return a string, or a dict with `text` (and any other fields, kept as m
 Raise PluginError (or any exception) to report a failure: the caller gets an error result,
 never a crash. Plugins return results; they never print or call the LLM themselves.
 
-Legacy plugins (seed 001 §5.2) implement `run()` and read `self.user_input`.
+Legacy plugins (a config.yml and a .py file, no plugin.yaml) implement `run()` and read
+`self.user_input`.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class BasePlugin:
         """Legacy entry point for plugins without capabilities."""
         raise PluginError(f"plugin {self.plugin_id} does not implement run()")
 
-    # --- permission-checked helpers (seed 003 host functions) ---------------------------
+    # --- helpers that enforce the plugin's granted permissions --------------------------
 
     @property
     def _what(self) -> str:
@@ -163,7 +164,7 @@ class BasePlugin:
         )
 
     async def use_tool(self, name: str, **arguments: Any) -> str:
-        """Call a built-in tool allowlisted for plugins (`tools.plugin_allowed`, seed 002 §5),
+        """Call a built-in tool allowlisted for plugins (`tools.plugin_allowed` in the config),
         e.g. `await self.use_tool("fetch_url", url=...)`. Raises PluginError when refused."""
         executor = _tool_executor.get()
         if executor is None:

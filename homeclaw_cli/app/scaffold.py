@@ -6,6 +6,7 @@ result) is exercised from the first minute; replace it with the real thing.
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 from dataclasses import dataclass
@@ -47,16 +48,24 @@ def template(name: str) -> str:
 
 
 def _manifest(plugin_id: str, name: str, ptype: str, config: str) -> str:
+    # Quoted: a name such as `123`, `yes` or `null` would otherwise be read as a number,
+    # a boolean or nothing, and the scaffold would fail its own validation.
+    description = f"Greets people by name (replace with what {name} does)."
     return (
-        f"id: {plugin_id}\n"
-        f"name: {name}\n"
-        f"description: Greets people by name (replace with what {name} does).\n"
+        f"id: {_quoted(plugin_id)}\n"
+        f"name: {_quoted(name)}\n"
+        f"description: {_quoted(description)}\n"
         'version: "0.1.0"\n'
         "# Requests people would type to reach this plugin: they are embedded and searched, so\n"
         "# write them the way users do (terse ones too). 3-200 characters, at most 10.\n"
         'examples: ["say hi to Ada", "greet the new intern Sam"]\n'
         f"type: {ptype}\n" + config + template("capability.yaml") + template("permissions.yaml")
     )
+
+
+def _quoted(text: str) -> str:
+    """`text` as a YAML double-quoted string (JSON's string syntax is YAML's)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _config(ptype: str, lang: str, port: int) -> str:

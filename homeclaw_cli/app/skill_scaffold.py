@@ -14,7 +14,7 @@ from homeclaw_cli.errors import UsageError
 
 _SKILL_MD = """\
 ---
-name: {id}
+name: "{id}"
 description: Greets a person by name (replace with what {id} does and when to use it).
 version: "0.1.0"
 # Requests people would type to reach this skill: they are embedded and searched, so write

@@ -118,7 +118,7 @@ async def list_plugins(serve: Serve) -> list[dict[str, Any]]:
     responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
 )
 async def plugin_health(plugin_id: str, serve: Serve) -> HealthResponse:
-    """Call the plugin's health_check_url now and return the result (seed 001 §3.3)."""
+    """Call the plugin's health_check_url now and return the result."""
     entry = (await serve.registry()).get(plugin_id)
     url = entry.manifest.health_check_url
     if not url:
