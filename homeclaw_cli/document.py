@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from homeclaw_cli.yaml_keys import DuplicateKey, first_duplicate_key
+
 MAX_DOCUMENT_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 100_000
 MAX_DEPTH = 64
@@ -35,6 +37,21 @@ class DocumentError(Exception):
         self.message = message
         self.line = line
         self.column = column
+
+
+class DuplicateKeyError(DocumentError):
+    """A mapping with the same key twice; `duplicate.message(offset)` re-words the first
+    line for text cut out of a larger file (a SKILL.md's frontmatter)."""
+
+    def __init__(self, duplicate: DuplicateKey) -> None:
+        super().__init__(duplicate.message(), duplicate.line, duplicate.column)
+        self.duplicate = duplicate
+
+
+def _refuse_duplicates(node: yaml.Node) -> None:
+    duplicate = first_duplicate_key(node)
+    if duplicate is not None:
+        raise DuplicateKeyError(duplicate)
 
 
 @dataclass
@@ -107,7 +124,9 @@ def _read_json(path: Path, text: str) -> Document:
         if node is not None:
             _collect_positions(node, (), positions, 0)
     except (yaml.YAMLError, RecursionError, DocumentError):
-        positions = {}
+        node, positions = None, {}
+    if node is not None:
+        _refuse_duplicates(node)
     return Document(path, data, positions)
 
 
@@ -129,6 +148,7 @@ def _read_yaml(path: Path, text: str) -> Document:
     if node is None:
         return Document(path, None)
     _check_expansion(node)
+    _refuse_duplicates(node)
     positions: dict[FieldPath, tuple[int, int]] = {}
     _collect_positions(node, (), positions, 0)
     try:

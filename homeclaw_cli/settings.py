@@ -38,6 +38,7 @@ from homeclaw_cli.settings_sections import (
     ToolSettings,
 )
 from homeclaw_cli.suggest import did_you_mean
+from homeclaw_cli.yaml_keys import first_duplicate_key
 
 __all__ = [
     "BUNDLED_PLUGINS_DIR",
@@ -227,7 +228,7 @@ def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path}: config file is {size} bytes; the limit is 1 MiB")
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _load_yaml(path, path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
@@ -240,6 +241,22 @@ def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config file must be a mapping of keys to values")
     return _known_keys(data, path)
+
+
+def _load_yaml(path: Path, text: str) -> Any:
+    """yaml.safe_load, refusing a key written twice in one mapping (PyYAML keeps the last)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        duplicate = first_duplicate_key(node) if node is not None else None
+        if duplicate is not None:
+            raise ConfigError(
+                f"{path}:{duplicate.line}:{duplicate.column}: {duplicate.message()}",
+                hint="keep one of them (the second silently replaced the first)",
+            )
+        return loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
 
 
 def _known_keys(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:

@@ -12,7 +12,13 @@ from typing import Any
 
 from homeclaw_cli.catalog.skill_fields import Problem, field_problems
 from homeclaw_cli.core.examples import ExampleError, check_examples
-from homeclaw_cli.document import DocumentError, FieldPath, parse_yaml_text, read_text_file
+from homeclaw_cli.document import (
+    DocumentError,
+    DuplicateKeyError,
+    FieldPath,
+    parse_yaml_text,
+    read_text_file,
+)
 from homeclaw_cli.suggest import closest
 
 MAX_SKILL_BYTES = 512 * 1024
@@ -159,6 +165,11 @@ def _read_block(
     is read line by line as OpenClaw does, with a warning."""
     try:
         doc = parse_yaml_text(path, block)
+    except DuplicateKeyError as exc:
+        duplicate = exc.duplicate
+        raise SkillParseError.of(
+            path, [Problem(duplicate.message(line_offset=1), duplicate.line + 1, duplicate.column)]
+        ) from None
     except DocumentError as exc:
         line = exc.line + 1 if exc.line else None
         if not exc.message.startswith("invalid YAML:"):
