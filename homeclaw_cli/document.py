@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from homeclaw_cli.yaml_keys import DuplicateKey, first_duplicate_key
+from homeclaw_cli.yaml_keys import first_duplicate_key
 
 MAX_DOCUMENT_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 100_000
@@ -39,19 +39,12 @@ class DocumentError(Exception):
         self.column = column
 
 
-class DuplicateKeyError(DocumentError):
-    """A mapping with the same key twice; `duplicate.message(offset)` re-words the first
-    line for text cut out of a larger file (a SKILL.md's frontmatter)."""
-
-    def __init__(self, duplicate: DuplicateKey) -> None:
-        super().__init__(duplicate.message(), duplicate.line, duplicate.column)
-        self.duplicate = duplicate
-
-
-def _refuse_duplicates(node: yaml.Node) -> None:
+def _refuse_duplicates(node: yaml.Node, line_offset: int = 0) -> None:
     duplicate = first_duplicate_key(node)
     if duplicate is not None:
-        raise DuplicateKeyError(duplicate)
+        raise DocumentError(
+            duplicate.message(line_offset), duplicate.line + line_offset, duplicate.column
+        )
 
 
 @dataclass
@@ -80,9 +73,9 @@ def read_document(path: Path) -> Document:
     return _read_yaml(path, text)
 
 
-def parse_yaml_text(path: Path, text: str) -> Document:
+def parse_yaml_text(path: Path, text: str, line_offset: int = 0) -> Document:
     """Parse YAML `text` (read from `path`) with the same guards and positions as files."""
-    return _read_yaml(path, text)
+    return _read_yaml(path, text, line_offset)
 
 
 def read_text_file(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
@@ -130,25 +123,24 @@ def _read_json(path: Path, text: str) -> Document:
     return Document(path, data, positions)
 
 
-def _read_yaml(path: Path, text: str) -> Document:
+def _read_yaml(path: Path, text: str, line_offset: int = 0) -> Document:
+    """`line_offset`: lines above `text` in its file (errors name the file's lines)."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "syntax error"
-        raise DocumentError(
-            f"invalid YAML: {problem}",
-            mark.line + 1 if mark else None,
-            mark.column + 1 if mark else None,
-        ) from None
+        raise _syntax_error(exc, line_offset) from None
     except yaml.YAMLError as exc:
         raise DocumentError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise DocumentError(f"YAML is nested deeper than {MAX_DEPTH} levels") from None
     if node is None:
         return Document(path, None)
-    _check_expansion(node)
-    _refuse_duplicates(node)
+    try:
+        _check_expansion(node)
+    except DocumentError as exc:
+        exc.line = exc.line + line_offset if exc.line else None
+        raise
+    _refuse_duplicates(node, line_offset)
     positions: dict[FieldPath, tuple[int, int]] = {}
     _collect_positions(node, (), positions, 0)
     try:
@@ -156,6 +148,32 @@ def _read_yaml(path: Path, text: str) -> Document:
     except yaml.YAMLError as exc:
         raise DocumentError(f"invalid YAML value: {exc}") from None
     return Document(path, data, positions)
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, line_offset: int) -> DocumentError:
+    """PyYAML's problem with its context ("while scanning a quoted scalar", where it began),
+    placed where the fix goes: where an unclosed quote or bracket began when the file simply
+    ran out, else where the parser stopped."""
+    problem = exc.problem or exc.context or "syntax error"
+    mark, context = exc.problem_mark or exc.context_mark, exc.context if exc.problem else None
+    if context and exc.context_mark is not None:
+        start = exc.context_mark
+        if "end of stream" in problem:
+            mark = start
+            what = context.split(" ", 2)[-1] if context.startswith("while ") else context
+            problem = (
+                f"{what} starts here and is never closed: the file ends first (add the "
+                "closing quote or bracket)"
+            )
+        else:
+            problem += f" ({context} that starts on line {start.line + 1 + line_offset})"
+    if "'\\t'" in problem or "tab" in problem:
+        problem += "; YAML does not allow tabs for indentation: indent with spaces"
+    return DocumentError(
+        f"invalid YAML: {problem}",
+        mark.line + 1 + line_offset if mark else None,
+        mark.column + 1 if mark else None,
+    )
 
 
 def _check_expansion(root: yaml.Node) -> None:

@@ -14,7 +14,6 @@ from homeclaw_cli.catalog.skill_fields import Problem, field_problems
 from homeclaw_cli.core.examples import ExampleError, check_examples
 from homeclaw_cli.document import (
     DocumentError,
-    DuplicateKeyError,
     FieldPath,
     parse_yaml_text,
     read_text_file,
@@ -106,6 +105,13 @@ def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
             f"`{text.split(chr(10), 1)[0][:40]}`; add a `---` line above it",
             1,
         )
+    if not match and re.match(r"---[ \t]*\r?\n", text):
+        raise SkillParseError(
+            path,
+            "the frontmatter opened by the `---` on line 1 is never closed: add a `---` line "
+            "after its last key (`name:`, `description:`, ...), before the body",
+            1,
+        )
     if not match:
         raise SkillParseError(
             path,
@@ -164,17 +170,16 @@ def _read_block(
     """The frontmatter's data and the file position of each field; YAML that is not strict
     is read line by line as OpenClaw does, with a warning."""
     try:
-        doc = parse_yaml_text(path, block)
-    except DuplicateKeyError as exc:
-        duplicate = exc.duplicate
-        raise SkillParseError.of(
-            path, [Problem(duplicate.message(line_offset=1), duplicate.line + 1, duplicate.column)]
-        ) from None
+        # The frontmatter starts on line 2 of the file, under the opening `---`.
+        doc = parse_yaml_text(path, block, line_offset=1)
     except DocumentError as exc:
-        line = exc.line + 1 if exc.line else None
+        line = exc.line
         if not exc.message.startswith("invalid YAML:"):
-            # Alias bombs, runaway nesting: refused, never re-read leniently.
-            raise SkillParseError(path, f"frontmatter refused: {exc.message}", line) from None
+            # Duplicate keys, alias bombs, runaway nesting: refused, never re-read leniently.
+            problem = Problem(exc.message, line, exc.column)
+            if not exc.message.startswith("duplicate key"):
+                problem = Problem(f"frontmatter refused: {exc.message}", line)
+            raise SkillParseError.of(path, [problem]) from None
         lenient = _lenient_frontmatter(block)
         if not (
             isinstance(lenient.get("name"), str) and isinstance(lenient.get("description"), str)
@@ -182,13 +187,12 @@ def _read_block(
             raise SkillParseError(
                 path, f"frontmatter is not valid YAML: {exc.message}", line
             ) from None
-        problem = exc.message.removeprefix("invalid YAML: ")
+        reason = exc.message.removeprefix("invalid YAML: ")
         warnings.append(
-            f"frontmatter is not strict YAML (line {line}: {problem}); read line by line "
+            f"frontmatter is not strict YAML (line {line}: {reason}); read line by line "
             "as OpenClaw does: quote values that contain `: `"
         )
         return lenient, {}
-    # The frontmatter starts on line 2 of the file, under the opening `---`.
     return doc.data, {loc: (line + 1, col) for loc, (line, col) in doc.positions.items()}
 
 

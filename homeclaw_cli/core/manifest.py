@@ -55,6 +55,11 @@ def value_matches_type(value: Any, param_type: str) -> bool:
     return isinstance(value, _PY_TYPES[param_type])
 
 
+def _a(word: str) -> str:
+    """`a string`, `an integer`, `an object`."""
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
 def rule_error(reason: str, *subpath: str | int) -> PydanticCustomError:
     """A validation error whose field path continues below the validated field.
 
@@ -116,12 +121,12 @@ class Parameter(_Model):
             and not value_matches_type(self.default, self.type)
         ):
             raise rule_error(
-                f"default {self.default!r} of parameter {self.name!r} is not a {self.type}",
+                f"default {self.default!r} of parameter {self.name!r} is not {_a(self.type)}",
                 "default",
             )
         for index, value in enumerate(self.enum or []):
             if not value_matches_type(value, self.type):
-                raise rule_error(f"enum value {value!r} is not a {self.type}", "enum", index)
+                raise rule_error(f"enum value {value!r} is not {_a(self.type)}", "enum", index)
         if self.enum and self.has_default and self.default not in self.enum:
             raise rule_error(f"default {self.default!r} is not one of the enum values", "default")
         if self.json_schema is not None and self.type not in ("object", "array"):

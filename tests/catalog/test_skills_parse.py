@@ -105,7 +105,7 @@ def test_unquoted_colon_in_description_is_read_like_openclaw(tmp_path: Path) -> 
     ("text", "message", "line"),
     [
         ("# no frontmatter\n", "no YAML frontmatter", 1),
-        ("---\nname: s\n", "no YAML frontmatter", 1),
+        ("---\nname: s\n", "opened by the `---` on line 1 is never closed", 1),
         ("---\ndescription: d\n---\n", "needs a non-empty `name` string (missing)", 2),
         ("---\nname: s\ndescription: ''\n---\n", "non-empty `description`", 3),
         ("---\nname: [1]\ndescription: d\n---\n", "got list", 2),
