@@ -166,7 +166,7 @@ def fetch_source(
     *,
     is_root: Callable[[Path], bool],
     limits: Limits = DEFAULT_LIMITS,
-    locate: Callable[[Path], Path] | None = None,
+    locate: Callable[[Path], Path | None] | None = None,
 ) -> Fetched:
     """Bring the source into `work` and find the item's folder (where `is_root` holds).
 

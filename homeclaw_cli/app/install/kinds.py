@@ -37,7 +37,8 @@ class ItemKind:
     validate: Callable[[AppContext, Fetched, bool], StagedItem]  # (context, fetched, with_deps)
     target_dir: Callable[[Settings], Path]
     installed_version: Callable[[Path], str | None]
-    locate: Callable[[Path], Path] | None = None  # custom root search in the fetched source
+    # A custom root search in the fetched source (None: nothing there; or raises its own error).
+    locate: Callable[[Path], Path | None] | None = None
     upgrade_flag: str = "--upgrade"
     subdir: str | None = None  # recorded in the lockfile so `update` finds the same folder
     for_entry: Callable[[LockEntry], ItemKind] | None = None  # the kind to update an entry with

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, Limits
-from homeclaw_cli.adapters.install_source import Fetched
+from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, SKIP_NAMES, Limits
+from homeclaw_cli.adapters.install_source import Fetched, find_root
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
@@ -106,6 +106,29 @@ def _valid_manifest(fetched: Fetched) -> PluginManifest:
     )
 
 
+def plugin_root(content: Path) -> Path | None:
+    """The plugin's folder in a fetched source: the top, its only subfolder, or the one plugin
+    folder among its subfolders (or those of a single wrapper folder). Several is an error that
+    names them, as `skill install` does."""
+    root = find_root(content, is_plugin_folder)
+    if root is not None:
+        return root
+    entries = [p for p in content.iterdir() if p.name not in SKIP_NAMES]
+    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        content = entries[0]  # archives and repositories often wrap everything in one folder
+    found = sorted(
+        c for c in content.iterdir() if c.is_dir() and not c.is_symlink() and is_plugin_folder(c)
+    )
+    if len(found) <= 1:
+        return found[0] if found else None
+    names = ", ".join(c.name for c in found[:10]) + (", ..." if len(found) > 10 else "")
+    raise UsageError(
+        f"the source holds {len(found)} plugins ({names}); install one at a time",
+        hint="install one plugin's folder, e.g. `homeclaw plugin install "
+        f"<source>/{found[0].name}` (unpack an archive or clone a repository first)",
+    )
+
+
 def _notices(manifest: PluginManifest) -> list[str]:
     if manifest.type == "inline":
         return [IN_PROCESS_NOTICE]
@@ -170,4 +193,5 @@ PLUGIN = ItemKind(
     explain_missing=_explain_not_installed,
     after_remove=_enable_on_reinstall,
     describe=_descriptor,
+    locate=plugin_root,
 )
