@@ -17,7 +17,19 @@ from typing import Any
 
 from homeclaw_cli.errors import HomeclawError, UsageError
 
-SKIP_NAMES = {".git", "__pycache__", ".DS_Store", "__MACOSX"}
+# Never installed: version control, OS litter, and the author's own virtualenvs and tool
+# caches (a venv's python links out of the folder, and none of it runs anywhere else).
+SKIP_NAMES = {
+    ".git", "__pycache__", ".DS_Store", "__MACOSX",
+    ".venv", "venv", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+}  # fmt: skip
+
+
+def skipped(rel: PurePosixPath) -> bool:
+    """True for an archive member inside (or named) one of SKIP_NAMES."""
+    return any(part in SKIP_NAMES for part in rel.parts)
+
+
 ZIP_SUFFIX = ".zip"
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 ARCHIVE_SUFFIXES = (ZIP_SUFFIX, *TAR_SUFFIXES)
@@ -117,6 +129,8 @@ def safe_extract_zip(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
         plan: list[tuple[zipfile.ZipInfo, PurePosixPath, str | None]] = []
         for info in members:
             rel = _safe_relative(info.filename, source)
+            if skipped(rel):
+                continue
             mode = info.external_attr >> 16
             link = None
             if stat.S_ISLNK(mode):
@@ -159,7 +173,7 @@ def safe_extract_tar(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
     except (tarfile.TarError, OSError) as exc:
         raise UsageError(f"{archive}: not a readable tar archive ({exc})") from None
     with tf:
-        members = tf.getmembers()
+        members = [m for m in tf.getmembers() if not skipped(_safe_relative(m.name, source))]
         _check_tar_members(members, Budget(limits, source), source)
         dest.mkdir(parents=True, exist_ok=True)
         budget = Budget(limits, source)
