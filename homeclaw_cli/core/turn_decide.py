@@ -26,9 +26,12 @@ without tools instead. Before the question above, as it needs no model call.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from homeclaw_cli.core.grounding import conversation_words, made_up
+from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
@@ -37,6 +40,7 @@ from homeclaw_cli.core.trace import SkippedCallStep
 from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
 
 DECIDE_MODES = ("never", "auto", "always")
+_NUMBER = re.compile(r"\d")
 HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
 # Under a JSON schema a small model can loop on whitespace or a string until the context is
 # full (8,051 tokens, 413 s on a 2-core CPU, for one tool's arguments): a pick is a few
@@ -63,6 +67,23 @@ def weakly_retrieved(
     )
     weak_skills = frozenset(h.id for h in skills.hits if h.score < below) if skills else frozenset()
     return weak_tools, weak_skills
+
+
+def sure_of_a_plugin(
+    retrieved: RetrievalResult, message: str, offered: Sequence[PluginManifest], min_score: float
+) -> bool:
+    """Whether retrieval's best plugin scored `min_score`, or the request holds a number and
+    that plugin only looks things up ("how many grams is 3 ounces": units at 0.45): small
+    models answer such requests from memory, with the figure wrong, well under that score."""
+    if not retrieved.hits:
+        return False
+    top = retrieved.hits[0]
+    if top.score >= min_score:
+        return True
+    plugin = next((m for m in offered if m.id == top.id), None)
+    if plugin is None or _NUMBER.search(message) is None:
+        return False
+    return all(plugin.effects_of(cap) == {"read"} for cap in plugin.callable_capabilities())
 
 
 def wants_decision(state: TurnState) -> bool:

@@ -142,6 +142,23 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
     assert "[decided]" in result.stderr
 
 
+def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Under the confident score, a request with a number for a read-only plugin is still
+    checked: small models work figures out from memory, and get them wrong."""
+    fake.script(text("High tide is probably around noon."), _decision, _decision)
+    env = {"HOMECLAW_LLM__DECIDE": "auto", "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05"}
+    result = chat("-q", "2 tides at Cork?", "--trace", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert "plugins tides 0.4" in result.stderr or "plugins tides 0.3" in result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert "[decided]" in result.stderr
+    fake.script(text("Around noon, usually."))
+    without_a_figure = chat("-q", "tides at Cork?", "--trace", env=env)
+    assert without_a_figure.stdout == "Around noon, usually.\n"  # no figure: no check
+
+
 def test_decision_arguments_cut_short_leave_the_free_answer(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
