@@ -53,7 +53,7 @@ from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
-from homeclaw_cli.core.turn_decide import sure_of_a_plugin, weakly_retrieved
+from homeclaw_cli.core.turn_decide import figures_to_check, weakly_retrieved
 from homeclaw_cli.core.turn_needs import open_needs
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
@@ -347,6 +347,7 @@ class Agent:
             own_from=len(history) + 1,
             decide=self.config.decide,
             confident=self._confident(plugin_res, result.message, plugins),
+            figures=figures_to_check(plugin_res, result.message, plugins),
             weak_tools=weak_tools,
             weak_skills=weak_skills,
             skills=self._shown_skills(skill_res, skills_text),
@@ -370,12 +371,12 @@ class Agent:
     def _confident(
         self, retrieved: RetrievalResult, message: str, offered: list[PluginManifest]
     ) -> bool:
-        """Whether `llm.decide: auto` checks a free answer: retrieval was sure of a plugin (or
-        the request has a figure for one that looks things up), or a short follow-up ("and
-        20?") comes after a turn that called a plugin offered again."""
+        """Whether `llm.decide: auto` checks a free answer: retrieval was sure of a plugin, or a
+        short follow-up ("and 20?") comes after a turn that called a plugin offered again."""
         if self.is_follow_up(message):  # retrieved with the previous message: its score says little
             return any(m.id in self.last_plugins for m in offered)
-        return sure_of_a_plugin(retrieved, message, offered, self.config.decide_min_score)
+        top = retrieved.hits[0].score if retrieved.hits else 0.0
+        return top >= self.config.decide_min_score
 
     def _messages(self, result: TurnResult) -> tuple[list[ChatMessage], list[ChatMessage]]:
         """The history that fits next to the prompt, and the turn's opening messages."""

@@ -65,6 +65,9 @@ class TurnState:
     held: str | None = None
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
+    # a request with a number went to a plugin that only looks things up: `auto` checks a
+    # free answer that states a figure the request did not give (core/turn_decide.py)
+    figures: bool = False
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
     weak_skills: frozenset[str] = frozenset()  # shown skills retrieval ranked weakly
     skills: frozenset[str] = frozenset()  # ids of the skills shown in this turn's prompt

@@ -41,6 +41,7 @@ from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
 
 DECIDE_MODES = ("never", "auto", "always")
 _NUMBER = re.compile(r"\d")
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
 # Under a JSON schema a small model can loop on whitespace or a string until the context is
 # full (8,051 tokens, 413 s on a 2-core CPU, for one tool's arguments): a pick is a few
@@ -69,21 +70,24 @@ def weakly_retrieved(
     return weak_tools, weak_skills
 
 
-def sure_of_a_plugin(
-    retrieved: RetrievalResult, message: str, offered: Sequence[PluginManifest], min_score: float
+def figures_to_check(
+    retrieved: RetrievalResult, message: str, offered: Sequence[PluginManifest]
 ) -> bool:
-    """Whether retrieval's best plugin scored `min_score`, or the request holds a number and
-    that plugin only looks things up ("how many grams is 3 ounces": units at 0.45): small
-    models answer such requests from memory, with the figure wrong, well under that score."""
-    if not retrieved.hits:
-        return False
-    top = retrieved.hits[0]
-    if top.score >= min_score:
-        return True
-    plugin = next((m for m in offered if m.id == top.id), None)
+    """Whether the request holds a number and retrieval's best plugin only looks things up
+    ("how many grams is 3 ounces": units at 0.45, under the confident score): small models
+    work such figures out from memory, and get them wrong."""
+    top = retrieved.hits[0] if retrieved.hits else None
+    plugin = next((m for m in offered if top is not None and m.id == top.id), None)
     if plugin is None or _NUMBER.search(message) is None:
         return False
     return all(plugin.effects_of(cap) == {"read"} for cap in plugin.callable_capabilities())
+
+
+def new_figures(answer: str, message: str) -> bool:
+    """Whether `answer` states a figure `message` did not give: a decimal, or a whole number
+    of two digits or more (a list's "1." is no result)."""
+    given = set(_FIGURE.findall(message))
+    return any(f not in given and ("." in f or len(f) > 1) for f in _FIGURE.findall(answer))
 
 
 def wants_decision(state: TurnState) -> bool:
@@ -94,13 +98,19 @@ def wants_decision(state: TurnState) -> bool:
         return False
     if not any(t.kind == "plugin" for t in state.tools.tools()):
         return False
-    return state.decide == "always" or state.confident
+    return state.decide == "always" or state.confident or state.figures
 
 
 async def second_look(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
     """The move after the constrained decision: a call to the picked tool, or `move` as is."""
     if not wants_decision(state) or state.decided:
         return move
+    if (
+        state.decide == "auto"
+        and not state.confident
+        and not new_figures(move.answer, state.message)
+    ):
+        return move  # checked for its figures only, and it states none of its own
     state.decided = True
     name = await _pick(llm, state, round_no)
     call = await _call_to(llm, state, name, round_no) if name is not None else None

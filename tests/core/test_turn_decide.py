@@ -1,11 +1,11 @@
-"""When `llm.decide: auto` checks a free answer: retrieval sure of a plugin, or a figure for a
-plugin that only looks things up."""
+"""When `llm.decide: auto` checks a free answer for its figures: the request holds a number,
+the plugin retrieval put first only looks things up, and the answer states a figure of its own."""
 
 from __future__ import annotations
 
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
-from homeclaw_cli.core.turn_decide import sure_of_a_plugin
+from homeclaw_cli.core.turn_decide import figures_to_check, new_figures
 
 
 def plugin(plugin_id: str, effects: str) -> PluginManifest:
@@ -26,18 +26,20 @@ def retrieved(plugin_id: str, score: float) -> RetrievalResult:
     return RetrievalResult("q", [hit], [hit])
 
 
-def test_a_high_score_is_sure_whatever_the_request() -> None:
-    offered = [plugin("units", "write")]
-    assert sure_of_a_plugin(retrieved("units", 0.6), "ounces in grams", offered, 0.5)
-
-
-def test_a_figure_for_a_read_only_plugin_is_checked_under_the_score() -> None:
+def test_a_number_for_a_plugin_that_only_looks_things_up() -> None:
     offered = [plugin("units", "read")]
-    assert sure_of_a_plugin(retrieved("units", 0.3), "how many grams is 3 ounces", offered, 0.5)
-    assert not sure_of_a_plugin(retrieved("units", 0.3), "grams in an ounce", offered, 0.5)
+    assert figures_to_check(retrieved("units", 0.3), "how many grams is 3 ounces", offered)
+    assert not figures_to_check(retrieved("units", 0.3), "grams in an ounce", offered)
+    assert not figures_to_check(RetrievalResult("q", [], []), "3 ounces", offered)
 
 
-def test_a_figure_for_a_plugin_that_changes_things_is_not() -> None:
+def test_not_for_a_plugin_that_changes_things() -> None:
     offered = [plugin("notes", "write")]
-    assert not sure_of_a_plugin(retrieved("notes", 0.3), "note the code 7391", offered, 0.5)
-    assert not sure_of_a_plugin(RetrievalResult("q", [], []), "3 ounces", offered, 0.5)
+    assert not figures_to_check(retrieved("notes", 0.3), "note the code 7391", offered)
+
+
+def test_a_figure_of_the_answers_own() -> None:
+    assert new_figures("3 ounces is approximately 86.4 grams.", "how many grams is 3 ounces")
+    assert new_figures("7! is 5040", "7 factorial pls")
+    assert not new_figures("In the year 3000:\n1. Fusion\n2. Teleports", "the year 3000?")
+    assert not new_figures("It depends on the ounce.", "how many grams is 3 ounces")

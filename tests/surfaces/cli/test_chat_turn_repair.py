@@ -145,18 +145,20 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
 def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    """Under the confident score, a request with a number for a read-only plugin is still
-    checked: small models work figures out from memory, and get them wrong."""
-    fake.script(text("High tide is probably around noon."), _decision, _decision)
+    """Under the confident score, a request with a number for a read-only plugin gets the
+    decision when the free answer states a figure of its own: small models work figures out
+    from memory, and get them wrong."""
+    fake.script(text("High tide is probably at 12.30."), _decision, _decision)
     env = {"HOMECLAW_LLM__DECIDE": "auto", "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05"}
     result = chat("-q", "2 tides at Cork?", "--trace", env=env)
     assert result.exit_code == 0, result.stderr
     assert "plugins tides 0.4" in result.stderr or "plugins tides 0.3" in result.stderr
     assert result.stdout == "High tide in Cork at 06:12.\n"
     assert "[decided]" in result.stderr
-    fake.script(text("Around noon, usually."))
-    without_a_figure = chat("-q", "tides at Cork?", "--trace", env=env)
-    assert without_a_figure.stdout == "Around noon, usually.\n"  # no figure: no check
+    for request, answer in [("2 tides at Cork?", "Twice a day."), ("tides at Cork?", "At 12.30.")]:
+        fake.script(text(answer))  # no figure of its own, or no number asked about: no check
+        plain = chat("-q", request, "--trace", env=env)
+        assert plain.stdout == answer + "\n" and "[decided]" not in plain.stderr
 
 
 def test_decision_arguments_cut_short_leave_the_free_answer(
