@@ -73,14 +73,18 @@ def weakly_retrieved(
 def figures_to_check(
     retrieved: RetrievalResult, message: str, offered: Sequence[PluginManifest]
 ) -> bool:
-    """Whether the request holds a number and retrieval's best plugin only looks things up
-    ("how many grams is 3 ounces": units at 0.45, under the confident score): small models
-    work such figures out from memory, and get them wrong."""
+    """Whether the request holds a number and retrieval's best plugin takes one and only looks
+    things up ("how many grams is 3 ounces": units, at 0.45 under the confident score): small
+    models work such figures out from memory, and get them wrong."""
     top = retrieved.hits[0] if retrieved.hits else None
     plugin = next((m for m in offered if top is not None and m.id == top.id), None)
     if plugin is None or _NUMBER.search(message) is None:
         return False
-    return all(plugin.effects_of(cap) == {"read"} for cap in plugin.callable_capabilities())
+    capabilities = plugin.callable_capabilities()
+    takes_a_number = any(
+        p.type in ("number", "integer") for c in capabilities for p in c.parameters
+    )
+    return takes_a_number and all(plugin.effects_of(c) == {"read"} for c in capabilities)
 
 
 def new_figures(answer: str, message: str) -> bool:

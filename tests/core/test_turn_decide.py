@@ -8,7 +8,13 @@ from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
 from homeclaw_cli.core.turn_decide import figures_to_check, new_figures
 
 
-def plugin(plugin_id: str, effects: str) -> PluginManifest:
+def plugin(plugin_id: str, effects: str, parameter: str = "number") -> PluginManifest:
+    go = {
+        "id": "go",
+        "name": "Go",
+        "description": "Go.",
+        "parameters": [{"name": "x", "type": parameter}],
+    }
     return PluginManifest.model_validate(
         {
             "id": plugin_id,
@@ -16,7 +22,7 @@ def plugin(plugin_id: str, effects: str) -> PluginManifest:
             "description": "Does a thing.",
             "type": "inline",
             "effects": effects,
-            "capabilities": [{"id": "go", "name": "Go", "description": "Go."}],
+            "capabilities": [go],
         }
     )
 
@@ -33,9 +39,11 @@ def test_a_number_for_a_plugin_that_only_looks_things_up() -> None:
     assert not figures_to_check(RetrievalResult("q", [], []), "3 ounces", offered)
 
 
-def test_not_for_a_plugin_that_changes_things() -> None:
+def test_not_for_a_plugin_that_changes_things_or_takes_no_number() -> None:
     offered = [plugin("notes", "write")]
     assert not figures_to_check(retrieved("notes", 0.3), "note the code 7391", offered)
+    clock = [plugin("clock", "read", parameter="string")]
+    assert not figures_to_check(retrieved("clock", 0.39), "a time traveler from 3000", clock)
 
 
 def test_a_figure_of_the_answers_own() -> None:

@@ -4,13 +4,14 @@ claimed results, the constrained decision, lean tool offers, servers that are do
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
+from tests.fakes.chat_plugins import fast_retrieval, write_plugin, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, Reply, text, tool_call, unused_port_host
 from tests.json_output import payload
 
@@ -142,20 +143,55 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
     assert "[decided]" in result.stderr
 
 
+SCALES_YAML = """\
+id: scales
+name: Kitchen scales
+description: Weigh flour, sugar and butter by the cup or the spoon.
+type: inline
+effects: read
+capabilities:
+  - id: weigh
+    name: Weigh
+    description: The weight in grams of an amount of an ingredient.
+    parameters:
+      - {name: ingredient, type: string, required: true}
+      - {name: cups, type: number, required: true}
+"""
+SCALES_PY = """\
+from homeclaw_cli.sdk import BasePlugin
+
+
+class Scales(BasePlugin):
+    def weigh(self, ingredient: str, cups: float) -> str:
+        return f"{cups} cups of {ingredient} weigh {cups * 125:g} g."
+"""
+
+
+def _weigh(request: dict[str, Any]) -> Reply | str:
+    schema = request.get("format") or {}
+    if "tool" in schema.get("properties", {}):
+        return text('{"tool": "scales__weigh"}')
+    return text('{"ingredient": "flour", "cups": 2}')
+
+
 def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
-    chat: Callable[..., Any], fake: FakeOllama
+    chat: Callable[..., Any], fake: FakeOllama, plugins: Path
 ) -> None:
-    """Under the confident score, a request with a number for a read-only plugin gets the
-    decision when the free answer states a figure of its own: small models work figures out
-    from memory, and get them wrong."""
-    fake.script(text("High tide is probably at 12.30."), _decision, _decision)
+    """Under the confident score, a request with a number for a plugin that takes one and only
+    reads gets the decision when the free answer states a figure of its own: small models
+    work figures out from memory, and get them wrong."""
+    write_plugin(plugins, "scales", SCALES_YAML, SCALES_PY)
+    fake.script(text("About 240 g."), _weigh, _weigh)
     env = {"HOMECLAW_LLM__DECIDE": "auto", "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05"}
-    result = chat("-q", "2 tides at Cork?", "--trace", env=env)
+    result = chat("-q", "heavy: 2 cups sugar?", "--trace", env=env)
     assert result.exit_code == 0, result.stderr
-    assert "plugins tides 0.4" in result.stderr or "plugins tides 0.3" in result.stderr
-    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert re.search(r"plugins scales 0\.[1-4]", result.stderr), result.stderr
+    assert result.stdout == "2 cups of flour weigh 250 g.\n"  # what the scripted decision asked
     assert "[decided]" in result.stderr
-    for request, answer in [("2 tides at Cork?", "Twice a day."), ("tides at Cork?", "At 12.30.")]:
+    for request, answer in [
+        ("heavy: 2 cups sugar?", "It depends."),
+        ("heavy: cups sugar?", "240."),
+    ]:
         fake.script(text(answer))  # no figure of its own, or no number asked about: no check
         plain = chat("-q", request, "--trace", env=env)
         assert plain.stdout == answer + "\n" and "[decided]" not in plain.stderr
