@@ -25,6 +25,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from homeclaw_cli.errors import ConfigError, missing_path
+from homeclaw_cli.settings_paths import absolute_paths
 from homeclaw_cli.settings_sections import (
     DEFAULT_EMBEDDING_MODEL,
     EmbeddingSettings,
@@ -61,7 +62,10 @@ MAX_CONFIG_BYTES = 1024 * 1024
 class Settings(Section):
     """Everything a command needs to know about its environment, passed down explicitly."""
 
-    data_dir: Path
+    data_dir: Path = Field(
+        description="models, state and the index; `~` and $VAR expanded, a relative path is "
+        "relative to the config file's folder (from the environment or a flag: the current one)"
+    )
     bundled: bool = True
     llm: LLMSettings = Field(default_factory=LLMSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -157,6 +161,7 @@ def load_settings(
             values[key] = value
             sources[key] = f"flag --{key.split('.')[-1].replace('_', '-')}"
 
+    absolute_paths(values, sources, env, cwd)
     nested = _unflatten(values)
     nested.update(config_path=config_path, cwd=cwd, sources=sources)
     nested["extra_plugin_dirs"] = [

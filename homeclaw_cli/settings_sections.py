@@ -57,7 +57,10 @@ class RetrievalSettings(Section):
     )
     refresh_on_startup: bool = True
     incremental_sync: bool = True
-    dirs: list[Path] = Field(default_factory=list, description="extra folders to scan")
+    # Every path setting is expanded and anchored as data_dir is (settings_paths.py).
+    dirs: list[Path] = Field(
+        default_factory=list, description="extra folders to scan (relative: as data_dir)"
+    )
     user_dir: Path | None = Field(default=None, description="default: <data_dir>/<kind>")
 
 
@@ -221,7 +224,9 @@ class EmbeddingSettings(Section):
 class IndexSettings(Section):
     """A folder, or s3:// gs:// az:// object storage (docs/team.md)."""
 
-    uri: str | None = Field(default=None, description="default: <data_dir>/index")
+    uri: str | None = Field(
+        default=None, description="default: <data_dir>/index; a folder is expanded as data_dir"
+    )
     snapshots: bool = Field(default=True, description="fast local read-only snapshots for queries")
     endpoint: str | None = Field(default=None, description="S3-compatible server URL; none: AWS")
     region: str | None = Field(default=None, description="object-store region")
