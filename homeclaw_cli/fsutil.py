@@ -13,7 +13,7 @@ import fcntl
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from homeclaw_cli.errors import ConfigError, LockedError, not_writable
@@ -77,16 +77,24 @@ def _fsync_dir(directory: Path) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, *, timeout: float = 30.0, what: str = "this file") -> Iterator[None]:
+def file_lock(
+    path: Path,
+    *,
+    timeout: float = 30.0,
+    what: str = "this file",
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
     """Hold an exclusive advisory lock on `path` (created if missing).
 
     The kernel drops the lock when the holder dies, so a process killed with -9 never leaves
-    a stale lock behind. Raises LockedError after `timeout` seconds (0 = try once).
+    a stale lock behind. Raises LockedError after `timeout` seconds (0 = try once); `on_wait`
+    hears one line when the wait starts, so a waiting command is not silent.
     """
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + timeout
+    waiting = False
     try:
         while True:
             try:
@@ -95,12 +103,27 @@ def file_lock(path: Path, *, timeout: float = 30.0, what: str = "this file") -> 
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise LockedError(
-                        f"another homeclaw process is writing {what} (lock: {path})",
+                        f"{_holder(fd)} is writing {what} (lock: {path})",
                         hint="wait for it to finish, or retry with a longer --lock-timeout",
                     ) from None
+                if on_wait is not None and not waiting:
+                    on_wait(
+                        f"waiting for {_holder(fd)} to finish with {what} (lock: {path}; "
+                        f"up to {timeout:g} s) ..."
+                    )
+                waiting = True
                 time.sleep(0.05)
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         yield
     finally:
         os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    """'another homeclaw process (pid N)': the holder writes its pid into the lock file."""
+    try:
+        pid = int(os.pread(fd, 32, 0).decode().strip())
+    except (OSError, ValueError):
+        return "another homeclaw process"
+    return f"another homeclaw process (pid {pid})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -146,11 +146,15 @@ class ChatSession:
         context: AppContext | None = None,
         ask: Asker | None = None,
         resume: str | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         """`ask` puts a call that needs approval to the user; None: such calls are refused.
-        `resume`: the id of a logged session to continue (its turns become the history)."""
+        `resume`: the id of a logged session to continue (its turns become the history).
+        `notice` hears a wait for another process's index lock at startup."""
         self.settings = settings
         self.context = context or AppContext(settings, llm=llm)
+        if notice is not None:
+            self.context.notice = notice
         self.registry = self.context.registry
         self.llm: LLM = self.context.llm
         self.skills = build_skills(self.context)

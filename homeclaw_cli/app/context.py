@@ -32,6 +32,10 @@ StepReporter = Callable[[str, str], None]
 """Told (step, detail) as a long use case (install, update, register) starts each step."""
 
 
+def no_notice(message: str) -> None:
+    """The default AppContext.notice: nobody is shown anything."""
+
+
 def no_steps(step: str, detail: str) -> None:
     """The default StepReporter: nobody is watching."""
 
@@ -100,6 +104,9 @@ class AppContext:
         self._retrieval: RetrievalService | None = None
         self._caller: PluginCaller | None = None
         self.steps: StepReporter = no_steps  # a surface that shows progress replaces it
+        # A line for people while a use case waits (another process holds the index lock);
+        # a surface that shows messages replaces it.
+        self.notice: Callable[[str], None] = no_notice
 
     @property
     def registry(self) -> Registry:

@@ -217,11 +217,13 @@ def sync(
     progress: SyncProgress | None = None,
     lock_timeout: float = 30.0,
     context: AppContext | None = None,
+    on_lock_wait: Callable[[str], None] | None = None,
 ) -> SyncReport:
     """Sync the index for `kinds`; with check=True only report what a sync would change.
 
     `context` lends its registries (scanned only if the plugin fingerprint changed); without
-    one the folders are scanned afresh.
+    one the folders are scanned afresh. Waiting for another process's index lock is told to
+    `on_lock_wait`, or else to `context.notice`.
     """
     started = time.perf_counter()
     context = context or AppContext(settings)
@@ -232,7 +234,9 @@ def sync(
         _check(settings, context, store, wanted, report, full=full)
         report.seconds = time.perf_counter() - started
         return report
-    with file_lock(index_lock_path(settings), timeout=lock_timeout, what="the index"):
+    lock = index_lock_path(settings)
+    notice = on_lock_wait or context.notice
+    with file_lock(lock, timeout=lock_timeout, what="the index", on_wait=notice):
         source = example_source(context)
         for kind in wanted:
             fingerprint = _unchanged_plugins(

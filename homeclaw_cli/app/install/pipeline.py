@@ -22,7 +22,7 @@ from homeclaw_cli.adapters.install_source import (
     parse_source,
     staging_area,
 )
-from homeclaw_cli.app.context import AppContext, StepReporter, no_steps
+from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
 from homeclaw_cli.app.install.deps import install_requirements
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
@@ -69,7 +69,7 @@ def install_item(
         recover_interrupted(context)
         result = _install(context, kind, spec, options)
     if result.action in ("installed", "upgraded"):
-        result.synced = sync_index(settings, kind.name, context.steps)
+        result.synced = sync_index(context, kind.name)
     return result
 
 
@@ -247,7 +247,7 @@ def update_items(
             )
             results.append(_update_one(context, kind, section[item_id], options, len(targets)))
     if any(r.action == "upgraded" for r in results):
-        synced = sync_index(settings, what, context.steps)
+        synced = sync_index(context, what)
         for r in results:
             r.synced = synced
     return results
@@ -297,24 +297,24 @@ def remove_item(context: AppContext, kind: ItemKind, item_id: str) -> RemoveResu
         if kind.after_remove is not None:
             kind.after_remove(settings, item_id)
         audit_removal(settings, what, item_id, str(dest))
-    return RemoveResult(item_id, dest, sync_index(settings, what, context.steps))
+    return RemoveResult(item_id, dest, sync_index(context, what))
 
 
-def sync_index(
-    settings: Settings, kind: Kind = "plugin", steps: StepReporter = no_steps
-) -> str | None:
-    """Bring the index up to date after a change, if there is an index.
+def sync_index(context: AppContext, kind: Kind = "plugin") -> str | None:
+    """Bring the index up to date after a change, if there is an index (a wait for another
+    process's index lock is told to context.notice).
 
     Without an index there is nothing stale: the next `homeclaw sync` or chat builds it.
     """
+    settings = context.settings
     if not Path(settings.index_uri).exists():
         return None
     from homeclaw_cli.app.sync import sync
 
-    steps("sync", f"{kind} index")
+    context.steps("sync", f"{kind} index")
 
     try:
-        report = sync(settings, kinds=(f"{kind}s",))
+        report = sync(settings, kinds=(f"{kind}s",), on_lock_wait=context.notice)
     except HomeclawError as exc:
         return f"index not updated: {exc.message} (run `homeclaw sync`)"
     counts = {"added": report.added, "updated": report.updated, "removed": report.removed}

@@ -29,5 +29,5 @@ def set_enabled(context: AppContext, kind: Kind, item_id: str, enabled: bool) ->
     changed = set_disabled(settings.state_dir, item_id, not enabled, kind)
     if changed:
         audit.record(settings.data_dir, "enable" if enabled else "disable", item_id, kind=kind)
-        sync_index(settings, kind, context.steps)
+        sync_index(context, kind)
     return changed

@@ -159,7 +159,7 @@ async def _one_shot(
     from homeclaw_cli.surfaces.approval_prompt import terminal_asker
     from homeclaw_cli.surfaces.trace import trace_lines
 
-    session = ChatSession(settings, log=log, ask=terminal_asker(), resume=resume)
+    session = ChatSession(settings, log=log, ask=terminal_asker(), resume=resume, notice=out.info)
     streamed: list[str] = []
     try:
         await session.start()

@@ -46,7 +46,15 @@ class AppState:
             from homeclaw_cli.app.context import AppContext
 
             self._context = AppContext(settings)
+            self._context.notice = _notice
         return self._context
+
+
+def _notice(message: str) -> None:
+    """AppContext.notice for every command: one line on stderr, never on stdout."""
+    from homeclaw_cli.surfaces.render import Output
+
+    Output().info(message)
 
 
 def get_state(ctx: typer.Context) -> AppState:

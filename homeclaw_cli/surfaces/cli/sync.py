@@ -94,6 +94,7 @@ def run_sync(
 
     `--expand` (or `index.expand: auto`) generates missing example requests first, outside
     the index lock; whatever happens to it, the sync itself runs."""
+    from homeclaw_cli.app.context import no_notice
     from homeclaw_cli.app.sync import sync
 
     context = get_state(ctx).context()
@@ -110,6 +111,7 @@ def run_sync(
             progress=progress,
             lock_timeout=lock_timeout,
             context=context,
+            on_lock_wait=no_notice if quiet else out.info,
         )
     report.expansion = expansion
     for message in report.errors:

@@ -82,7 +82,11 @@ class Repl(SlashCommands):
         self.pt_output = pt_output
         self._factory = session_factory or (
             lambda: ChatSession(
-                settings, log=log, ask=repl_asker(pt_input, pt_output), resume=resume
+                settings,
+                log=log,
+                ask=repl_asker(pt_input, pt_output),
+                resume=resume,
+                notice=self.out.info,
             )
         )
         self.session: ChatSession | None = None

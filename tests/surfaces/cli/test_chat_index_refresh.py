@@ -3,6 +3,7 @@ folders changed (and only then), warns in one line when it cannot, and can be to
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,5 @@ def test_a_locked_index_is_one_warning_not_a_wait(
     lines = [line for line in result.stderr.splitlines() if "index not updated" in line]
     assert len(lines) == 1 and "another homeclaw process" in lines[0]
     assert "run `homeclaw sync`" in lines[0]
+    waiting = [line for line in result.stderr.splitlines() if "waiting for" in line]
+    assert len(waiting) == 1 and f"homeclaw process (pid {os.getpid()})" in waiting[0]

@@ -564,7 +564,7 @@ def test_an_existing_index_is_synced_after_install_and_remove(
         updated: list[str] = field(default_factory=list)
         removed: list[str] = field(default_factory=list)
 
-    def sync(settings: Any, *, kinds: tuple[str, ...]) -> Report:
+    def sync(settings: Any, *, kinds: tuple[str, ...], on_lock_wait: Any = None) -> Report:
         calls.append(kinds)
         return Report(added=["greeter"])
 

@@ -60,7 +60,7 @@ def test_sync_reports_the_lock_holder(cli: Any, index_env: dict[str, Any]) -> No
     with file_lock(lock):
         result = cli("sync", "--lock-timeout", "0")
     assert result.exit_code == 6
-    assert "another homeclaw process is writing the index" in result.stderr
+    assert f"another homeclaw process (pid {os.getpid()}) is writing the index" in result.stderr
 
 
 def test_a_damaged_lance_table_says_sync_full(cli: Any, index_env: dict[str, Any]) -> None:

@@ -1,0 +1,78 @@
+"""A command that waits for another process's index lock says so, once, on stderr."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeclaw_cli.fsutil import file_lock
+from tests.fakes.index import write_plugin
+from tests.json_output import payload
+
+WAIT_LINE = f"waiting for another homeclaw process (pid {os.getpid()}) to finish with the index"
+
+
+@contextmanager
+def held_for(lock: Path, seconds: float) -> Iterator[None]:
+    """Hold `lock` from another thread (its own open file) for `seconds`."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        with file_lock(lock):
+            taken.set()
+            threading.Event().wait(seconds)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    taken.wait(5)
+    try:
+        yield
+    finally:
+        thread.join()
+
+
+def lock_of(index_env: dict[str, Any]) -> Path:
+    return Path(index_env["home"]) / "data" / "state" / "index.lock"
+
+
+@pytest.mark.parametrize("flag", ["--json", None])
+def test_sync_says_it_waits_on_stderr(
+    cli: Any, index_env: dict[str, Any], flag: str | None
+) -> None:
+    with held_for(lock_of(index_env), 0.5):
+        result = cli("sync", *([flag] if flag else []))
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if "waiting for" in line]
+    assert len(lines) == 1 and WAIT_LINE in lines[0] and "index.lock" in lines[0]
+    assert "waiting" not in result.stdout
+    if flag == "--json":
+        assert payload(result)["added"]
+
+
+def test_sync_quiet_waits_silently_and_a_timeout_names_the_holder(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    with held_for(lock_of(index_env), 0.5):
+        quiet = cli("sync", "--quiet")
+    assert quiet.exit_code == 0 and quiet.stdout == quiet.stderr == ""
+    with file_lock(lock_of(index_env)):
+        result = cli("sync", "--lock-timeout", "0")
+    assert result.exit_code == 6
+    assert f"another homeclaw process (pid {os.getpid()}) is writing the index" in result.stderr
+
+
+def test_plugin_install_says_its_sync_waits(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    assert cli("sync").exit_code == 0
+    src = write_plugin(tmp_path / "src", "tides", "Tides", "Tide tables for a harbour.")
+    with held_for(lock_of(index_env), 0.5):
+        result = cli("plugin", "install", str(src), "--yes")
+    assert result.exit_code == 0, result.output
+    assert WAIT_LINE in result.stderr and "index updated: 1 added" in result.stderr
