@@ -38,7 +38,7 @@ from homeclaw_cli.settings_sections import (
     SkillSettings,
     ToolSettings,
 )
-from homeclaw_cli.suggest import did_you_mean
+from homeclaw_cli.suggest import closest, did_you_mean
 from homeclaw_cli.yaml_keys import first_duplicate_key
 
 __all__ = [
@@ -153,7 +153,9 @@ def load_settings(
             values[key] = value
             sources[key] = f"config {config_path}"
 
-    for key, (value, var) in _env_values(env).items():
+    env_values, env_problems = _env_values(env)
+    problems += env_problems
+    for key, (value, var) in env_values.items():
         values[key] = value
         sources[key] = f"env {var}"
     for key, value in (flags or {}).items():
@@ -291,8 +293,10 @@ def _known_keys(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[
     return kept, problems
 
 
-def _env_values(env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+def _env_values(env: Mapping[str, str]) -> tuple[dict[str, tuple[Any, str]], list[str]]:
+    """The keys HOMECLAW_* variables set, and one problem line per misspelled one."""
     out: dict[str, tuple[Any, str]] = {}
+    problems: list[str] = []
     special = {"HOMECLAW_HOME", "HOMECLAW_CONFIG", "HOMECLAW_PLUGINS_PATH", "HOMECLAW_SKILLS_PATH"}
     for var, raw in sorted(env.items()):
         if not var.startswith("HOMECLAW_") or var in special:
@@ -305,11 +309,34 @@ def _env_values(env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
             continue
         key = var.removeprefix("HOMECLAW_").lower().replace("__", ".")
         section = key.split(".")[0]
-        if key in TOP_LEVEL_KEYS or (section in CONFIGURABLE_SECTIONS and "." in key):
+        problem = _unknown_env_key(var, key) if "." in key else None
+        if problem:
+            problems.append(problem)
+        elif key in TOP_LEVEL_KEYS or (section in CONFIGURABLE_SECTIONS and "." in key):
             out[key] = (_parse_scalar(raw), var)
     if env.get("OLLAMA_HOST") and "llm.host" not in out:
         out["llm.host"] = (_normalize_ollama_host(env["OLLAMA_HOST"]), "OLLAMA_HOST")
-    return out
+    return out, problems
+
+
+def _unknown_env_key(var: str, key: str) -> str | None:
+    """`HOMECLAW_PLUGINS__MAX_RETRIEVD` -> the problem, with the variable it should be; None
+    when the key exists, or when the section is not near any of ours (another program's
+    HOMECLAW_ variable). A section name is matched too (HOMECLAW_PLUGIN__...)."""
+    section, _, rest = key.partition(".")
+    sub = rest.split(".")[0]
+    fields = CONFIGURABLE_SECTIONS.get(section)
+    if fields is not None and sub in fields.model_fields:
+        return None
+    right_section = section if fields is not None else closest(section, CONFIGURABLE_SECTIONS)
+    if right_section is None:
+        return None
+    known = CONFIGURABLE_SECTIONS[right_section].model_fields
+    right_sub = sub if sub in known else closest(sub, known)
+    problem = f"{var} (env): unknown key `{key}`"
+    if right_sub is None:
+        return f"{problem} (valid under `{right_section}`: {', '.join(known)})"
+    return f"{problem} (did you mean HOMECLAW_{right_section.upper()}__{right_sub.upper()}?)"
 
 
 def _normalize_ollama_host(raw: str) -> str:

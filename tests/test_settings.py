@@ -112,3 +112,28 @@ def test_config_show_reports_every_bad_key_and_value_at_once(cli: Any, hc_home: 
         "llm.timeout_sec = 'soon'",
     ):
         assert expected in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("var", "expected"),
+    [
+        (
+            "HOMECLAW_PLUGINS__MAX_RETRIEVD",
+            "HOMECLAW_PLUGINS__MAX_RETRIEVD (env): unknown key `plugins.max_retrievd` "
+            "(did you mean HOMECLAW_PLUGINS__MAX_RETRIEVED?)",
+        ),
+        ("HOMECLAW_PLUGIN__MAX_RETRIEVED", "(did you mean HOMECLAW_PLUGINS__MAX_RETRIEVED?)"),
+        ("HOMECLAW_LLM__ZZZ", "unknown key `llm.zzz` (valid under `llm`: provider, host,"),
+    ],
+)
+def test_a_misspelled_env_key_names_the_variable_and_the_fix(
+    cli: Any, hc_home: Path, var: str, expected: str
+) -> None:
+    result = cli("config", "show", env={var: "3"})
+    assert result.exit_code == 3
+    assert expected in result.stderr and "Extra inputs" not in result.stderr
+
+
+def test_other_programs_homeclaw_variables_are_left_alone(cli: Any, hc_home: Path) -> None:
+    env = {"HOMECLAW_CWD": "/x", "HOMECLAW_WIDGET__SIZE": "3"}
+    assert cli("config", "show", env=env).exit_code == 0
