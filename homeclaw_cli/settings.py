@@ -147,6 +147,11 @@ def load_settings(
     values: dict[str, Any] = {"data_dir": str(default_data)}
     sources: dict[str, str] = {}
     problems: list[str] = []  # every bad key and value, reported together
+    if config_path.exists() and not config_path.is_file():
+        raise ConfigError(
+            f"config file {config_path} is a folder, not a file",
+            hint=f"remove or rename that folder, then create the file {config_path}",
+        )
     if config_path.is_file():
         data, problems = _read_config_file(config_path)
         for key, value in _flatten(data).items():
@@ -246,7 +251,11 @@ def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config file ({exc})") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the config file must be a mapping of keys to values")
+        held = "a list" if isinstance(data, list) else f"the {type(data).__name__} {data!r}"
+        raise ConfigError(
+            f"{path}: the config file holds {held}, not a mapping of keys to values",
+            hint="write one `key: value` per line, e.g. `llm: {model: llama3.2}`",
+        )
     return _known_keys(data, path)
 
 

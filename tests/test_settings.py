@@ -137,3 +137,36 @@ def test_a_misspelled_env_key_names_the_variable_and_the_fix(
 def test_other_programs_homeclaw_variables_are_left_alone(cli: Any, hc_home: Path) -> None:
     env = {"HOMECLAW_CWD": "/x", "HOMECLAW_WIDGET__SIZE": "3"}
     assert cli("config", "show", env=env).exit_code == 0
+
+
+def test_a_config_file_that_is_a_folder_is_a_config_error(cli: Any, hc_home: Path) -> None:
+    (hc_home / "config.yaml").mkdir()
+    for argv in (("config", "show"), ("plugin", "list")):
+        result = cli(*argv)
+        assert result.exit_code == 3, result.output
+        assert f"config file {hc_home / 'config.yaml'} is a folder, not a file" in result.stderr
+    assert cli("config", "path").stdout == f"{hc_home / 'config.yaml'}\n"
+
+
+@pytest.mark.parametrize("text", ["", "\n", "# only a comment\n# another\n", "---\n"])
+def test_an_empty_config_file_means_defaults(cli: Any, hc_home: Path, text: str) -> None:
+    (hc_home / "config.yaml").write_text(text)
+    result = cli("config", "show", "--json")
+    assert result.exit_code == 0, result.output
+    assert payload(result)["values"]["llm.model"]["source"] == "default"
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [("- a\n- b\n", "a list"), ("llama3.2\n", "the str 'llama3.2'"), ("3\n", "the int 3")],
+)
+def test_a_config_file_that_is_not_a_mapping_names_the_file(
+    cli: Any, hc_home: Path, text: str, held: str
+) -> None:
+    (hc_home / "config.yaml").write_text(text)
+    result = cli("config", "show")
+    assert result.exit_code == 3
+    config = hc_home / "config.yaml"
+    assert (
+        f"{config}: the config file holds {held}, not a mapping of keys to values" in result.stderr
+    )
