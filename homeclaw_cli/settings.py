@@ -368,23 +368,26 @@ def _parse_scalar(raw: str) -> Any:
         return raw
 
 
-def check_plugin_dirs(settings: Settings, env: Mapping[str, str] | None = None) -> None:
-    """A plugin folder named in HOMECLAW_PLUGINS_PATH or `plugins.dirs` that does not exist is
-    exit 4, as with `--plugins-dir`: skipped, it would let `sync` drop its plugins from the
-    index as if they had been removed."""
+def check_item_dirs(settings: Settings, env: Mapping[str, str] | None = None) -> None:
+    """A plugin or skill folder named in HOMECLAW_PLUGINS_PATH / HOMECLAW_SKILLS_PATH or
+    `plugins.dirs` / `skills.dirs` that does not exist is exit 4, as with `--plugins-dir`:
+    skipped, it would let `sync` drop its items from the index as if they had been removed."""
     env = os.environ if env is None else env
-    var = "HOMECLAW_PLUGINS_PATH"
-    named = [(path, var, f"remove it from {var}") for path in _env_paths(env, var)]
-    origin = settings.sources.get("plugins.dirs", "")  # "config FILE", "env VAR" or a flag
-    where = "plugins.dirs"
-    if origin.startswith("config "):
-        where = f"plugins.dirs in {origin.removeprefix('config ')}"
-    elif origin.startswith("env "):
-        where = origin.removeprefix("env ")
-    named += [(path, where, f"remove it from {where}") for path in settings.plugins.dirs]
-    for path, source, fix in named:
-        if not (settings.cwd / path.expanduser()).exists():
-            raise missing_path(f"plugin folder {path} (from {source})", hint=f"create it, or {fix}")
+    for kind, section in (("plugin", settings.plugins), ("skill", settings.skills)):
+        var = f"HOMECLAW_{kind.upper()}S_PATH"
+        named = [(path, var, f"remove it from {var}") for path in _env_paths(env, var)]
+        origin = settings.sources.get(f"{kind}s.dirs", "")  # "config FILE", "env VAR", a flag
+        where = f"{kind}s.dirs"
+        if origin.startswith("config "):
+            where = f"{kind}s.dirs in {origin.removeprefix('config ')}"
+        elif origin.startswith("env "):
+            where = origin.removeprefix("env ")
+        named += [(path, where, f"remove it from {where}") for path in section.dirs]
+        for path, source, fix in named:
+            if not (settings.cwd / path.expanduser()).exists():
+                raise missing_path(
+                    f"{kind} folder {path} (from {source})", hint=f"create it, or {fix}"
+                )
 
 
 def _env_paths(env: Mapping[str, str], var: str) -> list[Path]:

@@ -28,14 +28,14 @@ class AppState:
     def settings(self, **flags: Any) -> Settings:
         """Load Settings once per invocation (flags given here win over config and env)."""
         if self._settings is None or flags:
-            from homeclaw_cli.settings import check_plugin_dirs, load_settings
+            from homeclaw_cli.settings import check_item_dirs, load_settings
 
             self._settings = load_settings(
                 config_file=self.config_file,
                 flags={**self.flags, **flags},
                 extra_plugin_dirs=self.plugin_dirs,
             )
-            check_plugin_dirs(self._settings)  # --plugins-dir is checked by the root command
+            check_item_dirs(self._settings)  # --plugins-dir is checked by the root command
         return self._settings
 
     def context(self, **flags: Any) -> AppContext:

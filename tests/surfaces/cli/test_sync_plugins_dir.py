@@ -1,5 +1,5 @@
 """Adding or dropping --plugins-dir re-embeds only what is new: vectors follow the text. A
-plugin folder named in the environment or the config that does not exist is exit 4."""
+plugin or skill folder named in the environment or the config that does not exist is exit 4."""
 
 from __future__ import annotations
 
@@ -55,6 +55,31 @@ def test_a_missing_plugin_folder_from_env_or_config_is_exit_4_and_keeps_the_inde
         f"plugin folder {missing} (from plugins.dirs in {config}): no such file or folder"
     )
     assert error["hint"] == f"create it, or remove it from plugins.dirs in {config}"
+    config.write_text(yaml.safe_dump(settings))
+    data = payload(cli("sync", "--json"))  # nothing was removed from the index meanwhile
+    assert (data["added"], data["removed"], data["unchanged"]) == (0, 0, 7)
+
+
+def test_a_missing_skill_folder_from_env_or_config_is_exit_4_and_keeps_the_index(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    assert cli("sync").exit_code == 0
+    home = index_env["home"]
+    missing = home / "no-such-skills"
+    result = cli("skill", "list", env={"HOMECLAW_SKILLS_PATH": str(missing)})
+    assert result.exit_code == 4, result.output
+    assert f"skill folder {missing} (from HOMECLAW_SKILLS_PATH): no such" in result.stderr
+    config = home / "config.yaml"
+    settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+    skills = {**settings["skills"], "dirs": [str(missing)]}
+    config.write_text(yaml.safe_dump({**settings, "skills": skills}))
+    result = cli("sync", "--json")
+    assert result.exit_code == 4, result.output
+    error = envelope(result)["error"]
+    assert error["message"] == (
+        f"skill folder {missing} (from skills.dirs in {config}): no such file or folder"
+    )
+    assert error["hint"] == f"create it, or remove it from skills.dirs in {config}"
     config.write_text(yaml.safe_dump(settings))
     data = payload(cli("sync", "--json"))  # nothing was removed from the index meanwhile
     assert (data["added"], data["removed"], data["unchanged"]) == (0, 0, 7)
