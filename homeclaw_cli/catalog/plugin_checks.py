@@ -28,25 +28,34 @@ EMBEDDING_TOKEN_LIMIT = 256  # all-MiniLM-L6-v2 reads at most 256 word pieces
 
 
 Add = Callable[..., None]
-"""add(severity, code, field path, message, hint=None): record one finding."""
+"""add(severity, code, field path, message, hint=None, at=None): record one finding, in
+plugin.yaml at the field, or at `at` = (file, line, column) when it lies in another file."""
+Place = tuple[Path, int | None, int | None]
 
 
 def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) -> list[Diagnostic]:
     out: list[Diagnostic] = []
 
     def add(
-        severity: str, code: str, loc: FieldPath, message: str, hint: str | None = None
+        severity: str,
+        code: str,
+        loc: FieldPath,
+        message: str,
+        hint: str | None = None,
+        *,
+        at: Place | None = None,
     ) -> None:
         position = document.position(loc)
+        path, line, column = at or (document.path, *(position or (None, None)))
         out.append(
             Diagnostic(
                 severity,  # type: ignore[arg-type]
                 code,
-                document.path,
+                path,
                 message,
-                field=format_loc(loc) or None,
-                line=position[0] if position else None,
-                column=position[1] if position else None,
+                field=None if at else format_loc(loc) or None,
+                line=line,
+                column=column,
                 hint=hint,
             )
         )
@@ -219,12 +228,8 @@ def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, 
     try:
         found = find_plugin_class(module_path, set(wanted))
     except SyntaxError as exc:
-        add(
-            "error",
-            "inline-module",
-            where,
-            f"{module_path.name}:{exc.lineno}: Python syntax error: {exc.msg}",
-        )
+        at = (module_path, exc.lineno, exc.offset if exc.lineno else None)
+        add("error", "inline-module", where, f"syntax error: {exc.msg}", at=at)
         return
     if found is None:
         add(

@@ -234,6 +234,11 @@ class Output:
         """A message for people on stderr, printed verbatim (it quotes user data)."""
         self.err.print(Text(message, style=style or ""), highlight=False)
 
+    def passthrough(self, text: str) -> None:
+        """What another program printed, on stderr as it printed it (no markup, no wrapping)."""
+        self.err.file.write(text if text.endswith("\n") else text + "\n")
+        self.err.file.flush()
+
     def warning(self, message: str) -> None:
         """`warning: message` on stderr, and in the `--json` envelope's warnings."""
         if self._envelope is not None:

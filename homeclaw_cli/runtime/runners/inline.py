@@ -5,7 +5,8 @@ package unique to the plugin folder, so two plugins' plugin.py (or helpers.py) n
 and relative imports inside a plugin work. The instance is created with config.yml values,
 initialize() runs once, and capability methods (sync in a worker thread, or async) receive
 the validated parameters as keyword arguments. Legacy plugins get `run()` with user_input.
-Whatever the plugin prints is captured into the result's metadata, never the terminal.
+Whatever the plugin prints is captured into the result's metadata (`printed`), never the
+terminal; `plugin call` shows it on stderr. A crash keeps the plugin's traceback there too.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ from homeclaw_cli.runtime.runners.base import (
     value_to_text,
 )
 from homeclaw_cli.runtime.runners.capture import captured_output
+from homeclaw_cli.runtime.runners.tracebacks import (
+    plugin_location,
+    plugin_traceback,
+    syntax_location,
+)
 from homeclaw_cli.sdk import BasePlugin, PluginError
 
 PACKAGE_PREFIX = "_homeclaw_plugin_"
@@ -52,6 +58,10 @@ _IMPORT_LOCKS_GUARD = threading.Lock()
 
 class InlineLoadError(Exception):
     """The plugin's code could not be loaded (import error, no class, bad config.yml)."""
+
+    def __init__(self, message: str, traceback: str = "") -> None:
+        super().__init__(message)
+        self.traceback = traceback  # the plugin's frames, for `--debug`
 
 
 @dataclass
@@ -81,12 +91,14 @@ class InlineRunner:
                 )
             except InlineLoadError as exc:
                 run = fail(request, "unavailable", f"{who} could not be loaded: {exc}")
+                if exc.traceback:
+                    run.result.metadata["traceback"] = exc.traceback
             except PluginError as exc:
                 run = fail(request, "plugin_error", f"{who}: {exc}")
             except _PluginExit as exc:
                 run = fail(request, "crash", f"{who} called sys.exit({exc.code!r})")
             except Exception as exc:
-                run = fail(request, "crash", f"{who} raised {type(exc).__name__}: {exc}")
+                run = _crashed(request, who, exc, target.folder)
         if printed.getvalue():
             run.result.metadata.setdefault("printed", printed.getvalue())
         return run
@@ -187,6 +199,16 @@ async def _invoke(method: Any, kwargs: dict[str, Any]) -> Any:
         raise _PluginExit(exc.code) from None
 
 
+def _crashed(request: PluginRequest, who: str, exc: Exception, folder: Path) -> RunResult:
+    """The one-line error names the plugin's own frame; the traceback goes to metadata,
+    which `plugin call --debug` prints and the model never reads."""
+    where = plugin_location(exc, folder)
+    at = f" at {where}" if where else ""
+    run = fail(request, "crash", f"{who} raised {type(exc).__name__}{at}: {exc}")
+    run.result.metadata["traceback"] = plugin_traceback(exc, folder)
+    return run
+
+
 def _accepted(method: Any, params: dict[str, Any]) -> dict[str, Any]:
     """The parameters the method declares (all of them if it takes **kwargs)."""
     try:
@@ -248,11 +270,15 @@ def _import_class(
     importlib.invalidate_caches()
     try:
         module = importlib.import_module(module_name)
-    except SyntaxError as exc:
-        raise InlineLoadError(f"{module_path.name}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except SyntaxError as exc:  # also one in a module plugin.py imports
+        place = syntax_location(exc, folder) or module_path.name
+        raise InlineLoadError(f"{place}: syntax error: {exc.msg}") from None
     except Exception as exc:
+        where = plugin_location(exc, folder)
+        at = f" at {where}" if where else ""
         raise InlineLoadError(
-            f"importing {module_path.name} raised {type(exc).__name__}: {exc}"
+            f"importing {module_path.name} raised {type(exc).__name__}{at}: {exc}",
+            plugin_traceback(exc, folder),
         ) from None
     return _plugin_class(module, module_path, wanted)
 

@@ -90,9 +90,24 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
 
     outcome = asyncio.run(run())
     out = Output(json_mode=as_json)
+    if not as_json:
+        _show_plugin_output(out, outcome, debug=get_state(ctx).debug)
     out.result(outcome, lambda: _show_answer(out, outcome))
     if not outcome.result.success:
-        _fail(outcome, _unavailable_hint(context.registry.plugins.get(plugin_id)), as_json=as_json)
+        hint = _unavailable_hint(context.registry.plugins.get(plugin_id))
+        _fail(outcome, hint, as_json=as_json, debug=get_state(ctx).debug)
+
+
+def _show_plugin_output(out: Output, outcome: CallOutcome, *, debug: bool) -> None:
+    """What an in-process plugin printed (kept off the terminal while it ran), and with
+    --debug its own traceback, on stderr before the answer or the error."""
+    metadata = outcome.result.metadata
+    printed = metadata.get("printed")
+    if isinstance(printed, str) and printed:
+        out.passthrough(printed)
+    trace = metadata.get("traceback")
+    if debug and isinstance(trace, str) and trace:
+        out.passthrough(trace)
 
 
 def _show_answer(out: Output, outcome: CallOutcome) -> None:
@@ -102,15 +117,19 @@ def _show_answer(out: Output, outcome: CallOutcome) -> None:
             out.info("(in chat, the model rewrites this answer: post_process)", style="dim")
 
 
-def _fail(outcome: CallOutcome, hint: str, *, as_json: bool) -> NoReturn:
+def _fail(outcome: CallOutcome, hint: str, *, as_json: bool, debug: bool) -> NoReturn:
     """Exit 5 when the plugin was unreachable, 1 otherwise (as an error unless --json)."""
     if as_json:
         code = ExitCode.UNAVAILABLE if outcome.failure == "unavailable" else ExitCode.FAILURE
         raise typer.Exit(int(code))
     message = outcome.result.error or "the plugin failed"
+    if outcome.result.metadata.get("traceback") and not debug:
+        hint = "add --debug to see the plugin's traceback"
+    elif outcome.failure != "unavailable":
+        hint = ""
     if outcome.failure == "unavailable":
         raise UnavailableError(message, hint=hint)
-    raise PluginCallError(message)
+    raise PluginCallError(message, hint=hint or None)
 
 
 def _unavailable_hint(entry: PluginEntry | None) -> str:
