@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.app.validate_duplicates import add_duplicate_id_warnings
 from homeclaw_cli.catalog.plugin_loader import LoadResult, is_plugin_folder, load_plugin
 from homeclaw_cli.catalog.registry import plugin_folders
 from homeclaw_cli.core.diagnostics import Diagnostic, has_errors
@@ -60,9 +61,23 @@ def validate_paths(paths: list[Path], *, strict: bool = False) -> ValidationRepo
         if not folders:
             results.append(load_plugin(path))  # reports "no manifest here"
         results.extend(load_plugin(folder) for folder in folders)
+    results = _once_each(results)
     for result in results:
         result.diagnostics.extend(examples_advice(result))
+    add_duplicate_id_warnings(results)
     return ValidationReport(results, strict)
+
+
+def _once_each(results: list[LoadResult]) -> list[LoadResult]:
+    """A folder given twice (`a` and `a/plugin.yaml`) is validated once, not a duplicate."""
+    seen: set[Path] = set()
+    kept: list[LoadResult] = []
+    for result in results:
+        folder = result.folder.resolve()
+        if folder not in seen:
+            seen.add(folder)
+            kept.append(result)
+    return kept
 
 
 def examples_advice(result: LoadResult) -> list[Diagnostic]:

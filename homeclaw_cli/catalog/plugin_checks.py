@@ -63,6 +63,7 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
     config = manifest.config
     if isinstance(config, InlineConfig):
         _check_inline(manifest, config, folder, add)
+        _check_method_clashes(manifest, add)
     elif isinstance(config, SubprocessConfig | McpConfig):
         _check_command(config.command, folder, add)
         _check_script_args(config.args, folder, add)
@@ -264,6 +265,23 @@ def _check_inline(manifest: PluginManifest, config: InlineConfig, folder: Path, 
             declared_names = [p.name for p in cap.parameters]
             _check_signature(
                 found.signatures[name], declared_names, ("capabilities", index, "parameters"), add
+            )
+
+
+def _check_method_clashes(manifest: PluginManifest, add: Add) -> None:
+    """`run-x` and `run_x` both call method run_x: one of them can never do anything else."""
+    first: dict[str, str] = {}
+    for index, cap in enumerate(manifest.capabilities):
+        name = method_name(cap.id)
+        other = first.setdefault(name, cap.id)
+        if other != cap.id:
+            add(
+                "warning",
+                "inline-method-clash",
+                ("capabilities", index, "id"),
+                f"capabilities {other!r} and {cap.id!r} both call method `{name}` ('-' becomes "
+                "'_'), so they always do the same thing",
+                f"rename one of them (and its method), or remove {cap.id!r}",
             )
 
 
