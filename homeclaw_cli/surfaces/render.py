@@ -187,15 +187,22 @@ class Output:
         *,
         title: str | None = None,
         styles: dict[str, str] | None = None,
+        whole: Sequence[str] = (),
     ) -> None:
-        """A Rich table on a terminal, one tab-separated line per row otherwise."""
+        """A Rich table on a terminal, one tab-separated line per row otherwise. The `whole`
+        columns (ids a user copies) never wrap: the other columns wrap to make room."""
         if not self.rich:
             for row in rows:
                 self.text("\t".join("" if v is None else str(v) for v in row))
             return
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-        for column in columns:
-            table.add_column(column, style=(styles or {}).get(column), overflow="fold")
+        for index, column in enumerate(columns):
+            style = (styles or {}).get(column)
+            if column in whole:
+                width = max([len(column), *(len(str(row[index] or "")) for row in rows)])
+                table.add_column(column, style=style, no_wrap=True, min_width=width)
+            else:
+                table.add_column(column, style=style, overflow="fold")
         for row in rows:
             table.add_row(*("" if v is None else escape(str(v)) for v in row))
         self.out.print(table)

@@ -85,20 +85,45 @@ def list_plugins(
     out = Output(json_mode=as_json)
     for warning in context.registry.warnings():
         out.warning(warning)
-    out.result(rows, lambda: _show_plugins(out, rows))
+    out.result(rows, lambda: _show_plugins(out, rows, folders=show_all))
 
 
-def _show_plugins(out: Output, rows: list[dict[str, Any]]) -> None:
+def _show_plugins(out: Output, rows: list[dict[str, Any]], *, folders: bool) -> None:
+    """With --all an id can be listed twice (one used, one shadowed): FOLDER tells them apart.
+    Scripts get it as the last field; on a terminal it takes the place of NAME, CAPS and
+    TOKENS (`plugin list` without --all shows them), so the table fits 80 columns."""
     columns = ["ID", "NAME", "TYPE", "SOURCE", "CAPS", "STATUS", "TOKENS"]
-    keys = ["id", "name", "type", "source", "capabilities", "status", "tokens"]
+    if folders:
+        columns = ["ID", "TYPE", "SOURCE", "STATUS", "FOLDER"] if out.rich else [*columns, "FOLDER"]
+    keys = {"CAPS": "capabilities"}
+    table = []
+    for row in rows:
+        values = {c: row[keys.get(c, c.lower())] for c in columns}
+        if "CAPS" in values:
+            values["CAPS"] = len(values["CAPS"])
+        if "FOLDER" in values and out.rich:
+            values["FOLDER"] = _short_path(values["FOLDER"])
+        table.append([values[c] for c in columns])
     out.table(
         columns,
-        [[row[k] if k != "capabilities" else len(row[k]) for k in keys] for row in rows],
-        styles={"ID": "cyan", "SOURCE": "dim"},
+        table,
+        styles={"ID": "cyan", "SOURCE": "dim", "FOLDER": "dim"},
+        whole=["ID", "TYPE", "SOURCE", "CAPS", "STATUS", "TOKENS"],
     )
     for row in rows:
         if row["status"] in ("broken", "unhealthy", "untrusted"):
             out.warning(f"{row['id']}: {row['problem']}")
+
+
+def _short_path(folder: str | None) -> str:
+    """A folder as a person reads it: relative to the current folder, or under ~."""
+    if not folder:
+        return ""
+    path = Path(folder)
+    for base, prefix in ((Path.cwd(), ""), (Path.home(), "~/")):
+        if path.is_relative_to(base) and path != base:
+            return prefix + str(path.relative_to(base))
+    return folder
 
 
 @app.command("show")
