@@ -20,7 +20,9 @@ class ApprovalRefused(HomeclawError):
 
 @dataclass
 class PermissionRequest:
-    """What the approver is asked: only `diff.added` needs a yes."""
+    """What the approver is asked: only `diff.added` needs a yes. With nothing added the
+    approver still sees the notices (an inline plugin runs in homeclaw's process) before the
+    swap, and its answer does not count: an install that asks nothing never stops."""
 
     item_id: str
     requested: Permissions
@@ -28,6 +30,10 @@ class PermissionRequest:
     upgrade: bool
     notices: list[str]
     kind: Kind = "plugin"
+
+    @property
+    def asks(self) -> bool:
+        return not self.diff.added.empty
 
 
 Approver = Callable[[PermissionRequest], bool]
@@ -53,10 +59,13 @@ def require_approval(
     upgrade: bool,
     approve: Approver,
 ) -> None:
-    """Ask `approve` about the added permissions; a no is audited and raises ApprovalRefused."""
-    if diff.added.empty:
-        return
+    """Ask `approve` about the added permissions; a no is audited and raises ApprovalRefused.
+    Nothing added: `approve` only reads the notices, if there are any."""
     request = PermissionRequest(item.id, item.permissions, diff, upgrade, item.notices, kind)
+    if not request.asks:
+        if request.notices:
+            approve(request)
+        return
     if approve(request):
         return
     audit.record(settings.data_dir, "approval-refused", item.id, kind=kind)

@@ -49,6 +49,11 @@ def _ask(out: Output, request: PermissionRequest, yes: bool) -> bool:
     from homeclaw_cli.app.install.approval import ApprovalRefused
     from homeclaw_cli.core.permissions import describe
 
+    if not request.asks:  # nothing to approve: what the user should know, before the swap
+        if not out.json_mode:  # the envelope's data carries the notices
+            for notice in request.notices:
+                out.warning(notice)
+        return True
     what = "new permissions" if request.upgrade else "permissions"
     out.info(f"{request.kind} {request.item_id} asks for these {what}:")
     for line in describe(request.diff.added):
@@ -95,9 +100,7 @@ def show_result(out: Output, result: InstallResult) -> None:
         out.text(f"  commit: {result.commit}{old}")
     out.text(f"  digest: {result.digest}")
     _show_changes(out, result)
-    diff = result.permission_diff
-    asked = diff is not None and not diff.added.empty and not result.action.startswith("would")
-    if result.action != "unchanged" and not asked:
+    if result.action.startswith("would"):  # an install shows them at its approve step
         for notice in result.notices:
             out.warning(notice)
     for warning in result.warnings:

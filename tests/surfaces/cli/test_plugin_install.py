@@ -252,7 +252,7 @@ def test_upgrade_asks_only_for_new_permissions(
     )
 
 
-def test_inline_install_says_what_cannot_be_enforced(
+def test_inline_install_says_what_cannot_be_enforced_before_the_swap(
     cli: Any, hc_home: Path, tmp_path: Path
 ) -> None:
     src = tmp_path / "inl"
@@ -262,9 +262,16 @@ def test_inline_install_says_what_cannot_be_enforced(
         "from homeclaw_cli.sdk import BasePlugin\n\nclass P(BasePlugin):\n    def run(self):\n"
         "        return 'x'\n"
     )
+    plan = cli("plugin", "install", str(src), "--dry-run")
+    assert "inside homeclaw's own Python process" in plan.stderr
+    # No --yes and no terminal: nothing needs a yes, so it installs, and the notice comes at
+    # the approve step, before the swap, once.
     result = cli("plugin", "install", str(src))
     assert result.exit_code == 0, result.output
-    assert "inside homeclaw's own Python process" in result.stderr
+    err = result.stderr
+    assert err.count("inside homeclaw's own Python process") == 1
+    assert err.index("own Python process") < err.index("approve: nothing new")
+    assert err.index("own Python process") < err.index("swap: into")
 
 
 # --- atomicity --------------------------------------------------------------------------------
