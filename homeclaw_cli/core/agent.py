@@ -298,14 +298,13 @@ class Agent:
         assert plugin_res is not None
         plugins = self._manifests_for(plugin_res.hits, result.message)
         skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
-        search = self.config.search_tools
         tools = build_turn_tools(
             self._tool_context(result.message),
             self.builtins,
             plugins,
             skills_shown=bool(skills_text),
             query=self.retrieval_query(result.message),
-            search=search,
+            search=self.config.search_tools,
         )
         show_started = time.perf_counter()
         native = result.native_tools = await self.native_tools()
@@ -318,7 +317,7 @@ class Agent:
             fallback_names,
             json_tools=None if native else json_tools_text(tools),
             tools=bool(tools.names()),
-            search=search,
+            search=self.config.search_tools,
         )
         result.tools_offered = tools.names()
         if native and tools.names():
