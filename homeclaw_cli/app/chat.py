@@ -309,18 +309,7 @@ class ChatSession:
 
     def _audit_decision(self, action: ToolAction, record: ApprovalRecord) -> None:
         """Every call that needed a decision goes to the audit log (`homeclaw audit`)."""
-        audit.record(
-            self.settings.data_dir,
-            "tool-approval",
-            action.rule_keys[0],
-            tool=action.tool,
-            arguments=action.arguments,
-            effects=sorted(action.effects),
-            allowed=record.allowed,
-            decided=record.how,
-            answer=record.answer,
-            reason=record.reason,
-        )
+        audit.record_tool_decision(self.settings.data_dir, action, record)
 
     async def _plugin_tool(self, plugin_id: str, name: str, arguments: dict[str, Any]) -> str:
         """An inline plugin's BasePlugin.use_tool call: allowlisted built-ins only."""

@@ -26,10 +26,12 @@ from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.scan_fingerprint import plugin_fingerprint, skill_fingerprint
 from homeclaw_cli.app.skill_tools import ScannedSkills, SkillSource, skill_tool_name, skill_tools
 from homeclaw_cli.catalog.registry import Registry
+from homeclaw_cli.core.approval import ApprovalPolicy, ApprovalRecord, ToolAction
 from homeclaw_cli.core.capability_tools import add_plugin_tools, tool_name
 from homeclaw_cli.core.ports import PluginCallerLike, Retriever
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome, ToolRegistry
+from homeclaw_cli.state import audit
 
 SEARCH_TOOL = "homeclaw_search"
 SEARCH_KINDS = ("all", "plugins", "skills")
@@ -101,9 +103,39 @@ class Toolbox:
         return self.registry(healthy_only=True).tools()
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
-        """Run one tool (an unhealthy plugin's too); failures come back as ok=False."""
+        """Run one tool (an unhealthy plugin's too); failures come back as ok=False.
+
+        Asking the user before a change is the MCP client's job, but a call the configured
+        policy forbids (`tools.approve: never`, an approve rule `never`) is refused here, and
+        every call that is no plain read is written to the audit log, as in chat."""
         registry = await asyncio.to_thread(self.registry)
+        tool = registry.get(name)
+        if tool is not None and tool.kind != "search":
+            refused = await asyncio.to_thread(self._refused, tool.action(arguments))
+            if refused is not None:
+                return refused
         return await registry.execute(name, arguments)
+
+    def _refused(self, action: ToolAction) -> ToolOutcome | None:
+        """The refusal of a call the policy forbids, None when it may run (audited unless a
+        plain read)."""
+        if action.read_only:
+            return None
+        tools = self.context.settings.tools
+        decision = ApprovalPolicy(mode=tools.approve, rules=dict(tools.approve_rules)).decide(
+            action
+        )
+        allowed = decision.verdict != "refuse"
+        how = {"run": "auto", "ask": "the MCP client's", "refuse": "refused"}[decision.verdict]
+        record = ApprovalRecord(allowed, how, decision.reason)
+        audit.record_tool_decision(self.context.settings.data_dir, action, record)
+        if allowed:
+            return None
+        return ToolOutcome(
+            False,
+            f"not run: {action.describe()} is not allowed ({decision.reason})",
+            failed_for_good=True,
+        )
 
     async def aclose(self) -> None:
         """Close the plugin caller and whatever else the context built."""

@@ -1,6 +1,8 @@
 """The audit log: one JSON object per line in `<data_dir>/audit.jsonl`.
 
-Installs, upgrades, removals, approvals and enable/disable are appended with a timestamp.
+Installs, upgrades, removals, approvals, enable/disable and every tool call that needed a
+decision (anything but a plain read, in chat or through `mcp serve`) are appended with a
+timestamp.
 Each line is written with one O_APPEND write under the audit lock, so concurrent homeclaw
 processes never interleave half-lines.
 """
@@ -13,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.core.approval import ApprovalRecord, ToolAction
 from homeclaw_cli.fsutil import file_lock
 
 AUDIT_NAME = "audit.jsonl"
@@ -64,3 +67,19 @@ def read_events(
             continue
         events.append(event)
     return events[-limit:] if limit > 0 else events
+
+
+def record_tool_decision(data_dir: Path, action: ToolAction, decision: ApprovalRecord) -> None:
+    """One call that needed a decision: what it was, and whether and how it was allowed."""
+    record(
+        data_dir,
+        "tool-approval",
+        action.rule_keys[0],
+        tool=action.tool,
+        arguments=action.arguments,
+        effects=sorted(action.effects),
+        allowed=decision.allowed,
+        decided=decision.how,
+        answer=decision.answer,
+        reason=decision.reason,
+    )

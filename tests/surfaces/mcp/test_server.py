@@ -241,6 +241,44 @@ def test_unhealthy_plugins_are_left_out_of_the_list_but_still_callable(
     assert (outcome.ok, outcome.text) == (True, "BACK")
 
 
+def test_a_call_the_config_forbids_is_refused_and_every_change_is_audited(
+    hc_home: Path, monkeypatch: pytest.MonkeyPatch, caller: FakeCaller
+) -> None:
+    """Asking is the MCP client's job; a `never` rule is homeclaw's, and holds for any client."""
+    monkeypatch.setenv("HOMECLAW_NO_BUNDLED", "1")
+    monkeypatch.setenv("HOMECLAW_TOOLS__APPROVE_RULES", "{echo.shout: never}")
+    settings = load_settings()
+    register_external(
+        settings.external_plugins_file,
+        registration_lock(settings.state_dir),
+        PluginManifest.model_validate(ECHO),
+    )
+    services = Services(lambda _: caller, lambda _: FakeRetrieval(), FakeSkills)
+
+    async def scenario() -> Any:
+        async with Client(build_server(Toolbox(AppContext(settings), services))) as client:
+            return await client.call_tool("echo__shout", {"text": "hi"})
+
+    refused = run(scenario())
+    assert refused.is_error and caller.calls == []
+    assert refused.content[0].text == (
+        'not run: echo__shout(text="hi") is not allowed (echo.shout is `never`)'
+    )
+    monkeypatch.setenv("HOMECLAW_TOOLS__APPROVE_RULES", "{}")
+    settings = load_settings()
+    ran = run(Toolbox(AppContext(settings), services).call("echo__shout", {"text": "hi"}))
+    assert ran.ok and caller.calls == [("echo", "shout", {"text": "hi"})]
+    events = [
+        json.loads(line)
+        for line in (settings.data_dir / "audit.jsonl").read_text().splitlines()
+        if '"tool-approval"' in line
+    ]
+    assert [(e["id"], e["allowed"], e["decided"]) for e in events] == [
+        ("echo.shout", False, "refused"),
+        ("echo.shout", True, "the MCP client's"),
+    ]
+
+
 def test_stdio_transport_with_the_real_cli(settings: Settings) -> None:
     params = StdioServerParameters(
         command=sys.executable,
