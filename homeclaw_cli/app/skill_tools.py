@@ -200,8 +200,14 @@ def _own_tool(source: SkillSource, skill_id: str, skill: Skill) -> Tool:
     async def call(args: dict[str, Any]) -> ToolOutcome:
         script = args.get("script")
         if not script:
-            scripts = ", ".join(skill.scripts) or "none"
-            return ToolOutcome(True, f"{skill.body}\n\n(scripts: {scripts})")
+            if not skill.scripts:
+                return ToolOutcome(True, f"{skill.body}\n\n(scripts: none)")
+            how = (  # SKILL.md speaks of chat's run_skill tool, which MCP clients do not have
+                f"(scripts: {', '.join(skill.scripts)}; to run one, call this tool, "
+                f'{skill_tool_name(skill_id)}, with {{"script": ..., "args": [...]}}: that is '
+                "what run_skill means in the instructions above)"
+            )
+            return ToolOutcome(True, f"{skill.body}\n\n{how}")
         return await _run(source, skill_id, str(script), args.get("args") or [], _script_text)
 
     text = f"[skill {skill.name}] {skill.description}"

@@ -116,7 +116,8 @@ def test_mcp_has_one_tool_per_eligible_skill(source: ScannedSkills) -> None:
     hello = registry.get("skill__hello")
     assert hello is not None and hello.parameters["properties"]["script"]["enum"] == ["hi.py"]
     read = call(registry, "skill__hello")
-    assert read.ok and read.text == "# Hello\n\nRun hi.py.\n\n\n(scripts: hi.py)"
+    assert read.ok and read.text.startswith("# Hello\n\nRun hi.py.\n\n\n(scripts: hi.py; ")
+    assert 'call this tool, skill__hello, with {"script": ..., "args": [...]}' in read.text
     ran = call(registry, "skill__hello", script="hi.py", args=["b"])
     assert (ran.ok, ran.text) == (True, "hi b\n")
     failed = call(registry, "skill__hello", script="hi.py", args=["fail"])
