@@ -196,7 +196,8 @@ class OpenAICompatLLM:
 
     async def models(self) -> list[ModelInfo]:
         """/v1/models; tool support is not reported there (None), the window sometimes is
-        (vLLM `max_model_len`, llama.cpp `meta.n_ctx_train`)."""
+        (vLLM `max_model_len`, llama.cpp `meta.n_ctx`: the window it runs with, not the one
+        the model was trained for)."""
         async with self._errors():
             response = await self._client.get(f"{self.base}/models")
             self._raise_for(response)
@@ -314,7 +315,8 @@ class OpenAICompatLLM:
 def _window_of(model: dict[str, Any]) -> int | None:
     meta = model.get("meta")
     meta = meta if isinstance(meta, dict) else {}
-    for value in (model.get("max_model_len"), model.get("context_length"), meta.get("n_ctx_train")):
+    windows = (model.get("max_model_len"), model.get("context_length"), meta.get("n_ctx"))
+    for value in (*windows, meta.get("n_ctx_train")):
         if isinstance(value, int) and value > 0:
             return value
     return None

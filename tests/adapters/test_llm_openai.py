@@ -163,5 +163,8 @@ def test_context_window_from_props_then_models_then_unknown() -> None:
     with FakeOpenAI() as fake:
         fake.model_fields = {"max_model_len": 32768}
         assert asyncio.run(window(fake.host)) == 32768
+    with FakeOpenAI() as fake:  # llama.cpp: the window it runs with, not the trained one
+        fake.model_fields = {"meta": {"n_ctx": 8192, "n_ctx_train": 32768}}
+        assert asyncio.run(window(fake.host)) == 8192
     with FakeOpenAI() as fake:
         assert asyncio.run(window(fake.host)) is None
