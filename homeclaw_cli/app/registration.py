@@ -294,7 +294,8 @@ def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, D
             where = "<stdin>"
             return where, Document(Path(where), json.loads(stdin_text))
         if not file.is_file():
-            raise NotFoundError(f"{file} does not exist", hint="give the path of a .json file")
+            what = "is a folder, not a file" if file.is_dir() else "does not exist"
+            raise NotFoundError(f"{file} {what}", hint="give the path of a .json file")
         return str(file), read_document(file)
     except json.JSONDecodeError as exc:
         raise ManifestError(
@@ -348,7 +349,12 @@ def unregister_plugin(
         if owner is not None:
             raise NotFoundError(
                 f"{plugin_id!r} is a {owner[0]} plugin, not an external registration",
-                hint=f"remove its folder instead ({owner[1]})",
+                hint=f"`homeclaw plugin disable {plugin_id}` turns it off"
+                + (
+                    f"; `homeclaw plugin remove {plugin_id}` deletes it"
+                    if owner[0] == "user"
+                    else ""
+                ),
             ) from None
         raise
     context.health.forget([plugin_id])

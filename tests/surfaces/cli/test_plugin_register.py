@@ -96,7 +96,7 @@ def test_conflicts_replace_and_folder_plugins(cli: Callable[..., Any], tmp_path:
     assert "can never replace a folder plugin" in taken.stderr
     refused = cli("plugin", "unregister", "notes")
     assert refused.exit_code == 4
-    assert "remove its folder" in refused.stderr
+    assert "homeclaw plugin disable notes" in refused.stderr
 
 
 def test_corrupt_file_is_backed_up_with_a_warning(cli: Callable[..., Any], tmp_path: Path) -> None:
@@ -207,3 +207,9 @@ def test_help_and_hints_do_not_cite_internal_specs(cli: Callable[..., Any], tmp_
     result = cli("plugin", "register", "--no-check", str(bad))
     assert result.exit_code != 0 and "plugin_id" in result.stderr
     assert "seed" not in result.stderr
+
+
+def test_a_folder_given_for_the_descriptor_is_named_as_one(cli: Any, tmp_path: Path) -> None:
+    result = cli("plugin", "register", str(tmp_path))
+    assert result.exit_code == 4
+    assert f"{tmp_path} is a folder, not a file" in result.stderr

@@ -199,7 +199,8 @@ def test_folder_plugin_id_is_refused(client: TestClient, settings: Settings) -> 
     assert "never replace" in response.json()["error"]
     gone = client.post("/api/plugins/unregister", json={"plugin_id": "weather"}, headers=AUTH)
     assert gone.status_code == 404
-    assert "remove its folder" in gone.json()["hint"]
+    assert "homeclaw plugin disable weather" in gone.json()["hint"]
+    assert "homeclaw plugin remove weather" in gone.json()["hint"]  # a user plugin
 
 
 def test_unregister(client: TestClient, settings: Settings) -> None:
