@@ -340,7 +340,7 @@ def list_sessions(path: Path, *, limit: int = 10) -> list[SessionSummary]:
     """The most recently active conversations, newest first."""
     rows = _query(
         path,
-        "SELECT session, MIN(ts) AS started, MAX(ts) AS last, COUNT(*) AS turns,"
+        "SELECT session, MIN(ts - seconds) AS started, MAX(ts) AS last, COUNT(*) AS turns,"
         " (SELECT model FROM turns t2 WHERE t2.session = t.session ORDER BY id DESC LIMIT 1)"
         " AS model, (SELECT message FROM turns t3 WHERE t3.session = t.session ORDER BY id"
         " LIMIT 1) AS first_message FROM turns t GROUP BY session ORDER BY MAX(id) DESC LIMIT ?",

@@ -11,6 +11,7 @@ from homeclaw_cli.state.conversations import (
     ConversationLog,
     TurnFilter,
     delete_turns,
+    list_sessions,
     log_path,
     read_turns,
     select_turns,
@@ -90,3 +91,15 @@ def test_a_cancelled_turn_is_kept_with_its_status(tmp_path: Path) -> None:
     log.close()
     [row] = read_turns(path)
     assert row["status"] == "cancelled" and read_turns(path, failed_only=True) == []
+
+
+def test_a_session_starts_when_its_first_turn_began(tmp_path: Path) -> None:
+    path = log_path(tmp_path)
+    log = ConversationLog(path, session="s1")
+    log.record("qwen", TurnResult("slow one", answer="done", timings={"total": 99.0}))
+    log.record("qwen", TurnResult("and again", answer="done", timings={"total": 1.0}))
+    log.close()
+    [session] = list_sessions(path)
+    turns = read_turns(path)
+    first_logged = min(t["ts"] for t in turns)
+    assert abs(session["started"] - (first_logged - 99.0)) < 0.01  # not when it was logged
