@@ -84,16 +84,23 @@ def _check_command(command: str | None, folder: Path, add: Add) -> None:
         )
 
 
+RUN_TIME_MARKS = ("$", "{data_dir}", "{plugin_data}")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".php", ".jar")
 
 
 def _check_script_args(args: list[str], folder: Path, add: Add) -> None:
     """An argument naming a script file (main.py, dist/server.js) must exist: a typo or a
-    missing build step otherwise fails only when the model first calls the plugin."""
+    missing build step otherwise fails only when the model first calls the plugin.
+
+    `{plugin_dir}` is filled as the runner fills it (runtime/process_env.expand_args); an
+    argument under the data folder (`{data_dir}`, `{plugin_data}`) or with a $VAR is only
+    known at run time, so it is not checked."""
     for index, arg in enumerate(args):
-        if arg.startswith("-") or "$" in arg or not arg.endswith(SCRIPT_SUFFIXES):
+        if arg.startswith("-") or not arg.endswith(SCRIPT_SUFFIXES):
             continue
-        path = Path(arg).expanduser()
+        if any(mark in arg for mark in RUN_TIME_MARKS):
+            continue
+        path = Path(arg.replace("{plugin_dir}", str(folder.absolute()))).expanduser()
         path = path if path.is_absolute() else folder / path
         if not path.is_file():
             add(

@@ -350,6 +350,20 @@ def test_strict_fails_a_subprocess_plugin_whose_script_is_missing(cli: Any, tmp_
     assert cli("plugin", "validate", str(folder), "--strict").exit_code == 0
 
 
+def test_a_plugin_dir_script_is_checked_where_the_runner_finds_it(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = '["{plugin_dir}/main.py", "{plugin_data}/state.py", "{plugin_dir}/mian.py"]'
+    folder = write_plugin(tmp_path, VALID.replace("args: [main.py]", f"args: {args}"))
+    monkeypatch.chdir(tmp_path)  # a relative folder, as `plugin validate demo` gives
+    result = cli("plugin", "validate", "demo", "--strict", "--json")
+    assert result.exit_code == 1
+    warnings = payload(result)["plugins"][0]["warnings"]
+    assert [(w["code"], w["field"]) for w in warnings] == [("script-not-found", "config.args[2]")]
+    (folder / "mian.py").write_text("print('{}')\n")
+    assert cli("plugin", "validate", "demo", "--strict").exit_code == 0
+
+
 INLINE = """\
 id: shop
 name: Shop
