@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from homeclaw_cli.app.eval_chat_checks import check_installed
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.capability_tools import plugin_ids
@@ -363,6 +364,8 @@ async def run_tasks(
     total = repeat * len(tasks)
     model_errors = 0
     try:
+        context = session.context  # before any model call: a task that cannot pass costs none
+        check_installed(tasks, context.registry, context.skill_registry, tasks_file or "tasks")
         await session.start()
         for sample in range(1, repeat + 1):
             for task in tasks:

@@ -26,15 +26,33 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from homeclaw_cli.document import DocumentError, FieldPath, read_document
 from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.suggest import did_you_mean
 
 EVAL_FILE = "eval.yaml"  # a plugin's (or skill's) own tasks, next to tests.yaml
 FORMAT_HINT = "see `homeclaw eval chat --help` for the task format"
+# What each field takes, in the words an error uses (pydantic would say `answer.str: Input
+# should be a valid string`, naming a branch of the type instead of the fix).
+EXPECTS = {
+    "id": "a string",
+    "request": "the user's message, or a list of messages (turns)",
+    "plugin": "a plugin id, or a list of alternatives",
+    "needs": "a list of plugin ids (an item may be a list of alternatives)",
+    "capability": "a capability id",
+    "skill": "a skill id",
+    "args": "a mapping of parameter: expected value, e.g. {value: 5}",
+    "answer": "a string or a list of strings",
+    "no_plugin": "true or false",
+    "allow": "a list of plugin or plugin.capability ids",
+    "tags": "a list of strings",
+}
+ITEM_EXPECTS = {"needs": "a plugin id, or a list of alternatives"}
+QUOTED = {"answer", "request", "plugin", "needs", "capability", "skill", "id"}  # strings
 
 
 class ChatTask(BaseModel):
@@ -54,6 +72,8 @@ class ChatTask(BaseModel):
     tags: list[str] = Field(default_factory=list)
     line: int = Field(default=0, exclude=True)
     source: str = Field(default="", exclude=True)
+    # The line of each field (`plugin`, `needs`, ...), so a later check can point at it.
+    lines: dict[str, int] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="after")
     def _consistent(self) -> ChatTask:
@@ -122,17 +142,32 @@ class ChatTask(BaseModel):
 
 
 def read_tasks(path: Path) -> list[ChatTask]:
-    """Parse a task file (.yaml/.yml/.json list, or .jsonl); errors name the file, line, field."""
+    """Parse a task file (.yaml/.yml/.json list, or .jsonl); one error names every bad task's
+    file, line and field, so one edit fixes them all."""
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "no such file"
         raise NotFoundError(f"{path}: {what}", hint="pass a .yaml or .jsonl file of chat tasks")
-    tasks = _read_jsonl(path) if path.suffix == ".jsonl" else _read_yaml(path)
+    problems: list[str] = []
+    tasks = _read_jsonl(path, problems) if path.suffix == ".jsonl" else _read_yaml(path, problems)
+    if problems:
+        raise problems_error(f"{path}: {len(problems)} problems", problems, FORMAT_HINT)
     if not tasks:
         raise UsageError(f"{path}: no tasks in the file", hint=FORMAT_HINT)
     return tasks
 
 
-def _read_yaml(path: Path) -> list[ChatTask]:
+def problems_error(title: str, problems: list[str], hint: str) -> UsageError:
+    """One error for one problem or several (each on its own line)."""
+    if len(problems) == 1:
+        return UsageError(problems[0], hint=hint)
+    return UsageError(f"{title}:\n  - " + "\n  - ".join(problems), hint=hint)
+
+
+class _Locate(Protocol):
+    def __call__(self, loc: FieldPath) -> int: ...
+
+
+def _read_yaml(path: Path, problems: list[str]) -> list[ChatTask]:
     try:
         doc = read_document(path)
     except DocumentError as exc:
@@ -153,15 +188,15 @@ def _read_yaml(path: Path) -> list[ChatTask]:
         pos = doc.position((*prefix, index))
         line = pos[0] if pos else 0
 
-        def locate(loc: FieldPath, index: int = index, line: int = line) -> str:
+        def locate(loc: FieldPath, index: int = index, line: int = line) -> int:
             field_pos = doc.position((*prefix, index, *loc))
-            return f"{path}:{field_pos[0] if field_pos else line}"
+            return field_pos[0] if field_pos else line
 
-        tasks.append(_task(path, item, line, locate))
+        tasks += _task(path, item, line, locate, problems)
     return tasks
 
 
-def _read_jsonl(path: Path) -> list[ChatTask]:
+def _read_jsonl(path: Path, problems: list[str]) -> list[ChatTask]:
     tasks = []
     for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not text.strip():
@@ -169,26 +204,56 @@ def _read_jsonl(path: Path) -> list[ChatTask]:
         try:
             item = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-        tasks.append(_task(path, item, number, lambda _loc, n=number: f"{path}:{n}"))
+            problems.append(f"{path}:{number}: not valid JSON ({exc.msg})")
+            continue
+        tasks += _task(path, item, number, lambda _loc, n=number: n, problems)
     return tasks
 
 
-def _task(path: Path, item: Any, line: int, where: Any) -> ChatTask:
-    """Validate one task; the error names the line, the task and the field."""
+def _task(path: Path, item: Any, line: int, locate: _Locate, problems: list[str]) -> list[ChatTask]:
+    """Validate one task: [the task], or [] with its problems added, each naming the line,
+    the task and the field."""
     if not isinstance(item, dict):
-        raise UsageError(
-            f"{path}:{line}: each task must be a mapping with a `request`", hint=FORMAT_HINT
-        )
+        problems.append(f"{path}:{line}: each task must be a mapping with a `request`")
+        return []
     try:
         task = ChatTask.model_validate(item)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(p for p in err["loc"] if isinstance(p, str | int))
-        loc = loc[:1] if loc and loc[0] == "request" else loc  # not the str|list union branch
-        field = ".".join(str(p) for p in loc) or "task"
         name = f" (task {item['id']!r})" if isinstance(item.get("id"), str) else ""
-        message = str(err["msg"]).removeprefix("Value error, ")
-        raise UsageError(f"{where(loc)}{name}: {field}: {message}", hint=FORMAT_HINT) from None
+        for loc, message in _plain_errors(exc):
+            problems.append(f"{path}:{locate(loc)}{name}: {message}")
+        return []
     task.line, task.source = line, path.name
-    return task
+    task.lines = {key: locate((key,)) for key in item if isinstance(key, str)}
+    return [task]
+
+
+def _plain_errors(exc: ValidationError) -> list[tuple[FieldPath, str]]:
+    """Each bad field once, in words: what it takes, not which branch of its type failed."""
+    out: dict[str, tuple[FieldPath, str]] = {}
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if isinstance(p, int) or p in ChatTask.model_fields)
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+        if field in out:
+            continue  # a union's other branch: the same mistake
+        if err["type"] == "extra_forbidden":
+            key = str(err["loc"][-1])
+            fix = did_you_mean(key, EXPECTS) or f" (the fields: {', '.join(EXPECTS)})"
+            out[key] = ((key,), f"unknown field `{key}`{fix}")
+        elif err["type"] == "missing":
+            out[field] = (loc, f"{field}: missing; give {EXPECTS.get(field, 'a value')}")
+        elif not loc:
+            out["task"] = (loc, f"task: {str(err['msg']).removeprefix('Value error, ')}")
+        else:
+            out[field] = (loc, _wrong_type(loc, err.get("input")))
+    return list(out.values())
+
+
+def _wrong_type(loc: FieldPath, value: Any) -> str:
+    head = str(loc[0])
+    expects = ITEM_EXPECTS.get(head, "a string") if len(loc) > 1 else EXPECTS[head]
+    field = head + "".join(f"[{p}]" for p in loc[1:])
+    message = f"{field}: must be {expects}, not {json.dumps(value, default=str)}"
+    if isinstance(value, int | float) and not isinstance(value, bool) and head in QUOTED:
+        message += f' (quote numbers: {head}: ["{value}"])'
+    return message

@@ -203,7 +203,7 @@ def test_eval_chat_threshold_failure_keeps_the_report_in_the_envelope(
             "tasks:\n  - request: hi\n    no_plugin: true\n"
             "  - id: bad\n    request: a\n    colour: 1\n",
             ":6",
-            ["task 'bad'", "colour", "Extra inputs"],
+            ["task 'bad'", "unknown field `colour`"],
         ),
         ("- request: a\n  args: {x: 1}\n  plugin: p\n", ":1", ["args", "capability"]),
         ("- request: []\n  no_plugin: true\n", ":1", ["request"]),
@@ -228,6 +228,54 @@ def test_bad_jsonl_line_and_missing_file(hc: Callable[..., Any], tmp_path: Path)
     result = hc("eval", "chat", str(path))
     assert result.exit_code == 2 and f"{path}:3" in result.stderr and "plugin" in result.stderr
     assert hc("eval", "chat", str(tmp_path / "nope.yaml")).exit_code == 4
+
+
+def test_every_bad_task_is_named_at_once_in_plain_words(
+    hc: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text(
+        "- request: 5 mi in km\n  plugin: greeter\n  answer: 8.04\n"
+        "- request: hi\n  plugin: greeter\n  capabilty: hello\n"
+        "- plugin: greeter\n"
+    )
+    result = hc("eval", "chat", str(path))
+    assert result.exit_code == 2, result.output
+    assert f"{path}: 3 problems" in result.stderr
+    assert (
+        f"{path}:3: answer: must be a string or a list of strings, not 8.04 "
+        '(quote numbers: answer: ["8.04"])'
+    ) in result.stderr
+    assert f"{path}:6: unknown field `capabilty` (did you mean `capability`?)" in result.stderr
+    assert f"{path}:7: request: missing" in result.stderr
+    assert "answer.str" not in result.stderr and "Input should" not in result.stderr
+    assert fake.chat_requests == []
+
+
+def test_ids_that_are_not_installed_fail_before_any_model_call(
+    hc: Callable[..., Any], fake: FakeOllama, tmp_path: Path
+) -> None:
+    path = tmp_path / "unk.yaml"
+    path.write_text(
+        "- request: greet Ada\n  plugin: greeterr\n  capability: nope\n"
+        "- request: greet Ada\n  plugin: greeter\n  capability: helo\n"
+        "- request: greet Ada and the tide\n  needs: [greeter, nosuch]\n"
+        "  allow: [nosuch.cap, tides]\n"
+        "- request: how do I log the garden\n  skill: garden\n"
+    )
+    result = hc("eval", "chat", str(path), "--json")
+    assert result.exit_code == 2, result.output
+    message = envelope(result)["error"]["message"]
+    assert f"{path}: 5 unknown ids" in message
+    for line in (
+        f"{path}:2: plugin 'greeterr' is not installed (did you mean `greeter`?)",
+        f"{path}:6: plugin 'greeter' has no capability 'helo' (did you mean `hello`?)",
+        f"{path}:8: plugin 'nosuch' is not installed",
+        f"{path}:9: allow: plugin 'nosuch' is not installed",
+        f"{path}:11: skill 'garden' is not installed",
+    ):
+        assert line in message
+    assert fake.chat_requests == []
 
 
 def test_plugin_eval_runs_the_plugins_own_tasks(
