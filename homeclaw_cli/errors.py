@@ -50,6 +50,19 @@ class UsageError(HomeclawError):
     exit_code = ExitCode.USAGE
 
 
+MAX_LISTED = 20  # problems one error lists; a wrong file (a CSV for JSONL) fails every line
+
+
+def problems_error(title: str, problems: list[str], hint: str) -> UsageError:
+    """One usage error naming every problem of a file, so one edit fixes them all."""
+    if len(problems) == 1:
+        return UsageError(problems[0], hint=hint)
+    listed = problems[:MAX_LISTED]
+    if len(problems) > MAX_LISTED:
+        listed.append(f"... and {len(problems) - MAX_LISTED} more")
+    return UsageError(f"{title}:\n  - " + "\n  - ".join(listed), hint=hint)
+
+
 class ConfigError(HomeclawError):
     exit_code = ExitCode.CONFIG
 

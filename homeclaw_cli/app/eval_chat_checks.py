@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from homeclaw_cli.app.eval_chat_tasks import ChatTask, problems_error
+from homeclaw_cli.app.eval_chat_tasks import ChatTask
 from homeclaw_cli.catalog.registry import Registry
 from homeclaw_cli.catalog.skills import SkillRegistry
+from homeclaw_cli.errors import problems_error
 from homeclaw_cli.suggest import did_you_mean
 
 # What an `allow` item may name besides a plugin: the approval keys of the built-in and skill

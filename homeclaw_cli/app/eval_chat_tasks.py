@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from homeclaw_cli.document import DocumentError, FieldPath, read_document
-from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.errors import NotFoundError, UsageError, problems_error
 from homeclaw_cli.suggest import did_you_mean
 
 EVAL_FILE = "eval.yaml"  # a plugin's (or skill's) own tasks, next to tests.yaml
@@ -154,13 +154,6 @@ def read_tasks(path: Path) -> list[ChatTask]:
     if not tasks:
         raise UsageError(f"{path}: no tasks in the file", hint=FORMAT_HINT)
     return tasks
-
-
-def problems_error(title: str, problems: list[str], hint: str) -> UsageError:
-    """One error for one problem or several (each on its own line)."""
-    if len(problems) == 1:
-        return UsageError(problems[0], hint=hint)
-    return UsageError(f"{title}:\n  - " + "\n  - ".join(problems), hint=hint)
 
 
 class _Locate(Protocol):

@@ -5,7 +5,7 @@ A query counts as found at k when any expected id is among the top k candidates 
 before the threshold, so recall measures ranking and `none`/threshold figures measure the
 cut separately). A query that expects several ids (a request with two needs) also counts for
 complete@5: all of them among the top 5. Queries with `expected: []` score on whether nothing
-was kept.
+was kept; a line without `expected` is an error, not a silent no-plugin query.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.errors import NotFoundError, UsageError
+from homeclaw_cli.errors import NotFoundError, UsageError, problems_error
 from homeclaw_cli.settings import Settings
+from homeclaw_cli.suggest import did_you_mean
 
 KS = (1, 3, 5)
 COMPLETE_K = 5
@@ -105,32 +106,79 @@ class EvalReport:
         }
 
 
+LINE_FORMAT = 'one JSON object per line: {"query": "...", "expected": ["plugin-id"]}'
+FORMAT_HINT = f'{LINE_FORMAT}; "expected": [] for a query that needs no plugin'
+
+
 def read_queries(path: Path) -> list[EvalQuery]:
-    """Parse a JSONL file of labelled queries; errors name the line and the fix."""
+    """Parse a JSONL file of labelled queries; one error names every bad line and its fix."""
     if not path.is_file():
         what = "is a folder, not a file" if path.is_dir() else "no such file"
         raise NotFoundError(f"{path}: {what}", hint="pass a .jsonl file of labelled queries")
-    queries = []
+    queries, problems = [], []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("query"), str):
-            raise UsageError(
-                f"{path}:{number}: each line needs a `query` string",
-                hint='e.g. {"query": "weather tmrw?", "expected": ["weather"]}',
-            )
-        expected = data.get("expected", [])
-        if not isinstance(expected, list) or not all(isinstance(e, str) for e in expected):
-            raise UsageError(f"{path}:{number}: `expected` must be a list of ids")
+            problems.append(f"{path}:{number}: not valid JSON ({exc.msg})")
+            continue
+        problem = _line_problem(data)
+        if problem:
+            problems.append(f"{path}:{number}: {problem}")
+            continue
         tags = data.get("tags", [])
-        queries.append(EvalQuery(data["query"], expected, [str(t) for t in tags], number))
+        queries.append(EvalQuery(data["query"], data["expected"], [str(t) for t in tags], number))
+    if problems:
+        raise problems_error(f"{path}: {len(problems)} bad lines", problems, FORMAT_HINT)
     if not queries:
-        raise UsageError(f"{path}: no queries in the file")
+        raise UsageError(f"{path}: no queries in the file", hint=FORMAT_HINT)
     return queries
+
+
+def _line_problem(data: Any) -> str | None:
+    """What one parsed line lacks, in the words of its fix."""
+    if not isinstance(data, dict):
+        return f"not a JSON object; {LINE_FORMAT}"
+    query = data.get("query")
+    if not isinstance(query, str):
+        return "no `query` string: the request a user would type"
+    if not query.strip():
+        return "the `query` is empty: give the request a user would type"
+    if "expected" not in data:
+        return (
+            "no `expected`: list the plugin ids a right search finds, "
+            'or "expected": [] for a query that needs no plugin'
+        )
+    expected = data["expected"]
+    if not isinstance(expected, list) or not all(isinstance(e, str) for e in expected):
+        return '`expected` must be a list of plugin ids, e.g. ["weather"]'
+    return None
+
+
+def unknown_expected(settings: Settings, queries: list[EvalQuery], path: Path) -> list[str]:
+    """A warning for each expected id that is no installed plugin: its queries can only miss."""
+    from homeclaw_cli.catalog.registry import scan
+    from homeclaw_cli.catalog.skills import scan_skills
+
+    plugins = scan(settings).plugins
+    lines: dict[str, list[int]] = defaultdict(list)
+    for item in queries:
+        for plugin_id in dict.fromkeys(item.expected):
+            if plugin_id not in plugins:
+                lines[plugin_id].append(item.line)
+    skills = scan_skills(settings).skills if lines else {}
+    warnings = []
+    for plugin_id, numbers in lines.items():
+        where = ", ".join(map(str, numbers[:5])) + (", ..." if len(numbers) > 5 else "")
+        why = (
+            "is a skill, and eval retrieval ranks plugins"
+            if plugin_id in skills
+            else f"is no installed plugin{did_you_mean(plugin_id, plugins)}"
+        )
+        warnings.append(f"{path}:{where}: expected {plugin_id!r} {why}, so the query can only miss")
+    return warnings
 
 
 def evaluate(

@@ -40,11 +40,14 @@ def retrieval(
 ) -> None:
     """Recall@1/3/5, MRR, complete@5 (two-need queries) and misses of plugin retrieval over
     the synced index."""
-    from homeclaw_cli.app.eval_retrieval import evaluate, read_queries
+    from homeclaw_cli.app.eval_retrieval import evaluate, read_queries, unknown_expected
 
     queries = read_queries(queries_file)
-    report = evaluate(get_state(ctx).settings(), queries, method=check_method(method))
+    settings = get_state(ctx).settings()
     out = Output(json_mode=as_json)
+    for warning in unknown_expected(settings, queries, queries_file):
+        out.warning(warning)
+    report = evaluate(settings, queries, method=check_method(method))
     out.result(report, lambda: _show_report(out, report, queries_file, misses))
 
 

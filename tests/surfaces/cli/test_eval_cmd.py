@@ -94,3 +94,52 @@ def test_eval_reports_complete_at_5_for_two_need_queries(
     single = tmp_path / "single.jsonl"
     single.write_text(json.dumps(lines[2]) + "\n", encoding="utf-8")
     assert payload(cli("eval", "retrieval", str(single), "--json"))["overall"]["complete@5"] is None
+
+
+def test_an_expected_id_that_is_not_installed_is_warned_with_its_line(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    cli("sync")
+    path = tmp_path / "q.jsonl"
+    lines = [
+        {"query": "17 times 23", "expected": ["calculater"]},
+        {"query": "slack message", "expected": ["slack"]},
+        {"query": "a haiku about rain", "expected": ["haiku"]},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    result = cli("eval", "retrieval", str(path), "--method", "fts", "--json")
+    assert result.exit_code == 0, result.output
+    warnings = json.loads(result.stdout)["warnings"]
+    assert warnings == [
+        f"{path}:1: expected 'calculater' is no installed plugin (did you mean `calculator`?), "
+        "so the query can only miss",
+        f"{path}:3: expected 'haiku' is a skill, and eval retrieval ranks plugins, "
+        "so the query can only miss",
+    ]
+    assert f"warning: {warnings[0]}" in result.stderr
+
+
+def test_every_bad_line_is_named_with_its_fix(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        '{"query": "", "expected": ["units"]}\n{"query": "hello there"}\n'
+        '{"query": "hi", "expected": []}\n',
+        encoding="utf-8",
+    )
+    result = cli("eval", "retrieval", str(path))
+    assert result.exit_code == 2, result.output
+    assert f"{path}: 2 bad lines" in result.stderr
+    assert f"{path}:1: the `query` is empty" in result.stderr
+    assert (
+        f'{path}:2: no `expected`: list the plugin ids a right search finds, or "expected": []'
+        in (result.stderr)
+    )
+    assert "search query is empty" not in result.stderr
+    csv = tmp_path / "q.csv"
+    csv.write_text("query,expected\n17 times 23,calculator\n", encoding="utf-8")
+    result = cli("eval", "retrieval", str(csv))
+    assert result.exit_code == 2
+    assert f"{csv}:1: not valid JSON" in result.stderr
+    assert 'hint: one JSON object per line: {"query": "...", "expected": ["plugin-id"]}' in (
+        result.stderr
+    )
