@@ -9,7 +9,7 @@ what belonged to the old one.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli import sdk
@@ -50,6 +50,7 @@ class CallOutcome:
     seconds: float
     failure: FailureKind | None = None  # why result.success is False (see runners/base.py)
     capability_id: str = ""
+    warnings: list[str] = field(default_factory=list)  # RunResult.warnings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +60,7 @@ class CallOutcome:
             "post_process_prompt": self.post_process_prompt,
             "seconds": round(self.seconds, 4),
             "failure": self.failure,
+            "warnings": self.warnings,
         }
 
 
@@ -168,6 +170,7 @@ class PluginCaller:
             seconds=time.perf_counter() - started,
             failure=run.failure,
             capability_id=capability.id,
+            warnings=run.warnings,
         )
 
     def _target(self, entry: PluginEntry, capability: Capability, declared: bool) -> RunTarget:

@@ -61,6 +61,7 @@ class RunResult:
 
     result: PluginResult
     failure: FailureKind | None = None
+    warnings: list[str] = field(default_factory=list)  # for the user: an answer read leniently
 
 
 @dataclass
@@ -167,7 +168,29 @@ def result_from_payload(request: PluginRequest, payload: Any, who: str) -> RunRe
     if not success:
         error = payload.get("error") or payload.get("text") or "the plugin reported a failure"
         return fail(request, "plugin_error", f"{who}: {value_to_text(error)}", metadata)
-    return ok(request, value_to_text(payload.get("text", "")), metadata)
+    if "text" in payload:
+        return ok(request, value_to_text(payload["text"]), metadata)
+    return _without_text(request, payload, who, metadata)
+
+
+def _without_text(
+    request: PluginRequest, payload: dict[str, Any], who: str, metadata: dict[str, Any]
+) -> RunResult:
+    """A successful answer with no `text`: keys a PluginResult does not know (`content`,
+    `result`) would be dropped and the user shown nothing, so the whole answer is shown as
+    JSON, with a warning either way."""
+    unknown = sorted(payload.keys() - PluginResult.model_fields.keys())
+    if not unknown:
+        run = ok(request, "", metadata)
+        run.warnings.append(f"{who} answered success without `text`: there is nothing to show")
+        return run
+    run = ok(request, value_to_text(payload), metadata)
+    run.warnings.append(
+        f"{who} answered without `text`, with keys a PluginResult does not have "
+        f"({', '.join(unknown)}), so the whole answer is shown as JSON; "
+        'put the answer in `text`: {"success": true, "text": "..."}'
+    )
+    return run
 
 
 @dataclass

@@ -92,6 +92,8 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     out = Output(json_mode=as_json)
     if not as_json:
         _show_plugin_output(out, outcome, debug=get_state(ctx).debug)
+    for warning in outcome.warnings:
+        out.warning(warning)
     out.result(outcome, lambda: _show_answer(out, outcome))
     if not outcome.result.success:
         hint = _unavailable_hint(context.registry.plugins.get(plugin_id))

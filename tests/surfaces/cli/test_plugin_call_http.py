@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -125,6 +126,25 @@ def test_garbage_body_is_bad_output(cli: Any, fake_server: Any) -> None:
     assert result.exit_code == ExitCode.FAILURE
     assert "plugin junk answered '<html>oops</html>'" in result.stderr
     assert "which is not JSON" in result.stderr
+
+
+def test_an_answer_without_text_is_shown_as_json_with_a_warning(cli: Any, fake_server: Any) -> None:
+    body = '{"success": true, "content": "It is 21 C in Paris."}'
+    http_plugin("wx", fake_server({"/run": (200, body)}), [])
+    result = cli("plugin", "call", "wx")
+    assert result.exit_code == 0, result.output
+    assert '"content": "It is 21 C in Paris."' in result.stdout
+    assert (
+        "warning: plugin wx answered without `text`, with keys a PluginResult does not have "
+        "(content), so the whole answer is shown as JSON"
+    ) in result.stderr
+    envelope = json.loads(cli("plugin", "call", "wx", "--json").stdout)
+    assert "It is 21 C" in envelope["data"]["result"]["text"]
+    assert envelope["warnings"] == envelope["data"]["warnings"] != []
+    http_plugin("mute", fake_server({"/run": (200, '{"success": true}')}), [])
+    mute = cli("plugin", "call", "mute")
+    assert mute.exit_code == 0
+    assert "plugin mute answered success without `text`" in mute.stderr
 
 
 def test_server_error_quotes_a_text_body(cli: Any, fake_server: Any) -> None:
