@@ -3,31 +3,18 @@ archive), as it never copies .git or __pycache__."""
 
 from __future__ import annotations
 
-import json
 import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
-
-def _plugin(folder: Path, plugin_id: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "id": plugin_id,
-        "name": plugin_id.title(),
-        "description": "Says hello to people by name.",
-        "type": "subprocess",
-        "config": {"command": "python3", "args": ["main.py"]},
-    }
-    (folder / "plugin.yaml").write_text(json.dumps(manifest) + "\n")
-    (folder / "main.py").write_text("print('hi')\n")
-    return folder
+from tests.fakes.plugin_source import source_plugin
 
 
 def test_virtualenvs_and_tool_caches_are_not_installed(
     cli: Any, hc_home: Path, tmp_path: Path
 ) -> None:
-    folder = _plugin(tmp_path / "greeter", "greeter")
+    folder = source_plugin(tmp_path / "greeter", "greeter")
     for cache in (".pytest_cache", ".mypy_cache", ".ruff_cache", "venv"):
         (folder / cache).mkdir()
         (folder / cache / "junk").write_text("x")

@@ -3,30 +3,17 @@ install` does."""
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
 
-
-def _plugin(folder: Path, plugin_id: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "id": plugin_id,
-        "name": plugin_id.title(),
-        "description": "Says hello to people by name.",
-        "type": "subprocess",
-        "config": {"command": "python3", "args": ["main.py"]},
-    }
-    (folder / "plugin.yaml").write_text(json.dumps(manifest) + "\n")
-    (folder / "main.py").write_text("print('hi')\n")
-    return folder
+from tests.fakes.plugin_source import source_plugin
 
 
 def test_a_folder_or_zip_of_several_plugins_names_them(cli: Any, tmp_path: Path) -> None:
     collection = tmp_path / "collection"
-    _plugin(collection / "p1", "p1")
-    _plugin(collection / "p2", "p2")
+    source_plugin(collection / "p1", "p1")
+    source_plugin(collection / "p2", "p2")
     result = cli("plugin", "install", str(collection), "--yes")
     assert result.exit_code == 2, result.output
     assert "the source holds 2 plugins (p1, p2); install one at a time" in result.stderr
@@ -38,6 +25,6 @@ def test_a_folder_or_zip_of_several_plugins_names_them(cli: Any, tmp_path: Path)
     result = cli("plugin", "install", str(archive), "--yes")
     assert result.exit_code == 2 and "the source holds 2 plugins (p1, p2)" in result.stderr
     alone = tmp_path / "alone"
-    _plugin(alone / "p3", "p3")
+    source_plugin(alone / "p3", "p3")
     (alone / "README.md").write_text("one plugin and its readme\n")
     assert cli("plugin", "install", str(alone), "--yes").exit_code == 0
