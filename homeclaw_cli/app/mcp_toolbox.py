@@ -26,7 +26,7 @@ from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.scan_fingerprint import plugin_fingerprint, skill_fingerprint
 from homeclaw_cli.app.skill_tools import ScannedSkills, SkillSource, skill_tool_name, skill_tools
 from homeclaw_cli.catalog.registry import Registry
-from homeclaw_cli.core.approval import ApprovalPolicy, ApprovalRecord, ToolAction
+from homeclaw_cli.core.approval import ApprovalRecord, ToolAction
 from homeclaw_cli.core.capability_tools import add_plugin_tools, tool_name
 from homeclaw_cli.core.ports import PluginCallerLike, Retriever
 from homeclaw_cli.core.retrieval import RetrievalHit
@@ -121,10 +121,9 @@ class Toolbox:
         plain read)."""
         if action.read_only:
             return None
-        tools = self.context.settings.tools
-        decision = ApprovalPolicy(mode=tools.approve, rules=dict(tools.approve_rules)).decide(
-            action
-        )
+        from homeclaw_cli.app.chat import approval_policy  # the chat's standing answers
+
+        decision = approval_policy(self.context.settings).decide(action)
         allowed = decision.verdict != "refuse"
         how = {"run": "auto", "ask": "the MCP client's", "refuse": "refused"}[decision.verdict]
         record = ApprovalRecord(allowed, how, decision.reason)
