@@ -40,6 +40,7 @@ async def run_checks(context: AppContext) -> list[Check]:
         checks.append(_index_check(context))
     checks.append(_embedding_check(settings))
     checks.extend(_plugin_checks(context))
+    checks.extend(await _managed_checks(context))
     checks.append(_examples_check(context))
     return checks
 
@@ -258,10 +259,8 @@ def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
     store = context.health
     checks = []
     for plugin_id in plugin_ids:
-        start = context.registry.plugins[plugin_id].manifest.managed_start()
-        if start is not None:
-            checks.append(_managed_check(context, plugin_id))
-            continue
+        if context.registry.plugins[plugin_id].manifest.managed_start() is not None:
+            continue  # _managed_checks
         status = store.get(plugin_id)
         if status is not None and not status.ok:
             checks.append(
@@ -275,18 +274,27 @@ def _health_checks(context: AppContext, plugin_ids: list[str]) -> list[Check]:
     return checks
 
 
-def _managed_check(context: AppContext, plugin_id: str) -> Check:
-    """A managed server: not started yet is fine (it starts on first use); a failed start
-    is a failure with its log."""
-    from homeclaw_cli.runtime.managed_server import log_path, server_state
+async def _managed_checks(context: AppContext) -> list[Check]:
+    """Managed servers, in the words of `plugin health`: not started yet is fine (it starts
+    on first use), a server already answering on its address is running, a failed start or
+    a server that stopped answering is a failure with its log."""
+    import httpx
 
-    state = server_state(context.settings, plugin_id)
-    if state.state == "failed":
-        return Check(
-            f"plugin {plugin_id}",
-            "fail",
-            state.describe(),
-            f"see {log_path(context.settings.data_dir, plugin_id)}, then "
-            f"`homeclaw plugin call {plugin_id} ...` starts it again",
-        )
-    return Check(f"plugin {plugin_id}", "ok", state.describe())
+    from homeclaw_cli.runtime.health import managed_health
+    from homeclaw_cli.runtime.managed_server import log_path
+
+    checks = []
+    async with httpx.AsyncClient() as http:
+        for plugin_id, entry in context.registry.plugins.items():
+            start = entry.manifest.managed_start()
+            if start is None:
+                continue
+            ok, detail = await managed_health(context.settings, http, plugin_id, start)
+            fix = (
+                ""
+                if ok
+                else f"see {log_path(context.settings.data_dir, plugin_id)}, then "
+                f"`homeclaw plugin call {plugin_id} ...` starts it again"
+            )
+            checks.append(Check(f"plugin {plugin_id}", "ok" if ok else "fail", detail, fix))
+    return checks

@@ -119,7 +119,8 @@ def test_a_running_server_is_reported_with_its_pid(
         assert health.exit_code == 0
         assert f"managed: running (pid {pid})" in health.stdout
         check = doctor_check(cli, "plugin todo")
-        assert check["status"] == "ok" and check["detail"] == f"managed: running (pid {pid})"
+        assert check["status"] == "ok"
+        assert check["detail"].startswith(f"managed: running (pid {pid}); GET ")
     finally:
         servers.stop_all()
     assert not answers(todo)
@@ -314,3 +315,30 @@ def test_a_managed_mcp_server_over_streamable_http(cli: Callable[..., Any], hc_h
     write_plugin(workspace_plugins(), {**manifest, "config": stdio})
     refused = cli("plugin", "validate", str(workspace_plugins() / "webmcp"))
     assert refused.exit_code == 1 and "`start` is for sse / streamable-http" in refused.stdout
+
+
+def test_a_server_someone_else_started_is_running_for_doctor_and_health(
+    cli: Callable[..., Any], todo: int
+) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", todo), Elsewhere)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        health = cli("plugin", "health", "todo", "--json")
+        (report,) = payload(health)
+        check = doctor_check(cli, "plugin todo")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert report["detail"].startswith("managed: running (not started by homeclaw)")
+    assert check["status"] == "ok" and check["detail"] == report["detail"]
