@@ -65,7 +65,11 @@ def chat(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
     query: Annotated[
         str | None,
-        typer.Option("-q", "--query", help="Ask one question and exit (stdin when piped)."),
+        typer.Option(
+            "-q",
+            "--query",
+            help="Ask one question and exit; `-q -` (or piping it in) reads it from stdin.",
+        ),
     ] = None,
     model: ModelOpt = None,
     host: HostOpt = None,
@@ -90,7 +94,7 @@ def chat(  # noqa: PLR0917 - typer options
 ) -> None:
     """Chat with your local model; plugins and skills are retrieved for every message.
 
-    With -q, or a question piped on stdin, it answers once:
+    With -q (`-q -` reads the question from stdin), or a question piped on stdin, it answers once:
     only the answer goes to stdout, everything else to stderr.
     -c / --session ID pick a logged conversation up again (with -q too).
     Exit 1 when a tool failed for good, 4 for a model or session not found, 5 when the server is
@@ -99,8 +103,7 @@ def chat(  # noqa: PLR0917 - typer options
     flags = approval_flags(approve, approve_rules or [], allow_dirs or [])
     settings = llm_settings(ctx, model, host, **flags)
     resume = resumed_session(settings, resume_last, session)
-    if query is None and not sys.stdin.isatty():
-        query = sys.stdin.read()
+    query = stdin_question(query)
     if query is not None:
         out = Output(json_mode=as_json)
         _answer_once(settings, out, query, trace=trace, log=not no_log, resume=resume)
@@ -117,6 +120,21 @@ def chat(  # noqa: PLR0917 - typer options
         debug=get_state(ctx).debug,
         resume=resume,
     )
+
+
+def stdin_question(query: str | None) -> str | None:
+    """The question of -q: `-` reads it from stdin, as does no -q with stdin piped."""
+    if query == "-":
+        question = sys.stdin.read().rstrip("\n")
+        if not question.strip():
+            raise UsageError(
+                "-q - found no question on stdin",
+                hint='pipe one in: echo "your question" | homeclaw chat -q -',
+            )
+        return question
+    if query is None and not sys.stdin.isatty():
+        return sys.stdin.read()
+    return query
 
 
 def _answer_once(

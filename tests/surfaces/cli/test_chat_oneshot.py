@@ -167,6 +167,28 @@ def test_question_from_stdin(chat: Callable[..., Any], fake: FakeOllama) -> None
     assert fake.chat_requests[0]["messages"][-1]["content"] == "what is six times seven"
 
 
+def test_dash_reads_the_question_from_stdin(
+    chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(text("42"))
+    result = chat("-q", "-", "--json", input="what is six times seven\n")
+    assert result.exit_code == 0, result.stderr
+    assert payload(result)["answer"] == "42"
+    assert fake.chat_requests[0]["messages"][-1]["content"] == "what is six times seven"
+    assert payload(cli("logs", "--json"))[-1]["message"] == "what is six times seven"
+
+
+def test_dash_with_nothing_on_stdin_is_a_usage_error(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    for empty in ("", "\n"):
+        result = chat("-q", "-", input=empty)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert "found no question on stdin" in result.stderr
+        assert "| homeclaw chat -q -" in result.stderr
+    assert fake.chat_requests == []
+
+
 def test_tool_failed_for_good_exits_1(chat: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(tool_call("greeter__boom"), text("Sorry, the greeter is broken."))
     result = chat("-q", "greet and explode boom")
