@@ -8,7 +8,8 @@
      ├── UnavailableError         Ollama, a plugin server, MCP unreachable -> UNAVAILABLE (5)
      ├── LockedError              another process holds the index lock    -> LOCKED (6)
      ├── ConflictError            an id is taken (registration)            -> FAILURE (1)
-     └── PluginCallError          a plugin ran and failed                  -> FAILURE (1)
+     ├── PluginCallError          a plugin ran and failed                  -> FAILURE (1)
+     └── InterruptError           Ctrl-C stopped it                        -> INTERRUPTED (130)
 
 Lower layers raise these with sentences a user can act on; only the CLI entry point turns
 them into stderr text and an exit status.
@@ -89,6 +90,10 @@ class ConflictError(HomeclawError):
 
 class PluginCallError(HomeclawError):
     exit_code = ExitCode.FAILURE
+
+
+class InterruptError(HomeclawError):
+    exit_code = ExitCode.INTERRUPTED
 
 
 def missing_path(path: object, *, hint: str | None = None) -> NotFoundError:

@@ -10,6 +10,8 @@ from typer.testing import Result
 
 ENVELOPE_KEYS = {"homeclaw", "command", "ok", "data", "warnings"}
 ERROR_KEYS = {"homeclaw", "command", "ok", "error", "warnings"}
+# A command that reports what it did and the error that ended it (a failed `chat -q` turn).
+FAILED_KEYS = ENVELOPE_KEYS | {"error"}
 
 CliOutput = Result | subprocess.CompletedProcess[str] | str
 
@@ -20,7 +22,9 @@ def envelope(output: CliOutput) -> dict[str, Any]:
     document = json.loads(text)
     assert isinstance(document, dict), document
     assert document["homeclaw"] == 1, document
-    assert set(document) in (ENVELOPE_KEYS, ERROR_KEYS), sorted(document)
+    assert set(document) in (ENVELOPE_KEYS, ERROR_KEYS, FAILED_KEYS), sorted(document)
+    if "error" in document:
+        assert document["ok"] is False, document
     assert isinstance(document["command"], str) and document["command"], document
     assert isinstance(document["warnings"], list), document
     code = _exit_code(output)

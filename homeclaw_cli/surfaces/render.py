@@ -46,21 +46,19 @@ class Envelope:
     def __init__(self, command: str) -> None:
         self.command = command
         self.data: object = None
+        self.error: errors.HomeclawError | None = None  # what ended a command, next to its data
         self.warnings: list[str] = []
 
     def succeeded(self, ok: bool) -> dict[str, object]:
         """The envelope of a command that ran to its end (`ok`: it exited 0)."""
-        return {**self._head(ok), "data": self.data, "warnings": self.warnings}
+        document = {**self._head(ok), "data": self.data}
+        if self.error is not None:
+            document["error"] = _described(self.error)
+        return {**document, "warnings": self.warnings}
 
     def failed(self, error: errors.HomeclawError) -> dict[str, object]:
         """The envelope of a command stopped by `error`."""
-        described = {
-            "message": error.message,
-            "hint": error.hint,
-            "exit_code": int(error.exit_code),
-            "kind": error_kind(error),
-        }
-        return {**self._head(False), "error": described, "warnings": self.warnings}
+        return {**self._head(False), "error": _described(error), "warnings": self.warnings}
 
     def _head(self, ok: bool) -> dict[str, object]:
         return {"homeclaw": ENVELOPE_VERSION, "command": self.command, "ok": ok}
@@ -94,6 +92,15 @@ def write_envelope(exit_code: int, error: errors.HomeclawError | None = None) ->
     document = envelope.failed(error) if error else envelope.succeeded(exit_code == 0)
     sys.stdout.write(_dumps(document))
     sys.stdout.flush()
+
+
+def _described(error: errors.HomeclawError) -> dict[str, object]:
+    return {
+        "message": error.message,
+        "hint": error.hint,
+        "exit_code": int(error.exit_code),
+        "kind": error_kind(error),
+    }
 
 
 def error_kind(error: errors.HomeclawError) -> str:
@@ -156,6 +163,12 @@ class Output:
         if self._envelope is None:
             raise RuntimeError("JSON output without an envelope: declare --json with JsonFlag")
         self._envelope.data = payload
+
+    def json_error(self, error: errors.HomeclawError) -> None:
+        """--json: the envelope's `error`, for a command that ends with it and still reports
+        its data (printing `error` on stderr is left to the caller)."""
+        if self._envelope is not None:
+            self._envelope.error = error
 
     def text(self, text: str) -> None:
         """Payload text on stdout, printed verbatim (never parsed as markup)."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from homeclaw_cli.errors import ExitCode, UsageError, missing_path
+from homeclaw_cli.errors import HomeclawError, InterruptError, UsageError, missing_path
 from homeclaw_cli.surfaces.cli.options import HostOpt, ModelOpt, json_requested
 from homeclaw_cli.surfaces.cli.state import get_state, llm_settings
 from homeclaw_cli.surfaces.render import Output
@@ -151,7 +151,9 @@ def _answer_once(
         )
     except KeyboardInterrupt:  # asyncio.run cancelled the turn (it is logged as cancelled)
         out.info("cancelled")
-        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+        interrupted = InterruptError("the turn was cancelled")
+        out.json_error(interrupted)
+        raise typer.Exit(int(interrupted.exit_code)) from None
     if code:
         raise typer.Exit(code)
 
@@ -202,8 +204,10 @@ async def _one_shot(
         for line in trace_lines(result):
             out.info(line)
     if not result.ok:
-        out.error(result.error or "the turn failed")
-        return int(ExitCode.FAILURE)
+        failed = HomeclawError(result.error or "the turn failed")
+        out.json_error(failed)
+        out.error(failed.message)
+        return int(failed.exit_code)
     return 0
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.fakes.chat_plugins import fast_retrieval, write_plugin
 from tests.fakes.ollama_server import FakeOllama, text, tool_call
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 
 __all__ = ["fast_retrieval"]
 
@@ -252,9 +252,14 @@ def test_approve_auto_runs_it_and_never_refuses_it(
     refused = chat("-q", "save x", "--approve", "never")
     assert "`never`" in tool_steps(refused)[0]["approval"]
     assert refused.exit_code == 1 and payload(refused)["failure"] == "approval"
-    assert payload(refused)["error"] == (
-        'not run: vault__save(text="x") is not allowed (tools.approve is `never`)'
-    )
+    message = 'not run: vault__save(text="x") is not allowed (tools.approve is `never`)'
+    assert payload(refused)["error"] == message
+    assert envelope(refused)["error"] == {
+        "message": message,
+        "hint": None,
+        "exit_code": 1,
+        "kind": "error",
+    }
     audit = payload(cli("audit", "--json"))
     events = [e for e in audit if e["action"] == "tool-approval"]
     assert [(e["tool"], e["allowed"], e["decided"]) for e in events] == [

@@ -22,7 +22,7 @@ from tests.fakes.slow_tools import (
     sleepy_plugin,
     wait_for_pids,
 )
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 from tests.surfaces.cli.test_chat_repl_pty import start_repl, stop
 
 __all__ = ["fake_ollama"]
@@ -92,6 +92,35 @@ def test_ctrl_c_in_chat_q_exits_130_and_leaves_no_process(
     assert none_alive(pids)
     [turn] = logged(run_cli)
     assert turn["status"] == "cancelled" and turn["message"] == question
+
+
+def test_ctrl_c_in_chat_q_json_puts_the_interruption_in_the_envelope(
+    hc_home: Path, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    fake_ollama.add_model("llama3.2")
+    pid_file, env = slow_tool("plugin", tmp_path, fake_ollama)
+    argv = ["chat", "--host", fake_ollama.host, "--json", "-q", "take a nap and sleep a while"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "homeclaw_cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **env},
+    )
+    pids: list[int] = []
+    try:
+        pids = wait_for_pids(pid_file)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        kill_leftovers(pids)
+    assert proc.returncode == 130, stderr
+    document = envelope(stdout)
+    assert document["ok"] is False and document["data"] is None
+    assert document["error"]["exit_code"] == 130 and document["error"]["kind"] == "interrupt"
+    assert "cancelled" in document["error"]["message"]
 
 
 def test_ctrl_c_in_the_repl_during_a_plugin_keeps_the_session(

@@ -16,7 +16,7 @@ from tests.fakes.ollama_server import (
     tool_call,
     unused_port_host,
 )
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 
 __all__ = ["fast_retrieval"]
 
@@ -195,6 +195,19 @@ def test_tool_failed_for_good_exits_1(chat: Callable[..., Any], fake: FakeOllama
     assert result.exit_code == 1
     assert result.stdout == "Sorry, the greeter is broken.\n"
     assert "the greeter exploded" in result.stderr
+
+
+def test_a_failed_turn_under_json_has_its_error_next_to_its_data(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(tool_call("greeter__boom"), text("Sorry, the greeter is broken."))
+    result = chat("-q", "greet and explode boom", "--json")
+    assert result.exit_code == 1
+    document = envelope(result)
+    assert document["data"]["failure"] == "tool"
+    assert document["data"]["answer"] == "Sorry, the greeter is broken."
+    assert document["error"]["message"] == document["data"]["error"]
+    assert document["error"]["exit_code"] == 1 and document["error"]["kind"] == "error"
 
 
 def test_model_unreachable_exits_5(cli: Callable[..., Any]) -> None:
