@@ -205,24 +205,47 @@ class ChatSession:
         on_text: TextSink | None = None,
         on_status: StatusSink | None = None,
     ) -> TurnResult:
-        """One turn, logged. A turn cancelled midway (Ctrl-C) is logged as cancelled, with
-        what it did until then, and the cancellation goes on up to the surface."""
+        """One turn, logged. A turn cancelled midway (Ctrl-C) is logged as cancelled, and one
+        an error stopped (the model server unreachable) as failed with that error, each with
+        what it did until then; the cancellation or error goes on up to the surface."""
         before = self.agent.last
         started = time.perf_counter()
         try:
             result = await self.agent.turn(message, on_text=on_text, on_status=on_status)
         except asyncio.CancelledError:
-            if self.log is not None:
-                partial = self.agent.last
-                turn = partial if partial is not None and partial is not before else None
-                turn = turn or TurnResult(message)
-                turn.ok, turn.error = False, "cancelled"
-                turn.timings.setdefault("total", time.perf_counter() - started)
-                self.log.record(self.model, turn, cancelled=True)
+            self._log_stopped(message, before, started, "cancelled", cancelled=True)
+            raise
+        except HomeclawError as exc:
+            self._log_stopped(message, before, started, exc.message)
             raise
         if self.log is not None:
             self.log.record(self.model, result)
         return result
+
+    def log_unasked(self, message: str, error: HomeclawError) -> None:
+        """Log `message` as a failed turn when `error` came before it could be asked (the
+        model server unreachable at start), so `homeclaw logs --failed` lists it."""
+        if self.log is not None:
+            self.log.record(self.model, TurnResult(message, ok=False, error=error.message))
+
+    def _log_stopped(
+        self,
+        message: str,
+        before: TurnResult | None,
+        started: float,
+        error: str,
+        *,
+        cancelled: bool = False,
+    ) -> None:
+        """Log the turn that did not end on its own, with what it did until then."""
+        if self.log is None:
+            return
+        partial = self.agent.last
+        turn = partial if partial is not None and partial is not before else None
+        turn = turn or TurnResult(message)
+        turn.ok, turn.error = False, error
+        turn.timings.setdefault("total", time.perf_counter() - started)
+        self.log.record(self.model, turn, cancelled=cancelled)
 
     def set_model(self, model: str) -> None:
         settings = self.settings.model_copy(deep=True)

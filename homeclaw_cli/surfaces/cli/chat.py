@@ -182,7 +182,11 @@ async def _one_shot(
     session = ChatSession(settings, log=log, ask=terminal_asker(), resume=resume, notice=out.info)
     streamed: list[str] = []
     try:
-        await session.start()
+        try:
+            await session.start()
+        except HomeclawError as exc:  # the server or model is not there: a failed turn
+            session.log_unasked(query, exc)
+            raise
         with out.stream() as show:
 
             def show_text(piece: str) -> None:

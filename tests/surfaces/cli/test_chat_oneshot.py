@@ -11,6 +11,7 @@ import pytest
 from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import (
     FakeOllama,
+    error,
     text,
     text_tool_call,
     tool_call,
@@ -215,6 +216,26 @@ def test_model_unreachable_exits_5(cli: Callable[..., Any]) -> None:
     result = cli("chat", "-q", "hi", "--host", host)
     assert result.exit_code == 5 and result.stdout == ""
     assert f"Ollama is not running at {host}" in result.stderr and "ollama serve" in result.stderr
+
+
+def test_an_unreachable_server_is_logged_as_a_failed_turn(cli: Callable[..., Any]) -> None:
+    host = unused_port_host()
+    assert cli("chat", "-q", "what is on my todo list", "--host", host).exit_code == 5
+    [turn] = payload(cli("logs", "--failed", "--json"))
+    assert turn["message"] == "what is on my todo list" and turn["status"] == "failed"
+    assert turn["error"] == f"Ollama is not running at {host}"
+    listed = cli("logs", "--failed")
+    assert "FAILED" in listed.stdout and f"Ollama is not running at {host}" in listed.stdout
+
+
+def test_a_server_error_mid_turn_is_logged_as_a_failed_turn(
+    chat: Callable[..., Any], cli: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(error(500, "the server fell over"))
+    assert chat("-q", "greet Ada hello").exit_code == 5
+    [turn] = payload(cli("logs", "--failed", "--json"))
+    assert turn["message"] == "greet Ada hello" and turn["status"] == "failed"
+    assert "the server fell over" in turn["error"]
 
 
 def test_model_not_pulled_exits_4(chat: Callable[..., Any]) -> None:
