@@ -16,6 +16,7 @@ from homeclaw_cli import __version__
 from homeclaw_cli.errors import (
     ExitCode,
     HomeclawError,
+    InterruptError,
     UsageError,
     damaged_index,
     missing_path,
@@ -86,6 +87,7 @@ class _ErrorBoundary(TyperGroup):
         except HomeclawError as exc:
             _fail(ctx, exc)
         except KeyboardInterrupt:
+            write_envelope(int(ExitCode.INTERRUPTED), InterruptError("interrupted"))
             sys.stderr.write("interrupted\n")
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         except (RuntimeError, OSError, ValueError) as exc:
