@@ -226,10 +226,7 @@ def approval_flags(
     for rule in rules:
         key, sep, mode = rule.partition("=")
         if not sep or not key.strip() or mode.strip() not in ApproveMode.__members__:
-            raise UsageError(
-                f"--approve-rule {rule!r} is not ID=MODE",
-                hint="e.g. --approve-rule notes=auto or --approve-rule notes.delete_note=never",
-            )
+            raise _bad_rule(rule, key.strip(), mode.strip() if sep else None)
         parsed[key.strip()] = mode.strip()
     if parsed:
         flags["tools.approve_rules"] = parsed
@@ -243,3 +240,19 @@ def approval_flags(
     if allow_dirs:
         flags["tools.allowed_dirs"] = [folder.expanduser().resolve() for folder in allow_dirs]
     return flags
+
+
+def _bad_rule(rule: str, key: str, mode: str | None) -> UsageError:
+    """The usage error for an --approve-rule that is not ID=MODE, naming the valid modes."""
+    modes = ", ".join(m.value for m in ApproveMode)
+    example = f"{key or 'notes'}=auto"
+    if mode is None:
+        problem = "has no =MODE"
+    elif not key:
+        problem = "has no plugin or capability id before ="
+    else:
+        problem = f"has the mode {mode!r}, which is none of {modes}"
+    return UsageError(
+        f"--approve-rule {rule!r} is not ID=MODE: it {problem}",
+        hint=f"MODE is one of {modes}, e.g. --approve-rule {example}",
+    )

@@ -275,6 +275,13 @@ def test_a_bad_approve_rule_is_a_usage_error(chat: Callable[..., Any]) -> None:
     assert "ID=MODE" in result.stderr
 
 
+def test_an_unknown_approve_rule_mode_names_the_valid_modes(chat: Callable[..., Any]) -> None:
+    result = chat("-q", "hi", "--approve-rule", "notes=sometimes")
+    assert result.exit_code == 2
+    assert "'sometimes'" in result.stderr
+    assert "MODE is one of ask, auto, never, e.g. --approve-rule notes=auto" in result.stderr
+
+
 def test_a_skill_script_is_a_write_unless_its_skill_says_it_only_reads(
     cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path
 ) -> None:
