@@ -11,6 +11,9 @@ from typing import Any, ClassVar, Literal
 
 # structured calls, JSON in text, format mode, the constrained decision (core/turn_decide.py)
 CallSource = Literal["native", "content", "json", "decided"]
+# the constrained decision's own model calls, made within a round: the tool-or-answer
+# question, the picked tool's arguments, a plain answer without tools
+DecisionCall = Literal["pick", "arguments", "answer"]
 
 
 def _step_json(step: TraceStep) -> dict[str, Any]:
@@ -74,16 +77,18 @@ class PromptStep:
 
 @dataclass
 class LlmStep:
-    """One model call: token counts and the tools it called, if any."""
+    """One model call: token counts and the tools it called, if any. A round's own call has
+    no `decision`; the decision calls that follow it within the round name theirs."""
 
     kind: ClassVar[str] = "llm"
-    omit_when_none: ClassVar[tuple[str, ...]] = ()
+    omit_when_none: ClassVar[tuple[str, ...]] = ("decision",)
     seconds: float
     round: int
     prompt_tokens: int | None
     eval_tokens: int | None
     tool_calls: list[str] = field(default_factory=list)
     call_source: CallSource | None = None  # None when the model answered
+    decision: DecisionCall | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _step_json(self)

@@ -23,7 +23,7 @@ from homeclaw_cli.core.tool_parse import (
     strip_think,
 )
 from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
-from homeclaw_cli.core.trace import CallSource, LlmStep, ToolStep, TraceStep
+from homeclaw_cli.core.trace import CallSource, DecisionCall, LlmStep, ToolStep, TraceStep
 from homeclaw_cli.core.user_paths import complete_paths, user_paths
 
 MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
@@ -103,7 +103,12 @@ class TurnState:
             self.on_status(what)
 
     def record_reply(
-        self, reply: LLMReply, round_no: int, calls: list[str], source: CallSource | None
+        self,
+        reply: LLMReply,
+        round_no: int,
+        calls: list[str],
+        source: CallSource | None,
+        decision: DecisionCall | None = None,
     ) -> None:
         """Count a model reply's time and add its trace step (the tools it called, if any)."""
         self.llm_seconds += reply.seconds
@@ -115,6 +120,7 @@ class TurnState:
                 eval_tokens=reply.eval_tokens,
                 tool_calls=calls,
                 call_source=source,
+                decision=decision,
             )
         )
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from homeclaw_cli.core.grounding import conversation_words, made_up
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, LLMToolCall
+from homeclaw_cli.core.ports import LLM, ChatMessage, LLMReply, LLMToolCall
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
@@ -131,8 +131,10 @@ async def _call_to(llm: LLM, state: TurnState, name: str, round_no: int) -> LLMT
     system = ARGUMENTS_SYSTEM.format(name=tool.name, description=tool.description)
     schema = _arguments_schema(tool)
     messages = _messages(state, system)
-    arguments = await _ask(llm, state, messages, round_no, schema, max_tokens=ARGUMENTS_MAX_TOKENS)
-    return LLMToolCall(tool.name, arguments) if isinstance(arguments, dict) else None
+    arguments, reply = await _ask(llm, messages, schema, state, max_tokens=ARGUMENTS_MAX_TOKENS)
+    usable = isinstance(arguments, dict)
+    state.record_reply(reply, round_no, [tool.name] if usable else [], "decided", "arguments")
+    return LLMToolCall(tool.name, arguments) if usable else None
 
 
 def wants_doubt(state: TurnState, move: ModelMove) -> bool:
@@ -226,7 +228,7 @@ async def _plain_answer(llm: LLM, state: TurnState, round_no: int) -> ModelMove:
         reply = await llm.chat(_messages(state, ANSWER_SYSTEM))
     finally:
         state.status(None)
-    state.record_reply(reply, round_no, [], None)
+    state.record_reply(reply, round_no, [], None, "answer")
     answer = strip_think(reply.content)
     return ModelMove(answer, [], "decided", answer)
 
@@ -234,11 +236,9 @@ async def _plain_answer(llm: LLM, state: TurnState, round_no: int) -> ModelMove:
 async def _pick(llm: LLM, state: TurnState, round_no: int) -> str | None:
     """The tool name (or "answer") the constrained question picks; None when unusable."""
     tools = [t for t in state.tools.tools() if t.kind != "search"]
-    picked = await _ask(
+    picked, reply = await _ask(
         llm,
-        state,
         _messages(state, _decide_system(tools)),
-        round_no,
         {
             "type": "object",
             "properties": {
@@ -246,10 +246,14 @@ async def _pick(llm: LLM, state: TurnState, round_no: int) -> str | None:
             },
             "required": ["tool"],
         },
+        state,
         max_tokens=PICK_MAX_TOKENS,
     )
     name = picked.get("tool") if isinstance(picked, dict) else None
-    return name if isinstance(name, str) else None
+    name = name if isinstance(name, str) else None
+    calls = [name] if name is not None and name != ANSWER_TOOL else []
+    state.record_reply(reply, round_no, calls, "decided", "pick")
+    return name
 
 
 def _decide_system(tools: list[Tool]) -> str:
@@ -281,15 +285,10 @@ def _arguments_schema(tool: Tool) -> dict[str, Any]:
 
 
 async def _ask(
-    llm: LLM,
-    state: TurnState,
-    messages: list[ChatMessage],
-    round_no: int,
-    schema: Any,
-    *,
-    max_tokens: int,
-) -> Any:
-    """One structured-output request; its JSON (None when it is not JSON, e.g. cut short)."""
+    llm: LLM, messages: list[ChatMessage], schema: Any, state: TurnState, *, max_tokens: int
+) -> tuple[Any, LLMReply]:
+    """One structured-output request; its JSON (None when it is not JSON, e.g. cut short) and
+    the reply, for the caller's trace step."""
     state.status("thinking")
     try:
         reply = await llm.chat(messages, format=schema, max_tokens=max_tokens)
@@ -299,7 +298,4 @@ async def _ask(
         data = json.loads(strip_wrappers(reply.content))
     except json.JSONDecodeError:
         data = None
-    name = data.get("tool") if isinstance(data, dict) else None
-    picked = [name] if isinstance(name, str) and name != ANSWER_TOOL else []
-    state.record_reply(reply, round_no, picked, "decided")
-    return data
+    return data, reply

@@ -52,6 +52,8 @@ def step_lines(step: TraceStep) -> list[str]:
                 f"prompt: {step.system_tokens} system + {step.tool_tokens} tool tokens, "
                 f"{len(step.tools)} tools"
             ]
+        case LlmStep() if step.decision is not None:
+            return [f"  decision call in round {step.round} ({ms}): {_decided(step)}"]
         case LlmStep():
             calls = ", ".join(step.tool_calls) or "answer"
             source = f" [{step.call_source}]" if step.call_source else ""
@@ -70,3 +72,15 @@ def step_lines(step: TraceStep) -> list[str]:
 
 def _hits(hits: list[HitSummary]) -> str:
     return ", ".join(f"{h.id} {h.score:.2f}" for h in hits)
+
+
+def _decided(step: LlmStep) -> str:
+    """What one of the constrained decision's calls came to."""
+    calls = ", ".join(step.tool_calls)
+    match step.decision:
+        case "pick":
+            return f"picked {calls or 'answer'}"
+        case "arguments":
+            return f"arguments for {calls}" if calls else "arguments not usable"
+        case _:
+            return "answered without tools"

@@ -32,6 +32,16 @@ def test_every_step_has_its_line() -> None:
     assert step_lines(PostProcessStep(0.3)) == ["post-process (300 ms)"]
 
 
+def test_the_decision_calls_are_not_rounds_of_their_own() -> None:
+    pick = LlmStep(0.1, 1, None, None, ["a"], "decided", decision="pick")
+    assert step_lines(pick) == ["  decision call in round 1 (100 ms): picked a"]
+    unusable = LlmStep(0.1, 1, None, None, [], "decided", decision="arguments")
+    assert step_lines(unusable) == ["  decision call in round 1 (100 ms): arguments not usable"]
+    plain = LlmStep(0.1, 1, None, None, [], None, decision="answer")
+    assert step_lines(plain) == ["  decision call in round 1 (100 ms): answered without tools"]
+    assert "decision" not in LlmStep(0.1, 1, None, None).to_json()
+
+
 def test_a_failed_tool_call_shows_its_error() -> None:
     ok = ToolStep(0.001, "read_file", {"path": "é.txt"}, ok=True, output="text")
     assert step_lines(ok) == ['tool read_file({"path": "é.txt"}) -> ok (1 ms)']

@@ -134,13 +134,26 @@ def test_the_constrained_decision_calls_the_plugin_the_model_skipped(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
     fake.script(text("High tide is probably around noon."), _decision, _decision)
-    result = chat(
-        "-q", "tide times in the harbour of Cork", "--trace", env={"HOMECLAW_LLM__DECIDE": "always"}
-    )
+    always = {"HOMECLAW_LLM__DECIDE": "always"}
+    result = chat("-q", "tide times in the harbour of Cork", "--trace", env=always)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "High tide in Cork at 06:12.\n"  # the guess was never shown
     assert "tools" not in fake.chat_requests[1] or not fake.chat_requests[1]["tools"]
-    assert "[decided]" in result.stderr
+    # The decision's calls are named as such, not as model round 1 all over again.
+    models = [re.sub(r"\(\d+ ms\)", "", line) for line in result.stderr.splitlines()]
+    assert [line for line in models if "round" in line] == [
+        "model round 1 : answer",
+        "  decision call in round 1 : picked tides__times",
+        "  decision call in round 1 : arguments for tides__times",
+    ]
+    fake.script(text("High tide is probably around noon."), _decision, _decision)
+    as_json = chat("-q", "tide times in the harbour of Cork", "--json", env=always)
+    llm = [s for s in payload(as_json)["trace"] if s["kind"] == "llm"]
+    assert [(s["round"], s.get("decision")) for s in llm] == [
+        (1, None),
+        (1, "pick"),
+        (1, "arguments"),
+    ]
 
 
 SCALES_YAML = """\
@@ -187,14 +200,14 @@ def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
     assert result.exit_code == 0, result.stderr
     assert re.search(r"plugins scales 0\.[1-4]", result.stderr), result.stderr
     assert result.stdout == "2 cups of flour weigh 250 g.\n"  # what the scripted decision asked
-    assert "[decided]" in result.stderr
+    assert "decision call in round 1" in result.stderr
     for request, answer in [
         ("heavy: 2 cups sugar?", "It depends."),
         ("heavy: cups sugar?", "240."),
     ]:
         fake.script(text(answer))  # no figure of its own, or no number asked about: no check
         plain = chat("-q", request, "--trace", env=env)
-        assert plain.stdout == answer + "\n" and "[decided]" not in plain.stderr
+        assert plain.stdout == answer + "\n" and "decision call" not in plain.stderr
 
 
 def test_decision_arguments_cut_short_leave_the_free_answer(
@@ -223,7 +236,7 @@ def test_a_follow_up_to_a_plugin_turn_gets_the_decision(
     result = chat("-c", "-q", "and Cork?", "--trace", env={"HOMECLAW_LLM__DECIDE": "auto"})
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "High tide in Cork at 06:12.\n"
-    assert "[decided]" in result.stderr
+    assert "decision call in round 1 (" in result.stderr
 
 
 def test_a_follow_up_after_a_turn_without_plugins_is_answered_freely(
