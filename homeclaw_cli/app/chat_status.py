@@ -3,7 +3,7 @@
 /context: the tokens of the last prompt (system blocks, tool schemas) and of the history,
 against the model's window (Ollama /api/show; llama.cpp /props or /v1/models; else unknown)
 and the budget homeclaw trims the history to. /status: the model and its server, the index
-(synced or stale since the last `homeclaw sync`, and how many descriptors it holds) and each
+(synced or stale since the last `homeclaw sync`, and how many plugins it holds) and each
 MCP plugin's session (connected, tools, last error).
 """
 
@@ -94,7 +94,7 @@ class StatusReport:
     server_ok: bool
     session_id: str | None
     index: IndexState
-    index_rows: int | None
+    indexed_plugins: int | None  # the plugin rows of the last sync (skills not counted)
     index_detail: str
     mcp: list[McpStatus] = field(default_factory=list)
 
@@ -117,7 +117,7 @@ async def status_report(session: ChatSession) -> StatusReport:
         server_ok=server_ok,
         session_id=session.session_id,
         index=state,
-        index_rows=rows,
+        indexed_plugins=rows,
         index_detail=detail,
         mcp=mcp_sessions(session),
     )

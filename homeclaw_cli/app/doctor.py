@@ -110,7 +110,10 @@ def _index_check(context: AppContext) -> Check:
     if plan.stale:
         changes = f"{len(plan.added)} new, {len(plan.updated)} changed, {len(plan.removed)} gone"
         return Check("index", "warn", f"{uri} is out of date ({changes})", "run `homeclaw sync`")
-    return Check("index", "ok", f"{uri} ({plan.unchanged} descriptors, up to date)")
+    counts = " and ".join(
+        f"{k.unchanged} {kind.removesuffix('s')}" for kind, k in plan.kinds.items()
+    )
+    return Check("index", "ok", f"{uri} ({counts or 'no'} descriptors, up to date)")
 
 
 def _index_store_checks(settings: Settings) -> list[Check]:

@@ -162,7 +162,11 @@ def show_status(out: Output, report: StatusReport) -> None:
     out.line("model ", (report.model, "cyan"), f" · {report.provider} at {report.host} · ", server)
     out.text(f"session: {report.session_id or '(not logged)'}")
     style = {"synced": "green", "stale": "yellow", "not synced": "yellow"}[report.index]
-    rows = f" · {report.index_rows} descriptors" if report.index_rows is not None else ""
+    rows = (
+        f" · {report.indexed_plugins} plugin descriptors"
+        if report.indexed_plugins is not None
+        else ""
+    )
     out.line("index: ", (report.index, style), f"{rows} · {report.index_detail}")
     if not report.mcp:
         out.text("MCP plugins: none")

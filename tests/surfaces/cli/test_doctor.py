@@ -66,13 +66,18 @@ def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) 
 def test_index_up_to_date_then_stale(
     cli: Callable[..., Any], fake_ollama: FakeOllama, fast_retrieval: object, tmp_path: Path
 ) -> None:
+    from tests.skill_helpers import make_skill
+
     plugins = write_test_plugins(tmp_path / "plugins")
+    make_skill(tmp_path / "skills", "tidy", description="Tidy the desk.")
     fake_ollama.add_model("llama3.2")
     pre = ["--plugins-dir", str(plugins)]
-    env = {"HOMECLAW_NO_BUNDLED": "1"}
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_SKILLS_PATH": str(tmp_path / "skills")}
     assert cli(*pre, "sync", env=env).exit_code == 0
     index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env))
     assert index["index"]["status"] == "ok" and "up to date" in index["index"]["detail"]
+    # counted per kind, as the REPL's /status counts the plugins alone
+    assert "(2 plugin and 1 skill descriptors, up to date)" in index["index"]["detail"]
     manifest = plugins / "tides" / "plugin.yaml"
     manifest.write_text(manifest.read_text().replace("High and low", "Low and high"))
     index = by_name(cli(*pre, "doctor", "--host", fake_ollama.host, "--json", env=env))

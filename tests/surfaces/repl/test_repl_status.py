@@ -52,6 +52,8 @@ def test_status_shows_model_server_index_and_no_mcp(settings: Settings, fake: Fa
     assert re.search(r"model llama3\.2 · ollama at http://127\.0\.0\.1:\d+ · 0\.12\.0", out)
     assert re.search(r"session: [0-9a-f]{12}", out)
     assert re.search(r"index: (synced|stale|not synced)", out)
+    # the plugins alone, named so: `homeclaw doctor` counts plugins and skills
+    assert re.search(r"index: synced · 2 plugin descriptors · ", out), out
     assert "MCP plugins: none" in out
     assert "plugin greeter is not an MCP plugin (type: inline)" in out
     assert "usage: /status, or /status reconnect PLUGIN_ID" in out
