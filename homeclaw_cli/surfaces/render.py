@@ -6,8 +6,8 @@ Commands build result data and hand it here with `Output.result(payload, show)`:
 command ends, with `ok` from its exit status and the warnings it printed; otherwise `show()`
 prints it for people. Tables become Rich tables on a terminal and tab-separated lines otherwise
 (stable for `cut`/`awk`). Messages for people (errors, warnings, progress) go to stderr.
-NO_COLOR is honoured by Rich itself. Nothing else imports Rich, apart from the REPL, which hands
-its prompt-toolkit-patched console in.
+NO_COLOR is honoured by Rich itself. Nothing else imports Rich, apart from its helper
+surfaces/trimmed.py and the REPL, which hands its prompt-toolkit-patched console in.
 """
 
 from __future__ import annotations
@@ -224,18 +224,21 @@ class Output:
     def stream(self, *, markdown: bool = False) -> Iterator[Callable[[str], None]]:
         """Yield a callback for streamed answer text; ends the output with a newline.
 
-        With `markdown` on a terminal the text is re-rendered live as Markdown.
+        With `markdown` on a terminal the text is re-rendered live as Markdown (its lines
+        without Rich's padding to the full width).
         """
         pieces: list[str] = []
         if markdown and self.rich and self.out.is_terminal:
             from rich.live import Live
             from rich.markdown import Markdown
 
-            with Live(Markdown(""), console=self.out, refresh_per_second=12) as live:
+            from homeclaw_cli.surfaces.trimmed import Trimmed
+
+            with Live(Trimmed(Markdown("")), console=self.out, refresh_per_second=12) as live:
 
                 def show_live(piece: str) -> None:
                     pieces.append(piece)
-                    live.update(Markdown("".join(pieces)))
+                    live.update(Trimmed(Markdown("".join(pieces))))
 
                 yield show_live
             return

@@ -149,9 +149,11 @@ def test_messages_go_to_stderr_and_quote_user_text(capsys: pytest.CaptureFixture
 
 
 def test_only_the_renderers_import_rich() -> None:
-    # the one printer, the REPL (and its spinner), the live step log of install/update/register
+    # the one printer (and its unpadded Markdown), the REPL (and its spinner), the live step
+    # log of install/update/register
     allowed = {
         "surfaces/render.py",
+        "surfaces/trimmed.py",
         "surfaces/repl/chat_repl.py",
         "surfaces/repl/activity.py",
         "surfaces/cli/steps.py",
@@ -166,3 +168,16 @@ def test_only_the_renderers_import_rich() -> None:
             if any(name == "rich" or name.startswith("rich.") for name in names):
                 importers.add(path.relative_to(package).as_posix())
     assert importers <= allowed
+
+
+def test_a_markdown_answer_keeps_a_code_blocks_background_but_no_padding() -> None:
+    from rich.markdown import Markdown
+
+    from homeclaw_cli.surfaces.trimmed import Trimmed
+
+    console = Console(file=io.StringIO(), width=60, force_terminal=True, color_system="truecolor")
+    console.print(Trimmed(Markdown("Some *text*.\n\n```\ncode\n```\n")))
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert lines[0].endswith("text\x1b[0m.")
+    code = next(line for line in lines if "code" in line)
+    assert code.count(" ") > 40  # the code block's background is drawn to the width

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -102,6 +103,28 @@ def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
         stop(proc, term)
     assert fake_ollama.chat_requests[0]["messages"][-1]["content"] == "ping"
     assert (hc_home / "data" / "state" / "chat_history").read_text().count("ping") == 1
+
+
+def test_an_answer_is_not_padded_to_the_terminal_width(
+    hc_home: Path, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(text("pong is **here**\n\nsecond line"))
+    proc, term = start_repl(fake_ollama.host)
+    try:
+        term.expect(b"you>")
+        term.send(b"ping\r")
+        term.expect(b"second line")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        stop(proc, term)
+    answer = bytes(term.seen).split(b"pong is", 1)[1].split(b"you>", 1)[0]
+    lines = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", answer).split(b"\n")
+    assert b" here\r" in lines[0] and any(b"second line" in line for line in lines)
+    assert [line for line in lines if line.rstrip(b"\r") != line.rstrip(b"\r ")] == []
 
 
 def test_ctrl_c_cancels_the_answer_not_the_session(hc_home: Path, fake_ollama: FakeOllama) -> None:
