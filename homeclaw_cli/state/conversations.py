@@ -359,6 +359,31 @@ def list_sessions(path: Path, *, limit: int = 10) -> list[SessionSummary]:
     ]
 
 
+def require_session(path: Path, prefix: str) -> None:
+    """NotFoundError, as `resolve_session` words it, when no logged conversation's id starts
+    with `prefix` (`logs --session` filters by prefix: several may match)."""
+    if not _sessions_like(path, prefix, limit=1):
+        raise _no_session(prefix)
+
+
+def _sessions_like(path: Path, prefix: str, *, limit: int) -> list[str]:
+    """Up to `limit` session ids that start with `prefix`, sorted."""
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = _query(
+        path,
+        "SELECT DISTINCT session FROM turns WHERE session LIKE ? ESCAPE '\\' LIMIT ?",
+        (escaped + "%", limit),
+    )
+    return sorted(str(r["session"]) for r in rows)
+
+
+def _no_session(wanted: str) -> NotFoundError:
+    return NotFoundError(
+        f"no logged conversation has the id {wanted}",
+        hint="`homeclaw logs` lists recent turns with their SESSION ids",
+    )
+
+
 def resolve_session(path: Path, wanted: str | None) -> str:
     """The full id of session `wanted` (an id or a unique prefix), or of the newest one
     when `wanted` is None; NotFoundError / UsageError say what to type instead."""
@@ -369,20 +394,11 @@ def resolve_session(path: Path, wanted: str | None) -> str:
                 "no earlier conversation to continue", hint="start one with `homeclaw chat`"
             )
         return str(rows[0]["session"])
-    escaped = wanted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    rows = _query(
-        path,
-        "SELECT DISTINCT session FROM turns WHERE session LIKE ? ESCAPE '\\' LIMIT 5",
-        (escaped + "%",),
-    )
-    ids = sorted(str(r["session"]) for r in rows)
+    ids = _sessions_like(path, wanted, limit=5)
     if wanted in ids:
         return wanted
     if not ids:
-        raise NotFoundError(
-            f"no logged conversation has the id {wanted}",
-            hint="`homeclaw logs` lists recent turns with their SESSION ids",
-        )
+        raise _no_session(wanted)
     if len(ids) > 1:
         raise UsageError(
             f"session id {wanted} is ambiguous: {', '.join(ids)}", hint="give more characters"

@@ -64,10 +64,12 @@ def logs(  # noqa: PLR0917 - typer options
     """
     if ctx.invoked_subcommand is not None:
         return
-    from homeclaw_cli.state.conversations import TurnFilter, read_turns
+    from homeclaw_cli.state.conversations import TurnFilter, read_turns, require_session
 
     path = _log_path(ctx)
     out = Output(json_mode=as_json)
+    if session is not None:
+        require_session(path, session)
     if clear:
         _clear(out, path, TurnFilter(session, failed, limit, query), yes=yes)
         return

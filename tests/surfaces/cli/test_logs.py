@@ -12,7 +12,7 @@ from homeclaw_cli.core.trace import ToolStep
 from homeclaw_cli.core.turn_result import TurnResult
 from homeclaw_cli.settings import load_settings
 from homeclaw_cli.state.conversations import ConversationLog, log_path, read_turns
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 
 
 def log_turns(session: str, *outcomes: str) -> Path:
@@ -113,5 +113,17 @@ def test_each_turn_is_one_dated_row_even_when_its_message_spans_lines(
 def test_a_filter_that_matches_nothing_says_so(cli: Any, hc_home: Path) -> None:
     log_turns("aaa111", "ok")
     assert "no matching turns" in cli("logs", "--failed").stderr
-    assert "no matching turns" in cli("logs", "--session", "zzz").stderr
+    assert "no matching turns" in cli("logs", "--session", "aaa", "--failed").stderr
     assert "no matching events" in cli("audit", "--id", "nothing-here").stderr
+
+
+def test_an_unknown_session_is_not_found_as_for_logs_show(cli: Any, hc_home: Path) -> None:
+    log_turns("aaa111", "ok")
+    shown = cli("logs", "show", "zzz", "--json")
+    for args in (("--session", "zzz"), ("--session", "zzz", "--clear", "--yes")):
+        listed = cli("logs", *args)
+        assert listed.exit_code == 4 == shown.exit_code
+        assert "error: no logged conversation has the id zzz" in listed.stderr
+        assert envelope(cli("logs", *args, "--json"))["error"] == envelope(shown)["error"]
+    assert [t["session"] for t in payload(cli("logs", "--session", "aaa", "--json"))] == ["aaa111"]
+    assert len(messages(log_path(load_settings().state_dir))) == 1
