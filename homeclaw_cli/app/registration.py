@@ -151,13 +151,14 @@ def _external_rules(manifest: PluginManifest) -> list[dict[str, str]]:
 IndexSync = Callable[[Settings], object]
 
 
-def index_sync_function() -> IndexSync:
-    """The plugin index sync run after a registration change (tests swap it for a fake)."""
+def index_sync_function(on_lock_wait: Callable[[str], None] | None = None) -> IndexSync:
+    """The plugin index sync run after a registration change (tests swap it for a fake);
+    `on_lock_wait` hears when it waits for another process's index lock."""
 
     def run(settings: Settings) -> object:
         from homeclaw_cli.app.sync import sync
 
-        return sync(settings, kinds=("plugins",))
+        return sync(settings, kinds=("plugins",), on_lock_wait=on_lock_wait)
 
     return run
 
@@ -270,6 +271,7 @@ def commit_registration(
             registration_lock(settings.state_dir),
             manifest,
             replace=replace,
+            on_wait=context.notice,
         )
     store = context.health
     health: HealthStatus | None = None
@@ -342,7 +344,10 @@ def unregister_plugin(
     try:
         with serialize or contextlib.nullcontext():
             unregister_external(
-                settings.external_plugins_file, registration_lock(settings.state_dir), plugin_id
+                settings.external_plugins_file,
+                registration_lock(settings.state_dir),
+                plugin_id,
+                on_wait=context.notice,
             )
     except NotFoundError:
         owner = folder_plugin_owner(settings, plugin_id)

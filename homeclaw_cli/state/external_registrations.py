@@ -9,6 +9,7 @@ readers never see a half file.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -164,7 +165,12 @@ def backup_path(path: Path) -> Path:
 
 
 def register_external(
-    path: Path, lock: Path, manifest: PluginManifest, *, replace: bool = False
+    path: Path,
+    lock: Path,
+    manifest: PluginManifest,
+    *,
+    replace: bool = False,
+    on_wait: Callable[[str], None] | None = None,
 ) -> RegisterChange:
     """Add (or with `replace`, update) one registration under the registration lock.
 
@@ -172,9 +178,10 @@ def register_external(
     time it starts. A different descriptor under a taken id raises ConflictError unless
     `replace`. A file that cannot be read is moved to a .bak copy (reported in the result)
     and a new file is started: the old content is kept for the user, never silently lost.
+    `on_wait` hears one line when another process holds the lock.
     """
     payload = manifest_to_payload(manifest)
-    with file_lock(lock, what="external_plugins.json"):
+    with file_lock(lock, what="external_plugins.json", on_wait=on_wait):
         backup: Path | None = None
         corrupt_reason: str | None = None
         try:
@@ -211,9 +218,11 @@ def _same(entry: Any, payload: dict[str, Any]) -> bool:
     return manifest_to_payload(existing) == payload
 
 
-def unregister_external(path: Path, lock: Path, plugin_id: str) -> None:
+def unregister_external(
+    path: Path, lock: Path, plugin_id: str, *, on_wait: Callable[[str], None] | None = None
+) -> None:
     """Remove one registration; NotFoundError when there is none with that id."""
-    with file_lock(lock, what="external_plugins.json"):
+    with file_lock(lock, what="external_plugins.json", on_wait=on_wait):
         try:
             entries = _load_entries(path)
         except CorruptExternalFile as exc:

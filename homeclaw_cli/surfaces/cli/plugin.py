@@ -294,7 +294,7 @@ def _sync_index(
 
     if not (settings.serve.sync_on_register if wanted is None else wanted):
         return
-    sync = index_sync_function()
+    sync = index_sync_function(on_lock_wait=out.info)
     if steps is not None:
         steps("sync", "plugin index")
     try:

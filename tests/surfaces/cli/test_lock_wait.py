@@ -76,3 +76,22 @@ def test_plugin_install_says_its_sync_waits(
         result = cli("plugin", "install", str(src), "--yes")
     assert result.exit_code == 0, result.output
     assert WAIT_LINE in result.stderr and "index updated: 1 added" in result.stderr
+
+
+def test_plugin_register_and_unregister_say_they_wait(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    from tests.surfaces.cli.test_plugin_register import write_descriptor
+
+    descriptor = str(write_descriptor(tmp_path))
+    registrations = Path(index_env["home"]) / "data" / "state" / "external.lock"
+    holder = f"waiting for another homeclaw process (pid {os.getpid()}) to finish with"
+    for command in (["register", "--no-check", descriptor], ["unregister", "slack-bot"]):
+        with held_for(registrations, 0.5):
+            result = cli("plugin", *command, "--no-sync")
+        assert result.exit_code == 0, result.output
+        assert f"{holder} external_plugins.json (lock: {registrations};" in result.stderr
+    with held_for(lock_of(index_env), 0.5):
+        synced = cli("plugin", "register", "--no-check", descriptor, "--sync")
+    assert synced.exit_code == 0, synced.output
+    assert WAIT_LINE in synced.stderr

@@ -158,7 +158,7 @@ def test_register_and_unregister_sync_the_index(
         if len(synced) == 3:
             raise UnavailableError("embedding model missing")
 
-    monkeypatch.setattr(registration, "index_sync_function", lambda: fake_sync)
+    monkeypatch.setattr(registration, "index_sync_function", lambda **_: fake_sync)
     path = write_descriptor(tmp_path)
     cli("plugin", "register", "--no-check", "--no-sync", str(path))
     assert synced == []
