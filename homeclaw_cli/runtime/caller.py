@@ -163,6 +163,12 @@ class PluginCaller:
                 failure="crash",
             )
         self._note_health(entry.id, run.failure, run.result.error)
+        if run.result.success and not run.result.text.strip() and not run.warnings:
+            # not shown as a blank answer (an answer without `text` was warned about already)
+            run.warnings.append(
+                f"plugin {entry.id} returned an empty answer: its `text` is empty, "
+                "there is nothing to show"
+            )
         return CallOutcome(
             result=run.result,
             post_process=capability.post_process and run.result.success,

@@ -145,6 +145,17 @@ def test_an_answer_without_text_is_shown_as_json_with_a_warning(cli: Any, fake_s
     mute = cli("plugin", "call", "mute")
     assert mute.exit_code == 0
     assert "plugin mute answered success without `text`" in mute.stderr
+    assert "empty answer" not in mute.stderr  # one warning is enough
+
+
+def test_an_empty_text_is_named_not_shown_as_a_blank_answer(cli: Any, fake_server: Any) -> None:
+    http_plugin("blank", fake_server({"/run": (200, '{"success": true, "text": ""}')}), [])
+    result = cli("plugin", "call", "blank")
+    assert result.exit_code == 0, result.output
+    said = "plugin blank returned an empty answer: its `text` is empty, there is nothing to show"
+    assert f"warning: {said}" in result.stderr
+    envelope = json.loads(cli("plugin", "call", "blank", "--json").stdout)
+    assert envelope["ok"] and envelope["warnings"] == [said]
 
 
 def test_server_error_quotes_a_text_body(cli: Any, fake_server: Any) -> None:

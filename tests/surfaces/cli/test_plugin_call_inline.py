@@ -101,6 +101,14 @@ def test_async_method_returning_a_dict(cli: Any) -> None:
     assert outcome["result"]["metadata"]["length"] == 3
 
 
+def test_an_empty_answer_is_warned_about(cli: Any) -> None:
+    code = "from homeclaw_cli.sdk import BasePlugin\n\nclass Quiet(BasePlugin):\n"
+    inline_plugin("quiet", code + "    def hush(self):\n        return ''\n", [cap("hush")])
+    result = cli("plugin", "call", "quiet")
+    assert result.exit_code == 0, result.output
+    assert "warning: plugin quiet returned an empty answer" in result.stderr
+
+
 def test_plugin_error_and_exceptions_become_error_results(cli: Any) -> None:
     greeter()
     polite = cli("plugin", "call", "greeter", "fail-politely")
