@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from homeclaw_cli.app.context import AppContext
-from homeclaw_cli.app.models import explain_missing
+from homeclaw_cli.app.models import CONFIG_KEY, ENV_VAR, explain_missing, list_models
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, damaged_index
 from homeclaw_cli.settings import Settings
 
@@ -71,7 +71,17 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapte
             exc = await explain_missing(settings, llm, exc)
         checks.append(Check("model", "fail", exc.message, exc.hint or ""))
         return checks
-    if tools:
+    if (other := await _stand_in(settings, llm)) is not None:
+        checks.append(
+            Check(
+                "model",
+                "warn",
+                f"{settings.llm.model} is not a model of the server at {settings.llm.host}; "
+                f"its one model, {other}, answers to any name",
+                f"set {CONFIG_KEY} in the config or {ENV_VAR}={other}, or pass --model {other}",
+            )
+        )
+    elif tools:
         checks.append(Check("model", "ok", f"{settings.llm.model} (native tool calls)"))
     else:
         checks.append(
@@ -83,6 +93,20 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapte
             )
         )
     return checks
+
+
+async def _stand_in(settings: Settings, llm: Any) -> str | None:
+    """The one model of an OpenAI-compatible server that lists another name than llm.model
+    (llama-server answers to any name with it), None otherwise."""
+    if settings.llm.provider != "openai":
+        return None
+    try:
+        listing = await list_models(settings, llm)
+    except HomeclawError:
+        return None
+    if len(listing.models) != 1 or listing.find(listing.configured) is not None:
+        return None
+    return listing.models[0].name
 
 
 def _index_check(context: AppContext) -> Check:

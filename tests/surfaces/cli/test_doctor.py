@@ -51,6 +51,29 @@ def test_model_not_pulled_and_no_tools(cli: Callable[..., Any], fake_ollama: Fak
     assert by_name(result)["model"]["status"] == "warn"
 
 
+def test_a_model_an_openai_compatible_server_does_not_list(cli: Callable[..., Any]) -> None:
+    from tests.fakes.openai_server import FakeOpenAI
+
+    env = {"HOMECLAW_LLM__PROVIDER": "openai"}
+    with FakeOpenAI(models=("qwen-7b", "llama-8b")) as two:
+        model = by_name(cli("doctor", "--host", two.host, "-m", "zzz", "--json", env=env))["model"]
+        assert model["status"] == "fail" and "installed: qwen-7b, llama-8b" in model["detail"]
+        chat = cli("chat", "--host", two.host, "-m", "zzz", "-q", "hi", env=env)
+        assert chat.exit_code == 4 and "model zzz is not installed" in chat.stderr
+    # llama-server answers to any name with its one model: not a failure, but not "ok" either
+    with FakeOpenAI(models=("qwen-7b",)) as one:
+        result = cli("doctor", "--host", one.host, "-m", "zzz", "--json", env=env)
+        model = by_name(result)["model"]
+        assert model["status"] == "warn"
+        assert model["detail"] == (
+            f"zzz is not a model of the server at {one.host}; its one model, qwen-7b, answers "
+            "to any name"
+        )
+        assert "HOMECLAW_MODEL=qwen-7b" in model["fix"] and "--model qwen-7b" in model["fix"]
+        named = cli("doctor", "--host", one.host, "-m", "qwen-7b", "--json", env=env)
+        assert by_name(named)["model"]["status"] == "ok"
+
+
 def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) -> None:
     plugins = write_test_plugins(tmp_path / "plugins")
     (plugins / "tides" / "plugin.yaml").write_text("id: Bad Id\n")
