@@ -89,6 +89,11 @@ def _open(path: Path) -> sqlite3.Connection:
     return db
 
 
+def like_escaped(text: str) -> str:
+    """`text` matched literally by LIKE ... ESCAPE '\\' (its % and _ are not wildcards)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 @dataclass(frozen=True)
 class TurnFilter:
     """Which logged turns `homeclaw logs` shows or clears; limit None: all that match."""
@@ -102,8 +107,8 @@ class TurnFilter:
         """The WHERE clause (fixed text, values bound) and its parameters."""
         where, params = [], []
         if self.session:
-            where.append("session LIKE ?")
-            params.append(self.session + "%")
+            where.append("session LIKE ? ESCAPE '\\'")
+            params.append(like_escaped(self.session) + "%")
         if self.failed_only:
             # Rows logged before `status` existed have NULL there: their `ok` decides.
             where.append("ok = 0 AND COALESCE(status, 'failed') = 'failed'")
@@ -112,8 +117,7 @@ class TurnFilter:
                 "(message LIKE ? ESCAPE '\\' OR answer LIKE ? ESCAPE '\\'"
                 " OR COALESCE(error, '') LIKE ? ESCAPE '\\')"
             )
-            escaped = self.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            params += [f"%{escaped}%"] * 3
+            params += [f"%{like_escaped(self.text)}%"] * 3
         return (f"WHERE {' AND '.join(where)}" if where else ""), params
 
     def newest(self, columns: str) -> tuple[str, list[Any]]:
@@ -368,7 +372,7 @@ def require_session(path: Path, prefix: str) -> None:
 
 def _sessions_like(path: Path, prefix: str, *, limit: int) -> list[str]:
     """Up to `limit` session ids that start with `prefix`, sorted."""
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    escaped = like_escaped(prefix)
     rows = _query(
         path,
         "SELECT DISTINCT session FROM turns WHERE session LIKE ? ESCAPE '\\' LIMIT ?",

@@ -103,3 +103,14 @@ def test_a_session_starts_when_its_first_turn_began(tmp_path: Path) -> None:
     turns = read_turns(path)
     first_logged = min(t["ts"] for t in turns)
     assert abs(session["started"] - (first_logged - 99.0)) < 0.01  # not when it was logged
+
+
+def test_a_session_prefix_is_matched_literally(tmp_path: Path) -> None:
+    path = log_path(tmp_path)
+    for session in ("a_b1", "axb2", "100%x"):
+        log = ConversationLog(path, session=session)
+        log.record("qwen", TurnResult("hi", answer="hello"))
+        log.close()
+    assert [r["session"] for r in read_turns(path, session="a_b")] == ["a_b1"]
+    assert [r["session"] for r in read_turns(path, session="100%")] == ["100%x"]
+    assert read_turns(path, session="%") == []
