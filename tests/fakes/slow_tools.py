@@ -7,9 +7,13 @@ Ctrl-C and can check afterwards that neither process is left.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+from tests.conftest import REPO_ROOT
 from tests.plugin_factory import write_plugin
 from tests.skill_helpers import make_skill
 
@@ -84,3 +88,27 @@ def kill_leftovers(pids: list[int]) -> None:
     for pid in pids:
         if alive(pid):
             os.kill(pid, 9)
+
+
+def interrupt_once_running(
+    argv: list[str], pid_file: Path, env: dict[str, str]
+) -> tuple[int, str, str, list[int]]:
+    """Run `homeclaw ARGV`, press Ctrl-C once the hanging tool wrote `pid_file`: (exit code,
+    stdout, stderr, the tool's pids). Whatever happens, nothing is left running."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "homeclaw_cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **env},
+    )
+    pids: list[int] = []
+    try:
+        pids = wait_for_pids(pid_file)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        kill_leftovers(pids)
+    return proc.returncode, stdout, stderr, pids

@@ -3,19 +3,15 @@ logged as cancelled, and nothing but one `cancelled` line is printed."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, text, tool_call
 from tests.fakes.slow_tools import (
+    interrupt_once_running,
     kill_leftovers,
     napping_skill,
     none_alive,
@@ -70,23 +66,9 @@ def test_ctrl_c_in_chat_q_exits_130_and_leaves_no_process(
     fake_ollama.add_model("llama3.2")
     pid_file, env = slow_tool(kind, tmp_path, fake_ollama)
     question = "take a nap and sleep a while"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", fake_ollama.host, "-q", question],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **env},
-    )
-    pids: list[int] = []
-    try:
-        pids = wait_for_pids(pid_file)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        kill_leftovers(pids)
-    assert proc.returncode == 130, stderr
+    argv = ["chat", "--host", fake_ollama.host, "-q", question]
+    code, stdout, stderr, pids = interrupt_once_running(argv, pid_file, env)
+    assert code == 130, stderr
     assert [line for line in stderr.splitlines() if line.strip()] == ["cancelled"], stderr
     assert not any(noise in stderr + stdout for noise in NOISE)
     assert none_alive(pids)
@@ -100,23 +82,8 @@ def test_ctrl_c_in_chat_q_json_puts_the_interruption_in_the_envelope(
     fake_ollama.add_model("llama3.2")
     pid_file, env = slow_tool("plugin", tmp_path, fake_ollama)
     argv = ["chat", "--host", fake_ollama.host, "--json", "-q", "take a nap and sleep a while"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "homeclaw_cli", *argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **env},
-    )
-    pids: list[int] = []
-    try:
-        pids = wait_for_pids(pid_file)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        kill_leftovers(pids)
-    assert proc.returncode == 130, stderr
+    code, stdout, stderr, _ = interrupt_once_running(argv, pid_file, env)
+    assert code == 130, stderr
     document = envelope(stdout)
     assert document["ok"] is False and document["data"] is None
     assert document["error"]["exit_code"] == 130 and document["error"]["kind"] == "interrupt"

@@ -89,26 +89,6 @@ def stop(proc: subprocess.Popen[bytes], term: Terminal) -> None:
 
 def test_repl_in_a_terminal(hc_home: Path, fake_ollama: FakeOllama) -> None:
     fake_ollama.add_model("llama3.2")
-    fake_ollama.script(text("pong"))
-    proc, term = start_repl(fake_ollama.host)
-    try:
-        term.expect(b"you>")
-        term.send(b"ping\r")
-        term.expect(b"pong")
-        term.expect(b"you>")
-        term.send(b"\x04")
-        term.expect(b"bye")
-        assert proc.wait(timeout=30) == 0
-    finally:
-        stop(proc, term)
-    assert fake_ollama.chat_requests[0]["messages"][-1]["content"] == "ping"
-    assert (hc_home / "data" / "state" / "chat_history").read_text().count("ping") == 1
-
-
-def test_an_answer_is_not_padded_to_the_terminal_width(
-    hc_home: Path, fake_ollama: FakeOllama
-) -> None:
-    fake_ollama.add_model("llama3.2")
     fake_ollama.script(text("pong is **here**\n\nsecond line"))
     proc, term = start_repl(fake_ollama.host)
     try:
@@ -121,6 +101,9 @@ def test_an_answer_is_not_padded_to_the_terminal_width(
         assert proc.wait(timeout=30) == 0
     finally:
         stop(proc, term)
+    assert fake_ollama.chat_requests[0]["messages"][-1]["content"] == "ping"
+    assert (hc_home / "data" / "state" / "chat_history").read_text().count("ping") == 1
+    # the Markdown answer's lines are not padded with spaces to the terminal's width
     answer = bytes(term.seen).split(b"pong is", 1)[1].split(b"you>", 1)[0]
     lines = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", answer).split(b"\n")
     assert b" here\r" in lines[0] and any(b"second line" in line for line in lines)
