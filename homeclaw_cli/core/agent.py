@@ -403,6 +403,8 @@ class Agent:
         silent = not (state.answer or "").strip() and not state.stopped
         if silent and state.unread and not state.pending_failure:
             state.answer = state.unread  # a skill script's output, which the model left unsaid
+            if state.on_text is not None:  # shown like an answer the model wrote
+                state.on_text(state.answer)
         result.answer = state.answer or ""
         if state.stopped:
             result.error, result.failure = state.stopped, "model"

@@ -104,6 +104,18 @@ def test_a_script_the_model_leaves_unsaid_is_the_answer(
     assert ran[0]["arguments"]["script"] == "hello.py"
 
 
+def test_a_script_output_the_model_leaves_unsaid_is_printed(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    env = hello_skill(tmp_path)
+    fake_ollama.add_model("llama3.2")
+    run = {"skill_name": "hello-world", "script": "hello.py", "args": ["Bob"]}
+    fake_ollama.script(tool_call("run_skill", run), text(""))
+    result = cli("chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "hello Bob\n"
+
+
 def test_a_weak_skill_run_on_values_from_nowhere_is_not_run(
     cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
 ) -> None:
