@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.errors import ExitCode
-from tests.json_output import ENVELOPE_KEYS, ERROR_KEYS, envelope, payload
+from tests.json_output import ENVELOPE_KEYS, ERROR_KEYS, FAILED_KEYS, envelope, payload
 
 
 def test_a_listing_is_the_data_of_an_ok_envelope(cli: Any) -> None:
@@ -52,16 +52,42 @@ def test_without_json_a_failure_prints_nothing_on_stdout(cli: Any) -> None:
     assert "error: no plugin with id 'nope'" in result.stderr
 
 
-def test_a_failure_reported_as_data_stays_data_with_ok_false(cli: Any, tmp_path: Path) -> None:
+def test_a_failure_reported_as_data_keeps_its_data_next_to_the_error(
+    cli: Any, tmp_path: Path
+) -> None:
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "plugin.yaml").write_text("id: Bad Id\n")
     result = cli("plugin", "validate", str(broken), "--json")
     assert result.exit_code == ExitCode.FAILURE
     document = envelope(result)
-    assert set(document) == ENVELOPE_KEYS and document["ok"] is False
+    assert set(document) == FAILED_KEYS and document["ok"] is False
     assert document["command"] == "plugin validate"
     assert document["data"]["plugins"][0]["valid"] is False
+    assert document["error"]["exit_code"] == ExitCode.FAILURE
+    assert str(broken) in document["error"]["message"]
+
+
+def test_every_failing_exit_has_an_error_in_the_envelope(cli: Any, tmp_path: Path) -> None:
+    """Commands that report their result and then fail: a script can read .error.kind."""
+    down = tmp_path / "plugins" / "down"
+    down.mkdir(parents=True)
+    (down / "plugin.yaml").write_text(
+        "id: down\nname: Down\ndescription: A server that is not there.\ntype: http\n"
+        "config: {base_url: 'http://127.0.0.1:9'}\n"
+        "capabilities: [{id: go, name: Go, description: Go.}]\n"
+    )
+    plugins = ("--plugins-dir", str(tmp_path / "plugins"))
+    for argv, code, kind in [
+        ((*plugins, "plugin", "health", "down", "--json"), ExitCode.UNAVAILABLE, "unavailable"),
+        ((*plugins, "plugin", "call", "down", "go", "--json"), ExitCode.UNAVAILABLE, "unavailable"),
+        (("sync", "--check", "--json"), ExitCode.FAILURE, "error"),
+    ]:
+        result = cli(*argv)
+        assert result.exit_code == code, (argv, result.output)
+        document = envelope(result)
+        assert document["ok"] is False and "data" in document, argv
+        assert (document["error"]["exit_code"], document["error"]["kind"]) == (code, kind), argv
 
 
 def test_warnings_printed_during_the_command_are_collected(cli: Any, hc_home: Path) -> None:

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.cli.options import HostOpt, JsonFlag, ModelOpt
 from homeclaw_cli.surfaces.cli.state import llm_context
 from homeclaw_cli.surfaces.render import Output
@@ -35,8 +36,9 @@ def doctor(
     checks = asyncio.run(run_checks(llm_context(ctx, model, host)))
     out = Output(json_mode=as_json)
     out.result(checks, lambda: _show_checks(out, checks))
-    if any(c.status == "fail" for c in checks):
-        raise typer.Exit(int(ExitCode.FAILURE))
+    if failed := [c.name for c in checks if c.status == "fail"]:
+        problem = HomeclawError(f"failed: {', '.join(failed)}", hint="each check says its fix")
+        exit_failed(out, problem)
 
 
 def _show_checks(out: Output, checks: list[Check]) -> None:

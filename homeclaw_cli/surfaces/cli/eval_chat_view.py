@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.render import Output
 
 if TYPE_CHECKING:
@@ -83,8 +84,9 @@ def run_eval(
     data["thresholds"] = {"required": thresholds, "failed": failures}
     out.result(data, lambda: show_report(out, report, misses))
     if failures:
-        out.error("below the thresholds: " + "; ".join(failures))
-        raise typer.Exit(int(ExitCode.FAILURE))
+        below = HomeclawError("below the thresholds: " + "; ".join(failures))
+        out.error(below.message)
+        exit_failed(out, below)
 
 
 def show_report(out: Output, report: ChatEvalReport, misses: int) -> None:

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Protocol
 
 import typer
 
-from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.surfaces.cli import confirm
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.cli.steps import show_steps
 from homeclaw_cli.surfaces.render import Output
 
@@ -174,8 +175,8 @@ def _show_updates(out: Output, results: list[InstallResult]) -> None:
                 out.text(f"{result.item_id}: up to date ({result.commit or result.digest})")
             else:
                 show_result(out, result)
-    if any(r.error for r in results):
-        raise typer.Exit(int(ExitCode.FAILURE))
+    if failed := [f"{r.item_id}: {r.error}" for r in results if r.error]:
+        exit_failed(out, HomeclawError("; ".join(failed)))
 
 
 def show_removed(out: Output, result: RemoveResult) -> None:

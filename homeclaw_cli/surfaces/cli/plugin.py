@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.surfaces.cli import complete
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -55,7 +56,8 @@ def validate(
     out = Output(json_mode=as_json)
     out.result(report, lambda: _show_validation(out, report))
     if not report.ok:
-        raise typer.Exit(int(ExitCode.FAILURE))
+        invalid = [str(r.folder) for r in report.results if not report.passed(r)]
+        exit_failed(out, HomeclawError(f"not valid: {', '.join(invalid)}"))
 
 
 def _show_validation(out: Output, report: ValidationReport) -> None:

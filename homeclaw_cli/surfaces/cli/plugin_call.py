@@ -8,8 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from homeclaw_cli.errors import ExitCode, PluginCallError, UnavailableError, UsageError
+from homeclaw_cli.errors import (
+    HomeclawError,
+    PluginCallError,
+    UnavailableError,
+    UsageError,
+)
 from homeclaw_cli.surfaces.cli import complete
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -120,18 +126,20 @@ def _show_answer(out: Output, outcome: CallOutcome) -> None:
 
 
 def _fail(outcome: CallOutcome, hint: str, *, as_json: bool, debug: bool) -> NoReturn:
-    """Exit 5 when the plugin was unreachable, 1 otherwise (as an error unless --json)."""
-    if as_json:
-        code = ExitCode.UNAVAILABLE if outcome.failure == "unavailable" else ExitCode.FAILURE
-        raise typer.Exit(int(code))
+    """Exit 5 when the plugin was unreachable, 1 otherwise (under --json, next to the data)."""
     message = outcome.result.error or "the plugin failed"
     if outcome.result.metadata.get("traceback") and not debug:
         hint = "add --debug to see the plugin's traceback"
     elif outcome.failure != "unavailable":
         hint = ""
-    if outcome.failure == "unavailable":
-        raise UnavailableError(message, hint=hint)
-    raise PluginCallError(message, hint=hint or None)
+    error: HomeclawError = (
+        UnavailableError(message, hint=hint)
+        if outcome.failure == "unavailable"
+        else PluginCallError(message, hint=hint or None)
+    )
+    if as_json:
+        exit_failed(Output(json_mode=True), error)
+    raise error
 
 
 def _unavailable_hint(entry: PluginEntry | None) -> str:
@@ -179,8 +187,8 @@ def health(
     reports = asyncio.run(run())
     out = Output(json_mode=as_json)
     out.result(reports, lambda: _show_health(out, reports))
-    if any(not r.status.ok for r in reports):
-        raise typer.Exit(int(ExitCode.UNAVAILABLE))
+    if unhealthy := [r.plugin_id for r in reports if not r.status.ok]:
+        exit_failed(out, UnavailableError(f"unhealthy: {', '.join(unhealthy)}"))
 
 
 def _show_health(out: Output, reports: list[HealthReport]) -> None:

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from homeclaw_cli.errors import ExitCode, UsageError
+from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.surfaces.cli import complete
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.cli.options import JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output, clip
@@ -255,7 +256,7 @@ def validate(
     out = Output(json_mode=as_json)
     out.result(report, lambda: _show_validation(out, report, strict=strict))
     if not report.ok:
-        raise typer.Exit(int(ExitCode.FAILURE))
+        exit_failed(out, HomeclawError("not valid", hint="each skill's problems are listed"))
 
 
 def _show_validation(out: Output, report: ValidationReport, *, strict: bool) -> None:
@@ -327,7 +328,7 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
     else:
         passed = skill_testing.run_tests_file(out, context, skill)
     if not passed:
-        raise typer.Exit(int(ExitCode.FAILURE))
+        exit_failed(out, HomeclawError(f"skill {skill.id!r} failed its test"))
 
 
 @app.command("install")

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from homeclaw_cli.errors import ExitCode
+from homeclaw_cli.errors import HomeclawError, UnavailableError
+from homeclaw_cli.surfaces.cli.exits import exit_failed
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
@@ -121,9 +122,9 @@ def run_sync(
     if out.json_mode or not quiet:
         out.result(report, lambda: _print_summary(out, report))
     if check and report.stale:
-        raise typer.Exit(int(ExitCode.FAILURE))
+        exit_failed(out, HomeclawError("the index is stale", hint="run `homeclaw sync`"))
     if expand and expansion is not None and expansion.unreachable:
-        raise typer.Exit(int(ExitCode.UNAVAILABLE))
+        exit_failed(out, UnavailableError("the model server for --expand was not reachable"))
 
 
 def _expand(
