@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from typer._click import core as click  # typer carries its own click; its errors come from it
 from typer._click.exceptions import UsageError as ClickUsageError
+from typer._click.formatting import HelpFormatter
 from typer.core import TyperGroup, TyperOption
 
 from homeclaw_cli import __version__
@@ -63,10 +64,21 @@ class _ErrorBoundary(TyperGroup):
             args = (argv, *args[1:])
         else:
             kwargs["args"] = argv
+        as_json = "--json" in argv[: argv.index("--") if "--" in argv else len(argv)]
+        # typer draws a usage error in a box with this mode: on a terminal only; a script or
+        # a log gets click's plain `Error: ...` lines (format_help keeps the help as it is)
+        self.rich_markup_mode = "rich" if sys.stderr.isatty() and not as_json else None
         with envelope_scope():
-            if "--json" in argv[: argv.index("--") if "--" in argv else len(argv)]:
+            if as_json:
                 open_envelope(command_words(self, argv))
             return super().main(*args, **kwargs)
+
+    def format_help(self, ctx: click.Context, formatter: HelpFormatter) -> None:
+        plain_errors, self.rich_markup_mode = self.rich_markup_mode, "rich"
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.rich_markup_mode = plain_errors
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:

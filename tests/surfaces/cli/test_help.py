@@ -90,3 +90,13 @@ def test_no_help_text_loses_a_bracketed_word_to_rich_markup() -> None:
     ]
     lost = [(where, tag.group(0)) for where, text in texts for tag in _MARKUP_TAG.finditer(text)]
     assert lost == []
+
+
+def test_a_usage_error_off_a_terminal_is_plain_lines_and_help_keeps_its_panels(
+    cli: Any,
+) -> None:
+    wrong = cli("plugin", "bogus")
+    assert wrong.exit_code == 2
+    assert "Error: No such command 'bogus'." in wrong.stderr
+    assert not any(box in wrong.stderr for box in "╭│╰")
+    assert "╭─ Commands" in cli("--help").stdout
