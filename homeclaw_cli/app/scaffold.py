@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +29,14 @@ class ScaffoldResult:
     test_command: str
 
 
+def ascii_folded(name: str) -> str:
+    """`name` lowercased, its accented letters as their plain ones ("Café" -> "cafe")."""
+    decomposed = unicodedata.normalize("NFKD", name.strip().lower())
+    return decomposed.encode("ascii", "ignore").decode()
+
+
 def plugin_id_from(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9_-]+", "-", name.strip().lower()).strip("-_")
+    slug = re.sub(r"[^a-z0-9_-]+", "-", ascii_folded(name)).strip("-_")
     if not slug or not slug[0].isalnum():
         raise UsageError(
             f"cannot make a plugin id from {name!r}",

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from homeclaw_cli.app.scaffold import ascii_folded
 from homeclaw_cli.errors import UsageError
 
 _SKILL_MD = """\
@@ -64,7 +65,7 @@ class SkillScaffold:
 
 def skill_id_from(name: str) -> str:
     """The AgentSkills form of `name`: lowercase letters, digits and hyphens."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.strip().lower()).strip("-")[:64].strip("-")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_folded(name)).strip("-")[:64].strip("-")
     if not slug:
         raise UsageError(
             f"cannot make a skill name from {name!r}",

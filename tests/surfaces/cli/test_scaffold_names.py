@@ -47,3 +47,10 @@ def test_scaffolds_speak_to_authors_not_of_design_notes(cli: Any, tmp_path: Path
     templates = [p.read_text() for p in TEMPLATES.rglob("*.tmpl")]
     for text in [*written, *templates]:
         assert "seed 0" not in text and "§" not in text
+
+
+@pytest.mark.parametrize("kind", ["plugin", "skill"])
+def test_an_accented_name_keeps_its_letters_in_the_id(cli: Any, tmp_path: Path, kind: str) -> None:
+    created = cli(kind, "new", "Café Übersicht", "--dir", str(tmp_path), "--json")
+    assert created.exit_code == 0, created.output
+    assert Path(payload(created)["folder"]).name == "cafe-ubersicht"
