@@ -59,12 +59,13 @@ def remove(
     ctx: typer.Context,
     skill_id: Annotated[str, complete.skill_argument("Installed skill id.")],
     yes: DeleteYesFlag = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Delete an installed skill, its lockfile entry and its approvals (asks first)."""
     from homeclaw_cli.app.install.skill import remove_skill
 
     context = get_state(ctx).context()
-    out = Output()
+    out = Output(json_mode=as_json)
     confirm_removal(out, "skill", skill_id, context.settings.user_skills_dir, yes=yes)
     show_removed(out, remove_skill(context, skill_id))
 

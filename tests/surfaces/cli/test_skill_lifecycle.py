@@ -74,7 +74,9 @@ def test_skill_upgrade_update_and_remove(cli: Any, hc_home: Path, tmp_path: Path
     assert updated.exit_code == 0, updated.output
     assert "upgraded gh 1 -> 2 (" in updated.stdout and "~ SKILL.md" in updated.stdout
     assert lock(hc_home)["skills"]["gh"]["version"] == "2"
-    assert cli("skill", "remove", "gh", "--yes").exit_code == 0
+    removed = cli("skill", "remove", "gh", "--yes", "--json")
+    assert removed.exit_code == 0, removed.output
+    assert payload(removed)["removed"] == str(hc_home / "data" / "skills" / "gh")
     assert not (hc_home / "data" / "skills" / "gh").exists()
     assert lock(hc_home)["skills"] == {}
     assert cli("skill", "remove", "gh", "--yes").exit_code == 4
