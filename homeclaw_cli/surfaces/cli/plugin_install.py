@@ -19,6 +19,7 @@ from homeclaw_cli.surfaces.cli.install_view import (
 from homeclaw_cli.surfaces.cli.options import DryRunFlag, JsonFlag, YesFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.cli.steps import show_steps
+from homeclaw_cli.surfaces.cli.taken_id import warn_if_taken
 from homeclaw_cli.surfaces.cli.update_command import add_update_command
 from homeclaw_cli.surfaces.render import Output
 
@@ -114,7 +115,8 @@ def disable(
 
 
 @app.command("new")
-def new(
+def new(  # noqa: PLR0917 - typer options
+    ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Plugin name; its id is derived from it.")],
     plugin_type: Annotated[
         str,
@@ -143,6 +145,7 @@ def new(
 
     result = scaffold_plugin(name, plugin_type, lang, directory)
     out = Output(json_mode=as_json)
+    warn_if_taken(ctx, out, "plugin", result.plugin_id, result.folder)
     if as_json:
         out.json({"id": result.plugin_id, "folder": str(result.folder), "files": result.files})
         return

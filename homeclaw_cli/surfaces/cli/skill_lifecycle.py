@@ -12,6 +12,7 @@ from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_removal
 from homeclaw_cli.surfaces.cli.install_view import Updater, show_removed, toggle
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
+from homeclaw_cli.surfaces.cli.taken_id import warn_if_taken
 from homeclaw_cli.surfaces.cli.update_command import add_update_command
 from homeclaw_cli.surfaces.render import Output
 
@@ -21,6 +22,7 @@ SkillId = Annotated[str, complete.skill_argument("Skill id.")]
 
 @app.command("new")
 def new(
+    ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Skill name; its id is derived from it.")],
     directory: Annotated[
         Path, typer.Option("--dir", help="Where to create the skill folder.")
@@ -32,6 +34,7 @@ def new(
 
     result = scaffold_skill(name, directory)
     out = Output(json_mode=as_json)
+    warn_if_taken(ctx, out, "skill", result.skill_id, result.folder)
     data = {"id": result.skill_id, "folder": str(result.folder), "files": result.files}
 
     def show() -> None:

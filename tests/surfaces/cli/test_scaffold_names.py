@@ -54,3 +54,14 @@ def test_an_accented_name_keeps_its_letters_in_the_id(cli: Any, tmp_path: Path, 
     created = cli(kind, "new", "Café Übersicht", "--dir", str(tmp_path), "--json")
     assert created.exit_code == 0, created.output
     assert Path(payload(created)["folder"]).name == "cafe-ubersicht"
+
+
+def test_an_id_that_is_taken_is_warned_about(cli: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.delenv("HOMECLAW_NO_BUNDLED", raising=False)
+    taken = cli("plugin", "new", "units", "--dir", str(tmp_path))
+    assert taken.exit_code == 0 and "plugin id 'units' is taken by" in taken.stderr
+    assert "(bundled)" in taken.stderr
+    skill = cli("skill", "new", "disk-usage", "--dir", str(tmp_path))
+    assert skill.exit_code == 0 and "skill id 'disk-usage' is taken by" in skill.stderr
+    fresh = cli("plugin", "new", "tide tables", "--dir", str(tmp_path))
+    assert fresh.exit_code == 0 and "is taken by" not in fresh.stderr
