@@ -18,7 +18,7 @@ from homeclaw_cli.catalog.skills import (
 )
 from homeclaw_cli.core.examples import WHY_EXAMPLES, examples_fix
 from homeclaw_cli.errors import HomeclawError, missing_path
-from homeclaw_cli.runtime.skill_run import MINIMAL_PATH, interpreter_for
+from homeclaw_cli.runtime.skill_run import interpreter_for, script_path
 from homeclaw_cli.settings import Settings
 
 
@@ -109,7 +109,7 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
     for script in skill.scripts:
         path = skill.folder / "scripts" / script
         try:
-            interpreter_for(path, MINIMAL_PATH)
+            interpreter_for(path, script_path())
         except HomeclawError as exc:
             check.warnings.append(f"scripts/{script}: {exc.message}")
     check.errors.extend(skill_folder_errors(skill.folder))

@@ -38,7 +38,7 @@ from homeclaw_cli.catalog.skills import Skill, SkillRegistry
 from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.settings import Settings
 
-MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
+MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"  # when the user has no PATH at all
 MAX_ARGS = 64
 MAX_ARG_CHARS = 8192
 _KILL_GRACE_SEC = 1.0
@@ -223,7 +223,7 @@ def script_environment(
     source = os.environ if env is None else env
     supplied = settings.skills.entries.get(skill.id)
     run_env = {
-        "PATH": MINIMAL_PATH,
+        "PATH": script_path(source),
         "HOME": source.get("HOME", str(Path.home())),
         "LANG": source.get("LANG", "C.UTF-8"),
         "HOMECLAW_SKILL_DIR": str(skill.folder),
@@ -240,6 +240,15 @@ def script_environment(
     if supplied:
         run_env.update({k: v for k, v in supplied.env.items() if k not in ("PATH",)})
     return run_env
+
+
+def script_path(env: Mapping[str, str] | None = None) -> str:
+    """The user's PATH, where the tools a skill requires were found (Homebrew, ~/.local/bin,
+    nvm), without its relative entries: a script runs in its skill's folder, so `.` would let
+    the skill's own files stand in for system commands."""
+    source = os.environ if env is None else env
+    absolute = [p for p in source.get("PATH", "").split(os.pathsep) if Path(p).is_absolute()]
+    return os.pathsep.join(dict.fromkeys(absolute)) or MINIMAL_PATH
 
 
 def granted_env_names(settings: Settings, skill: Skill) -> list[str]:

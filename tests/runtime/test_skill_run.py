@@ -55,6 +55,8 @@ def test_runs_script_with_args_list_cwd_and_minimal_env(
     )
     monkeypatch.setenv("NEEDED_TOKEN", "tok")
     monkeypatch.setenv("SECRET_NOT_DECLARED", "leak")
+    tools = tmp_path / "brew" / "bin"
+    monkeypatch.setenv("PATH", f"{tools}:.:bin:/usr/bin:{tools}")
     result = run_skill(settings(tmp_path), "echo", "echo.py", ["a b", "--flag"])
     assert result.ok, result.stderr
     data = json.loads(result.stdout)
@@ -63,7 +65,7 @@ def test_runs_script_with_args_list_cwd_and_minimal_env(
     env = data["env"]
     assert env["NEEDED_TOKEN"] == "tok"
     assert "SECRET_NOT_DECLARED" not in env
-    assert env["PATH"] == "/usr/local/bin:/usr/bin:/bin"
+    assert env["PATH"] == f"{tools}:/usr/bin"  # the user's, without relative entries
     assert {"HOME", "LANG", "HOMECLAW_SKILL_DIR", "HOMECLAW_CWD"} <= set(env)
     assert env["HOMECLAW_SKILL_DIR"] == str(folder)
     assert result.command[0] == sys.executable

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +220,21 @@ def test_skill_commands_stay_light(hc_home: Path, argv: list[str]) -> None:
         check=False,
     )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [], done.stderr
+
+
+def test_a_script_finds_the_tools_on_the_users_path(
+    cli: Any, user_skills: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool the skill requires, found where the user keeps it (e.g. /opt/homebrew/bin)."""
+    tools = tmp_path / "brew" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "mytool").write_text("#!/bin/sh\necho mytool says $1\n")
+    (tools / "mytool").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    requires = 'metadata: {"openclaw": {"requires": {"bins": ["mytool"]}}}\n'
+    make_skill(user_skills, "needtool", extra=requires, scripts={"run.sh": "mytool hi\n"})
+    listed = payload(cli("skill", "list", "--json"))
+    assert next(r for r in listed if r["id"] == "needtool")["status"] == "ok"
+    result = cli("skill", "test", "needtool", "--script", "run.sh")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "mytool says hi\n"
