@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from homeclaw_cli.adapters.web_page import is_web_page
 from homeclaw_cli.core.ports import (
     ChatMessage,
     JsonSchema,
@@ -277,8 +278,7 @@ class OllamaLLM:
 
 def _web_page(exc: Exception) -> bool:
     """Whether an error's body is HTML: Ollama answers errors in JSON, web servers do not."""
-    body = exc.response.text if isinstance(exc, httpx.HTTPStatusError) else str(exc)
-    return body.lstrip().lower().startswith(("<!doctype html", "<html"))
+    return is_web_page(exc.response.text if isinstance(exc, httpx.HTTPStatusError) else str(exc))
 
 
 def _status(exc: Exception) -> int | None:

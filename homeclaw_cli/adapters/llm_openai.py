@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from homeclaw_cli.adapters.web_page import is_web_page
 from homeclaw_cli.core.ports import (
     ChatMessage,
     JsonSchema,
@@ -275,6 +276,13 @@ class OpenAICompatLLM:
     def _raise_for(self, response: httpx.Response) -> None:
         if response.status_code < 400:
             return
+        if is_web_page(response.text):
+            raise UnavailableError(
+                f"the server at {self.host} is not an OpenAI-compatible model server: it "
+                f"answered with a web page (HTTP {response.status_code})",
+                hint="fix llm.host (llama-server, vLLM, LM Studio; homeclaw adds /v1); for "
+                "Ollama set llm.provider: ollama",
+            )
         try:
             detail = response.json().get("error", response.text)
             if isinstance(detail, dict):

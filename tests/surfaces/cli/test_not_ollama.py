@@ -46,3 +46,16 @@ def test_a_web_server_is_not_ollama(cli: Any, web_server: str, command: tuple[st
     assert error["message"].startswith(f"the server at {web_server} is not Ollama")
     assert "not pulled" not in error["message"] and "<html>" not in error["message"]
     assert "llm.provider: openai" in error["hint"]
+
+
+@pytest.mark.parametrize("command", [("models", "--json"), ("chat", "-q", "hi", "--json")])
+def test_a_web_server_is_not_an_openai_server(
+    cli: Any, web_server: str, command: tuple[str, ...]
+) -> None:
+    env = {"HOMECLAW_LLM__PROVIDER": "openai", "HOMECLAW_LLM__HOST": web_server}
+    result = cli(*command, env={**env, "HOMECLAW_NO_BUNDLED": "1"})
+    assert result.exit_code == 5, result.output
+    error = envelope(result)["error"]
+    assert error["message"].startswith(f"the server at {web_server} is not an OpenAI-compatible")
+    assert "has no model" not in error["message"] and "<html>" not in error["message"]
+    assert "llm.provider: ollama" in error["hint"]
