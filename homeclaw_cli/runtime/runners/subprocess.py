@@ -1,8 +1,14 @@
 """Subprocess plugins (seed 001 §5.3): one PluginRequest JSON on stdin, one PluginResult out.
 
-The process runs in its own session so a timeout kills its whole process group
+The process runs in its own session so the runner can kill its whole process group
 (grandchildren included). Stdout is read incrementally under a byte cap and the plugin is
 killed when it exceeds it; only the tail of stderr is kept, for the error message.
+
+The answer is complete when the process exits, not when its pipes close: a background child
+it started (and did not detach with its own session) inherits the pipes and can hold them
+open long after. Once the process has exited its pipes get at most _PIPE_GRACE_SEC more, then
+the call goes on with what it printed. Whatever ends the call (answer, timeout, Ctrl-C), the
+process group is killed: nothing a plugin leaves running outlives the call.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from homeclaw_cli.runtime.runners.base import (
 MAX_STDOUT_BYTES = MAX_BODY_BYTES
 STDERR_TAIL_BYTES = 4096
 _CHUNK = 65536
+_PIPE_GRACE_SEC = 0.5  # for the pipes once the process has exited
+_POLL_SEC = 0.05  # how often to look whether it has, while its pipes are open
 
 
 class SubprocessRunner:
@@ -75,28 +83,20 @@ class SubprocessRunner:
             # asyncio.timeout, not wait_for: when the turn is cancelled (Ctrl-C), wait_for
             # leaves the cancelled gather's error unretrieved and asyncio reports it later.
             async with asyncio.timeout(timeout):
-                await asyncio.gather(
-                    streams.feed(request.model_dump_json().encode() + b"\n"),
-                    streams.read_stdout(),
-                    streams.read_stderr(),
-                    process.wait(),
-                )
+                await streams.exchange(request.model_dump_json().encode() + b"\n")
         except TimeoutError:
-            _kill_group(process)
-            await process.wait()
             return fail(
                 request,
                 "timeout",
                 f"{who} did not answer within {timeout:g} s and was stopped"
                 + streams.stderr_note(),
             )
-        except asyncio.CancelledError:  # Ctrl-C: nothing the plugin started outlives the turn
-            _kill_group(process)
-            raise
         finally:
-            if process.returncode is None:
-                _kill_group(process)
-                await process.wait()
+            # Always, Ctrl-C included: nothing the plugin started outlives the call, neither
+            # the process nor a background child it left (which may still hold its pipes).
+            _kill_group(process)
+            await streams.drain()
+            await process.wait()
         seconds = time.monotonic() - started
         return self._interpret(request, process.returncode, streams, who, seconds)
 
@@ -157,6 +157,36 @@ class _Streams:
         self.process = process
         self.stdout = OutputCap(max_stdout)
         self.stderr: deque[bytes] = deque()
+
+    async def exchange(self, request: bytes) -> None:
+        """Send the request and read both pipes until the process has exited and closed them,
+        or has exited and _PIPE_GRACE_SEC more have passed (a background child holds them)."""
+        pipes = asyncio.gather(self.feed(request), self.read_stdout(), self.read_stderr())
+        try:
+            # Not process.wait(): on Python 3.11 it also waits for the pipes to close.
+            while self.process.returncode is None and not pipes.done():
+                await asyncio.wait([pipes], timeout=_POLL_SEC)
+            if not pipes.done():
+                await asyncio.wait([pipes], timeout=_PIPE_GRACE_SEC)
+            if pipes.done():
+                pipes.result()  # a reader's error, if any
+                await self.process.wait()
+        finally:
+            pipes.cancel()  # the reads of pipes a leftover child still holds, or on a timeout
+            await asyncio.wait([pipes])
+            with contextlib.suppress(asyncio.CancelledError):
+                pipes.exception()  # retrieved, so asyncio does not report it later
+
+    async def drain(self) -> None:
+        """Once the group is killed: read the pipes to their end, discarding what a leftover
+        child printed late, so they close with the call (process.wait() does not wait for them
+        once the process has exited). A child that left the group gets _PIPE_GRACE_SEC."""
+        for pipe in (self.process.stdout, self.process.stderr):
+            assert pipe is not None
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(_PIPE_GRACE_SEC):
+                    while await pipe.read(_CHUNK):
+                        pass
 
     async def feed(self, data: bytes) -> None:
         stdin = self.process.stdin

@@ -108,6 +108,31 @@ def test_timeout_kills_the_whole_process_group(cli: Any, tmp_path: Path) -> None
         _wait_gone(grandchild)
 
 
+def test_a_background_child_holding_stdout_neither_delays_the_answer_nor_outlives_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    subprocess_plugin(
+        "forky",
+        f"""
+        import json, subprocess, sys
+        sys.stdin.readline()
+        print(json.dumps({{"success": True, "text": "answered"}}), flush=True)
+        child = subprocess.Popen(["sleep", "60"])  # inherits stdout and holds it open
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        """,
+        timeout=20,
+    )
+    started = time.monotonic()
+    result = cli("plugin", "call", "forky")
+    assert time.monotonic() - started < 8  # the grace after exit, not the 20 s timeout
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "answered\n"
+    child = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        _wait_gone(child)
+
+
 def _wait_gone(pid: int) -> None:
     # The kill is synchronous; a zombie still answers kill(0) until its parent (init) reaps it.
     deadline = time.monotonic() + 5
