@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from homeclaw_cli.core.approval import Answer, Asker, ToolAction
+from homeclaw_cli.surfaces.terminal_safe import terminal_safe
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -20,7 +21,8 @@ CHOICES = "[y]es / [n]o / [a]lways this session"
 
 
 def question(action: ToolAction, reason: str) -> str:
-    return f"allow {action.describe()}? ({reason})\n{CHOICES}: "
+    """The question, its arguments (the model's) without terminal control sequences."""
+    return terminal_safe(f"allow {action.describe()}? ({reason})\n{CHOICES}: ")
 
 
 def parse_answer(text: str) -> Answer | None:

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from homeclaw_cli import errors
 from homeclaw_cli.core.ports import TextSink
+from homeclaw_cli.surfaces.terminal_safe import SafeStream, terminal_safe
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -171,15 +172,17 @@ class Output:
             self._envelope.error = error
 
     def text(self, text: str) -> None:
-        """Payload text on stdout, printed verbatim (never parsed as markup)."""
-        self._write(text if text.endswith("\n") else text + "\n")
+        """Payload text on stdout, never parsed as markup, without terminal control sequences."""
+        self._write(terminal_safe(text if text.endswith("\n") else text + "\n"))
 
     def line(self, *segments: Segment) -> None:
         """One line of styled segments on a terminal; the same text unstyled otherwise."""
+        pairs = [(s, "") if isinstance(s, str) else s for s in segments]
+        safe = [(terminal_safe(text), style) for text, style in pairs]
         if self.rich:
-            self.out.print(Text.assemble(*segments), highlight=False)
+            self.out.print(Text.assemble(*safe), highlight=False)
         else:
-            self.text("".join(s if isinstance(s, str) else s[0] for s in segments))
+            self.text("".join(text for text, _ in safe))
 
     def verdict(self, ok: bool, subject: str) -> None:
         """One validation line: ✓/✗ on a terminal, ok/invalid when piped, then `subject` as is."""
@@ -217,7 +220,7 @@ class Output:
             else:
                 table.add_column(column, style=style, overflow="fold")
         for row in rows:
-            table.add_row(*("" if v is None else escape(str(v)) for v in row))
+            table.add_row(*("" if v is None else escape(terminal_safe(str(v))) for v in row))
         self.out.print(table)
 
     @contextmanager
@@ -225,7 +228,7 @@ class Output:
         """Yield a callback for streamed answer text; ends the output with a newline.
 
         With `markdown` on a terminal the text is re-rendered live as Markdown (its lines
-        without Rich's padding to the full width).
+        without Rich's padding to the full width). Control sequences never reach the terminal.
         """
         pieces: list[str] = []
         if markdown and self.rich and self.out.is_terminal:
@@ -238,16 +241,19 @@ class Output:
 
                 def show_live(piece: str) -> None:
                     pieces.append(piece)
-                    live.update(Trimmed(Markdown("".join(pieces))))
+                    live.update(Trimmed(Markdown(terminal_safe("".join(pieces)))))
 
                 yield show_live
             return
 
+        safe = SafeStream()
+
         def show_raw(piece: str) -> None:
             pieces.append(piece)
-            self._write(piece)
+            self._write(safe.feed(piece))
 
         yield show_raw
+        self._write(safe.end())
         if pieces and not "".join(pieces).endswith("\n"):
             self._write("\n")
 
@@ -255,24 +261,28 @@ class Output:
 
     def info(self, message: str, *, style: str | None = None) -> None:
         """A message for people on stderr, printed verbatim (it quotes user data)."""
-        self.err.print(Text(message, style=style or ""), highlight=False)
+        self.err.print(Text(terminal_safe(message), style=style or ""), highlight=False)
 
     def passthrough(self, text: str) -> None:
-        """What another program printed, on stderr as it printed it (no markup, no wrapping)."""
-        self.err.file.write(text if text.endswith("\n") else text + "\n")
+        """What another program printed, on stderr (no markup, no wrapping, no control codes)."""
+        self.err.file.write(terminal_safe(text if text.endswith("\n") else text + "\n"))
         self.err.file.flush()
 
     def warning(self, message: str) -> None:
         """`warning: message` on stderr, and in the `--json` envelope's warnings."""
         if self._envelope is not None:
             self._envelope.warnings.append(message)
-        self.err.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False)
+        self.err.print(
+            f"[yellow]warning:[/yellow] {escape(terminal_safe(message))}", highlight=False
+        )
 
     def error(self, message: str, hint: str | None = None, *, label: str = "error") -> None:
         """`error: message` (and `hint: ...`) on stderr."""
-        self.err.print(f"[bold red]{label}:[/bold red] {escape(message)}", highlight=False)
+        self.err.print(
+            f"[bold red]{label}:[/bold red] {escape(terminal_safe(message))}", highlight=False
+        )
         if hint:
-            self.err.print(f"[dim]hint:[/dim] {escape(hint)}", highlight=False)
+            self.err.print(f"[dim]hint:[/dim] {escape(terminal_safe(hint))}", highlight=False)
 
     @contextmanager
     def status(self, message: str) -> Iterator[None]:

@@ -85,6 +85,26 @@ def test_request_reaches_the_process_and_result_is_printed(cli: Any) -> None:
     assert plain.stdout == 'got {"count": 1, "loud": false}\n'
 
 
+HOSTILE = r"""
+import json, sys
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"request_id": request["request_id"], "plugin_id": request["plugin_id"],
+                  "success": True,
+                  "text": "\u001b[31mRED\u001b[0m \u001b]0;pwned title\u0007 text\u009b2J\r\n"}))
+"""
+
+
+def test_control_sequences_in_a_plugins_answer_never_reach_the_terminal(cli: Any) -> None:
+    subprocess_plugin("hostile", HOSTILE)
+    result = cli("plugin", "call", "hostile", "go")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "RED  text\n"
+    assert not any(c in result.stdout for c in "\x1b\x07\x9b\r")
+    # --json keeps the text as the plugin gave it: JSON escapes it
+    raw = payload(cli("plugin", "call", "hostile", "go", "--json"))["result"]["text"]
+    assert raw == "\x1b[31mRED\x1b[0m \x1b]0;pwned title\x07 text\x9b2J\r\n"
+
+
 def test_timeout_kills_the_whole_process_group(cli: Any, tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
     subprocess_plugin(
