@@ -26,6 +26,7 @@ from homeclaw_cli.core.manifest import HttpConfig, InlineConfig, McpConfig, Subp
 from homeclaw_cli.core.server_start import ServerStart
 from homeclaw_cli.document import DocumentError, read_document
 from homeclaw_cli.runtime.caller import PluginCaller
+from homeclaw_cli.runtime.connect_failure import describe_connect_error
 from homeclaw_cli.runtime.managed_server import ManagedServerError, ManagedServers, server_state
 from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.settings import Settings
@@ -96,9 +97,13 @@ async def check_entry(
     if start is not None:
         return await managed_health(caller.settings, http, entry.id, start)
     if manifest.health_check_url:
-        return await probe_url(http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC)
+        return await probe_url(
+            http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC, field="health_check_url"
+        )
     if isinstance(config, HttpConfig):
-        return await probe_url(http, config.base_url, timeout=HTTP_TIMEOUT_SEC, any_answer=True)
+        return await probe_url(
+            http, config.base_url, timeout=HTTP_TIMEOUT_SEC, any_answer=True, field="base_url"
+        )
     if isinstance(config, SubprocessConfig):
         path = resolve_command(config.command, entry.folder)
         if path is None:
@@ -123,7 +128,9 @@ async def managed_health(
     state = server_state(settings, plugin_id)
     if state.state == "failed":
         return False, state.describe()
-    answers, detail = await probe_url(http, start.ready, timeout=HTTP_TIMEOUT_SEC, any_answer=True)
+    answers, detail = await probe_url(
+        http, start.ready, timeout=HTTP_TIMEOUT_SEC, any_answer=True, field="config.start.ready"
+    )
     if state.state == "running":
         return answers, f"{state.describe()}; {detail}"
     if answers:
@@ -132,15 +139,21 @@ async def managed_health(
 
 
 async def probe_url(
-    http: httpx.AsyncClient, url: str, *, timeout: float, any_answer: bool = False
+    http: httpx.AsyncClient,
+    url: str,
+    *,
+    timeout: float,
+    any_answer: bool = False,
+    field: str = "the URL",
 ) -> tuple[bool, str]:
     """GET `url` once: (ok, detail) in the one wording of every health check (`plugin
     health`, the serve monitor, registration). ok means 2xx, or any answer below 500 with
-    `any_answer` (a base_url that has no health endpoint)."""
+    `any_answer` (a base_url that has no health endpoint). `field`: the setting that holds
+    `url`, named when its host does not resolve."""
     try:
         response = await http.get(url, timeout=timeout, follow_redirects=False)
-    except httpx.ConnectError:
-        return False, f"not running at {url} (connection refused)"
+    except httpx.ConnectError as exc:
+        return False, describe_connect_error(exc, url, field=field).message
     except httpx.TimeoutException:
         return False, f"{url} did not answer within {timeout:g} s"
     except httpx.HTTPError as exc:
@@ -259,11 +272,13 @@ async def _live_problems(
             for cap_id in unmapped_capabilities(manifest, session.tools)
         ]
     if manifest.health_check_url:
-        ok, detail = await probe_url(http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC)
+        ok, detail = await probe_url(
+            http, manifest.health_check_url, timeout=HTTP_TIMEOUT_SEC, field="health_check_url"
+        )
         return [] if ok else [(detail, ("health_check_url",))]
     if isinstance(config, HttpConfig):
         ok, detail = await probe_url(
-            http, config.base_url, timeout=HTTP_TIMEOUT_SEC, any_answer=True
+            http, config.base_url, timeout=HTTP_TIMEOUT_SEC, any_answer=True, field="base_url"
         )
         return [] if ok else [(detail, ("config", "base_url"))]
     return []

@@ -21,6 +21,7 @@ from urllib.parse import quote as quote_url
 import httpx
 
 from homeclaw_cli.core.manifest import Capability, HttpConfig
+from homeclaw_cli.runtime.connect_failure import describe_connect_error
 from homeclaw_cli.runtime.managed_server import ManagedServerError, ManagedServers
 from homeclaw_cli.runtime.runners.base import (
     MAX_BODY_BYTES,
@@ -80,9 +81,9 @@ class HttpRunner:
                 # A managed server that went away (its owner stopped it) is started again once.
                 if config.start is not None and attempt == 1:
                     continue
-                return fail(request, *call.transport_failure(exc, config))
+                return call.transport_failure(request, exc, config)
             except httpx.HTTPError as exc:
-                return fail(request, *call.transport_failure(exc, config))
+                return call.transport_failure(request, exc, config)
             break
         if truncated:
             return fail(
@@ -199,19 +200,20 @@ class _HttpCall:
         return f"{self.method} {self.url}"
 
     def transport_failure(
-        self, exc: httpx.HTTPError, config: HttpConfig
-    ) -> tuple[FailureKind, str]:
+        self, request: PluginRequest, exc: httpx.HTTPError, config: HttpConfig
+    ) -> RunResult:
+        """A request that got no answer; a failed connect says why in its metadata
+        (`connect_failure`: refused, dns, tls or other) for the caller's hint."""
         if isinstance(exc, httpx.ConnectError):
-            return (
-                "unavailable",
-                f"{self.who} is not running at {config.base_url} (connection refused)",
-            )
+            failure = describe_connect_error(exc, config.base_url, who=self.who, field="base_url")
+            return fail(request, "unavailable", failure.message, {"connect_failure": failure.kind})
         if isinstance(exc, httpx.TimeoutException):
-            return (
+            return fail(
+                request,
                 "timeout",
                 f"{self.who} did not answer within {config.timeout_sec:g} s ({self.where})",
             )
-        return "unavailable", f"{self.who}: {self.where} failed: {exc}"
+        return fail(request, "unavailable", f"{self.who}: {self.where} failed: {exc}")
 
     def result(self, request: PluginRequest, response: httpx.Response, text: str) -> RunResult:
         payload = _json_or_none(text)

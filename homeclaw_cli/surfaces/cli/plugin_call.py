@@ -102,7 +102,9 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
         out.warning(warning)
     out.result(outcome, lambda: _show_answer(out, outcome))
     if not outcome.result.success:
-        hint = _unavailable_hint(context.registry.plugins.get(plugin_id))
+        hint = _unavailable_hint(
+            context.registry.plugins.get(plugin_id), outcome.result.metadata.get("connect_failure")
+        )
         _fail(outcome, hint, as_json=as_json, debug=get_state(ctx).debug)
 
 
@@ -142,15 +144,22 @@ def _fail(outcome: CallOutcome, hint: str, *, as_json: bool, debug: bool) -> NoR
     raise error
 
 
-def _unavailable_hint(entry: PluginEntry | None) -> str:
-    """What to do when the plugin could not be reached: a command to install or a server to
-    start."""
+def _unavailable_hint(entry: PluginEntry | None, connect_failure: object = None) -> str:
+    """What to do when the plugin could not be reached: a command to install, a server to
+    start, or (`connect_failure` of an http plugin: dns, tls) a base_url to fix."""
     if entry is None:
         return "`homeclaw plugin list` shows the installed plugins"
     check = f"`homeclaw plugin health {entry.id}` checks it"
+    where = entry.manifest_path or entry.folder
+    if connect_failure == "dns":
+        return f"fix the host in config.base_url in {where}; then {check}"
+    if connect_failure == "tls":
+        return (
+            f"check that the server speaks TLS with a valid certificate, or use http:// in "
+            f"config.base_url ({where}); then {check}"
+        )
     command = getattr(entry.manifest.config, "command", None)
     if command:
-        where = entry.manifest_path or entry.folder
         return f"install `{command}` or fix config.command in {where}; then {check}"
     return f"start its server (`homeclaw plugin show {entry.id}` describes it), then {check}"
 

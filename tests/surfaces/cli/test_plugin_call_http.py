@@ -84,6 +84,29 @@ def test_server_down_says_not_running(cli: Any) -> None:
     assert "start its server (`homeclaw plugin show offline`" in result.stderr
 
 
+def test_unknown_host_says_it_cannot_be_resolved(cli: Any) -> None:
+    http_plugin("nowhere", "http://no-such-host.invalid", [])
+    result = cli("plugin", "call", "nowhere", "--input", "hi")
+    assert result.exit_code == ExitCode.UNAVAILABLE
+    assert "plugin nowhere: cannot resolve host no-such-host.invalid: check base_url" in (
+        result.stderr
+    )
+    assert "connection refused" not in result.stderr
+    assert "start its server" not in result.stderr
+    assert "fix the host in config.base_url" in result.stderr
+    assert "homeclaw plugin health nowhere" in result.stderr
+
+
+def test_tls_to_a_plain_http_server_names_the_handshake(cli: Any, tmp_path: Path) -> None:
+    with todo_server(tmp_path / "todo.json") as url:
+        http_plugin("tls", url.replace("http://", "https://"), [])
+        result = cli("plugin", "call", "tls", "--input", "hi")
+    assert result.exit_code == ExitCode.UNAVAILABLE
+    assert "plugin tls: TLS handshake with 127.0.0.1 failed: " in result.stderr
+    assert "connection refused" not in result.stderr
+    assert "use http:// in config.base_url" in result.stderr
+
+
 @pytest.fixture
 def fake_server() -> Iterator[Callable[[dict[str, Reply]], str]]:
     """A local HTTP server answering each path with a fixed (status, body), or hanging."""

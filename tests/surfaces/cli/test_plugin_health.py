@@ -55,6 +55,23 @@ def test_down_server_is_unhealthy_stored_and_listed(cli: Any, hc_home: Path) -> 
     assert "not running at" in listing["down"]["problem"]
 
 
+def test_unknown_host_is_reported_as_such(cli: Any) -> None:
+    http_plugin("nowhere", "http://no-such-host.invalid", with_health_url=False)
+    http_plugin("nohealth", "http://no-such-host.invalid")
+    result = cli("plugin", "health", "--json")
+    assert result.exit_code == ExitCode.UNAVAILABLE
+    reports = {r["id"]: r for r in payload(result)}
+    assert reports["nowhere"]["ok"] is False
+    assert reports["nowhere"]["detail"] == (
+        "cannot resolve host no-such-host.invalid: check base_url"
+    )
+    assert reports["nohealth"]["detail"] == (
+        "cannot resolve host no-such-host.invalid: check health_check_url"
+    )
+    table = cli("plugin", "health", "nowhere")
+    assert "cannot resolve host" in table.stdout and "connection refused" not in table.stdout
+
+
 def test_running_server_is_healthy_and_a_later_check_clears_the_mark(
     cli: Any, tmp_path: Path
 ) -> None:
