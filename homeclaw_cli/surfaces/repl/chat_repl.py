@@ -37,19 +37,25 @@ T = TypeVar("T")
 
 
 class _Completer(Completer):
-    """Slash commands at the start of the line, plugin ids after them."""
+    """Slash commands at the start of the line, plugin ids as their arguments.
+
+    An ordinary message gets no completions: the prompt completes while typing, and a popup
+    of plugin ids under every word of a question is in the way.
+    """
 
     def __init__(self, plugin_ids: Callable[[], Iterable[str]]) -> None:
         self.plugin_ids = plugin_ids
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Any:
-        text = document.text_before_cursor
-        word = document.get_word_before_cursor(WORD=True)
-        if text.startswith("/") and " " not in text:
+        text = document.text_before_cursor.lstrip()
+        if not text.startswith("/"):
+            return
+        if not any(c.isspace() for c in text):
             for name, meta in COMMANDS.items():
                 if name.startswith(text):
                     yield Completion(name, -len(text), display_meta=meta)
             return
+        word = document.get_word_before_cursor(WORD=True)
         if word:
             for plugin_id in sorted(self.plugin_ids()):
                 if plugin_id.startswith(word):

@@ -170,7 +170,7 @@ def test_reload_command_picks_up_a_new_plugin(
     assert queued and "reloaded: added tides2" in out
 
 
-def test_completion_of_slash_commands_and_plugin_ids() -> None:
+def test_completion_of_slash_commands_and_their_plugin_id_arguments() -> None:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
@@ -184,7 +184,23 @@ def test_completion_of_slash_commands_and_plugin_ids() -> None:
     assert complete("/se") == ["/search", "/sessions"]
     assert complete("/")[:3] == ["/help", "/plugins", "/skills"]
     assert complete("/search t") == ["tides", "todo"]
-    assert complete("ask gre") == ["greeter"]
+    assert complete("/status reconnect gr") == ["greeter"]
+    assert complete("  /he") == ["/help"]
+
+
+@pytest.mark.parametrize(
+    "text", ["what t", "t", "ask gre", "todo", "what is /se", "tell me\nabout t", "/search ", ""]
+)
+def test_ordinary_messages_get_no_completions(text: str) -> None:
+    """The prompt completes while typing: a message must not pop up plugin ids."""
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from homeclaw_cli.surfaces.repl.chat_repl import _Completer
+
+    completer = _Completer(lambda: ["greeter", "textkit", "timezones", "todo"])
+    event = CompleteEvent(text_inserted=True)
+    assert list(completer.get_completions(Document(text), event)) == []
 
 
 def test_an_internal_error_does_not_end_the_session(
