@@ -15,6 +15,9 @@ from homeclaw_cli.fsutil import file_lock
 from tests.fakes.index import write_plugin
 from tests.json_output import payload
 
+# Longer than a command takes to reach the lock on a loaded machine (its first imports
+# included), or it finds the lock free and has nothing to say.
+HOLD = 2.0
 WAIT_LINE = f"waiting for another homeclaw process (pid {os.getpid()}) to finish with the index"
 
 
@@ -45,7 +48,7 @@ def lock_of(index_env: dict[str, Any]) -> Path:
 def test_sync_says_it_waits_on_stderr(
     cli: Any, index_env: dict[str, Any], flag: str | None
 ) -> None:
-    with held_for(lock_of(index_env), 0.5):
+    with held_for(lock_of(index_env), HOLD):
         result = cli("sync", *([flag] if flag else []))
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if "waiting for" in line]
@@ -58,7 +61,7 @@ def test_sync_says_it_waits_on_stderr(
 def test_sync_quiet_waits_silently_and_a_timeout_names_the_holder(
     cli: Any, index_env: dict[str, Any]
 ) -> None:
-    with held_for(lock_of(index_env), 0.5):
+    with held_for(lock_of(index_env), HOLD):
         quiet = cli("sync", "--quiet")
     assert quiet.exit_code == 0 and quiet.stdout == quiet.stderr == ""
     with file_lock(lock_of(index_env)):
@@ -72,7 +75,7 @@ def test_plugin_install_says_its_sync_waits(
 ) -> None:
     assert cli("sync").exit_code == 0
     src = write_plugin(tmp_path / "src", "tides", "Tides", "Tide tables for a harbour.")
-    with held_for(lock_of(index_env), 0.5):
+    with held_for(lock_of(index_env), HOLD):
         result = cli("plugin", "install", str(src), "--yes")
     assert result.exit_code == 0, result.output
     assert WAIT_LINE in result.stderr and "index updated: 1 added" in result.stderr
@@ -87,11 +90,11 @@ def test_plugin_register_and_unregister_say_they_wait(
     registrations = Path(index_env["home"]) / "data" / "state" / "external.lock"
     holder = f"waiting for another homeclaw process (pid {os.getpid()}) to finish with"
     for command in (["register", "--no-check", descriptor], ["unregister", "slack-bot"]):
-        with held_for(registrations, 0.5):
+        with held_for(registrations, HOLD):
             result = cli("plugin", *command, "--no-sync")
         assert result.exit_code == 0, result.output
         assert f"{holder} external_plugins.json (lock: {registrations};" in result.stderr
-    with held_for(lock_of(index_env), 0.5):
+    with held_for(lock_of(index_env), HOLD):
         synced = cli("plugin", "register", "--no-check", descriptor, "--sync")
     assert synced.exit_code == 0, synced.output
     assert WAIT_LINE in synced.stderr
