@@ -6,8 +6,10 @@ the LanceDB retrieval, the plugin runners and the skill runner in `app/chat.py`.
 
 Here: the Agent (history, services) and the turn's outline. The tools a turn offers are in
 core/turn_tools.py, one model round in core/turn_round.py, tool-call handling in
-core/turn_calls.py, the parts of a request its calls left open in core/turn_needs.py, what a
-turn returns in core/turn_result.py, and the trace steps in core/trace.py.
+core/turn_calls.py (each result cut to the room the window has left, core/tool_text.py), the
+parts of a request its calls left open in core/turn_needs.py, what a turn returns in
+core/turn_result.py and how it ended in core/turn_outcome.py, and the trace steps in
+core/trace.py.
 
 Tool design: one tool per capability of the retrieved plugins (`<plugin>__<capability>`,
 built by core/capability_tools.add_plugin_tools), not one generic route_to_plugin(plugin_id,
@@ -51,10 +53,12 @@ from homeclaw_cli.core.ports import (
 from homeclaw_cli.core.retrieval import RELATIVE_MARGIN, RetrievalHit, RetrievalResult, cut_across
 from homeclaw_cli.core.tokens import estimate_tokens
 from homeclaw_cli.core.tool_registry import ToolRegistry
+from homeclaw_cli.core.tool_text import window_room
 from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
 from homeclaw_cli.core.turn_decide import figures_to_check, weakly_retrieved
 from homeclaw_cli.core.turn_needs import open_needs
+from homeclaw_cli.core.turn_outcome import settle
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
@@ -77,7 +81,7 @@ class AgentConfig:
     tool_mode: str = "auto"  # auto | native | json
     max_search_results: int = 5
     workspace_dirs: list[Path] = field(default_factory=list)
-    context_tokens: int = 4096  # the model's window; history is trimmed to fit
+    context_tokens: int = 4096  # the model's window; history and tool results are cut to fit
     search_tools: bool = True  # offer search_plugins / search_skills (llm.search_tools)
     decide: str = "never"  # the constrained decision (llm.decide): never | auto | always
     decide_min_score: float = DECIDE_MIN_SCORE  # retrieval score `auto` counts as confident
@@ -324,16 +328,7 @@ class Agent:
             result.tool_tokens = estimate_tokens(json.dumps(tools.schemas()))
         history, messages = self._messages(result)
         weak_tools, weak_skills = self._weak(result, tools, bool(skills_text))
-        result.steps.append(
-            PromptStep(
-                seconds=time.perf_counter() - started - show_seconds,
-                system_tokens=result.prompt.tokens,
-                tool_tokens=result.tool_tokens,
-                tools=result.tools_offered,
-                history_messages=len(history),
-                history_dropped=len(self.history) - len(history),
-            )
-        )
+        self._note_prompt(result, time.perf_counter() - started - show_seconds, len(history))
         return TurnState(
             result.message,
             tools,
@@ -350,6 +345,22 @@ class Agent:
             weak_tools=weak_tools,
             weak_skills=weak_skills,
             skills=self._shown_skills(skill_res, skills_text),
+            window=self.config.context_tokens,
+            tool_room=window_room(self.config.context_tokens, messages, result.tool_tokens),
+        )
+
+    def _note_prompt(self, result: TurnResult, seconds: float, history: int) -> None:
+        """The trace step of the prompt built from `history` earlier messages."""
+        assert result.prompt is not None
+        result.steps.append(
+            PromptStep(
+                seconds=seconds,
+                system_tokens=result.prompt.tokens,
+                tool_tokens=result.tool_tokens,
+                tools=result.tools_offered,
+                history_messages=history,
+                history_dropped=len(self.history) - history,
+            )
         )
 
     @staticmethod
@@ -400,21 +411,7 @@ class Agent:
     def _finish(self, result: TurnResult, state: TurnState, parts: list[ChatMessage]) -> None:
         """The answer and outcome; a turn with an answer joins the history (with the calls
         and results of the `parts` asked on their own)."""
-        silent = not (state.answer or "").strip() and not state.stopped
-        if silent and state.unread and not state.pending_failure:
-            state.answer = state.unread  # a skill script's output, which the model left unsaid
-            if state.on_text is not None:  # shown like an answer the model wrote
-                state.on_text(state.answer)
-        result.answer = state.answer or ""
-        if state.stopped:
-            result.error, result.failure = state.stopped, "model"
-        elif state.held:
-            result.error, result.failure = state.held, "approval"
-        elif state.pending_failure:
-            result.error, result.failure = state.pending_failure, "tool"
-        elif not result.answer.strip():
-            result.error, result.failure = state.empty_answer_error(), "model"
-        result.ok = result.error is None
+        settle(result, state)
         if state.answer is not None and result.ok:
             answer: ChatMessage = {"role": "assistant", "content": result.answer}
             result.exchange = [*calls_and_results(state), *parts, answer]

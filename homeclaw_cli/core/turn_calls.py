@@ -23,10 +23,10 @@ from homeclaw_cli.core.tool_parse import (
     strip_think,
 )
 from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
+from homeclaw_cli.core.tool_text import MAX_TOOL_TEXT, fit_tool_text
 from homeclaw_cli.core.trace import CallSource, DecisionCall, LlmStep, ToolStep, TraceStep
 from homeclaw_cli.core.user_paths import complete_paths, user_paths
 
-MAX_TOOL_TEXT = 16_000  # of a tool result sent back to the model
 TOOL_OUTPUT_NAME = re.compile(r'<tool_output tool="([^"]+)">')  # tool_message's wrapper
 MAX_SAME_CALL = 2  # the same tool with the same arguments, in one turn
 MAX_CORRECTIONS = 1  # rounds a turn spends telling the model its call or answer was wrong
@@ -71,6 +71,8 @@ class TurnState:
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
     weak_skills: frozenset[str] = frozenset()  # shown skills retrieval ranked weakly
     skills: frozenset[str] = frozenset()  # ids of the skills shown in this turn's prompt
+    window: int = 1 << 30  # the model's context window, in tokens
+    tool_room: int = 1 << 30  # tokens the window has left for tool results (core/tool_text.py)
     decided: bool = False  # the constrained decision was asked in this turn
     on_status: StatusSink | None = None
 
@@ -206,8 +208,11 @@ async def run_calls(state: TurnState, calls: list[LLMToolCall]) -> list[ToolOutc
             state.final_calls.append((call.name, outcome.text[:MAX_TOOL_TEXT]))
             finals.append(outcome)
             continue
-        content = outcome.text if outcome.ok else f"ERROR: {outcome.text}"
-        state.messages.append(tool_message(call.name, content[:MAX_TOOL_TEXT], native=state.native))
+        content, tokens = fit_tool_text(
+            outcome.text if outcome.ok else f"ERROR: {outcome.text}", state.tool_room
+        )
+        state.tool_room -= tokens
+        state.messages.append(tool_message(call.name, content, native=state.native))
     return finals
 
 

@@ -19,6 +19,7 @@ from homeclaw_cli.core.answer_checks import (
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
+from homeclaw_cli.core.tool_text import fit_tool_text, window_room
 from homeclaw_cli.core.trace import PostProcessStep
 from homeclaw_cli.core.turn_calls import (
     ModelMove,
@@ -134,7 +135,7 @@ async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:
     started = time.perf_counter()
     state.status("thinking")
     try:
-        answer = await post_process(llm, state.message, outcome, state.on_text)
+        answer = await post_process(llm, state.message, outcome, state.on_text, state.window)
     finally:
         state.status(None)
     spent = time.perf_counter() - started
@@ -144,14 +145,18 @@ async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:
 
 
 async def post_process(
-    llm: LLM, message: str, outcome: ToolOutcome, on_text: TextSink | None
+    llm: LLM, message: str, outcome: ToolOutcome, on_text: TextSink | None, window: int
 ) -> str:
-    """One more model call that turns a plugin's output into the answer, streamed."""
-    system = outcome.post_process_prompt or DEFAULT_POST_PROCESS_PROMPT
-    messages: list[ChatMessage] = [
-        {"role": "system", "content": system},
-        {"role": "user", "content": f"Request: {message}\n\nOutput:\n{outcome.text}"},
-    ]
+    """One more model call that turns a plugin's output into the answer, streamed; the output
+    is cut to what the `window`-token context has room for."""
+    system: ChatMessage = {
+        "role": "system",
+        "content": outcome.post_process_prompt or DEFAULT_POST_PROCESS_PROMPT,
+    }
+    request = f"Request: {message}\n\nOutput:\n"
+    room = window_room(window, [system, {"role": "user", "content": request}], 0)
+    output, _ = fit_tool_text(outcome.text, room)
+    messages: list[ChatMessage] = [system, {"role": "user", "content": request + output}]
     gate = TextGate(on_text)
     reply = await llm.chat(messages, on_text=gate)
     answer = strip_think(reply.content)

@@ -7,9 +7,9 @@ from typing import Any
 
 from homeclaw_cli.core.ports import LLMReply, LLMToolCall
 from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, ToolRegistry, object_schema
+from homeclaw_cli.core.tool_text import MAX_TOOL_TEXT
 from homeclaw_cli.core.trace import ToolStep
 from homeclaw_cli.core.turn_calls import (
-    MAX_TOOL_TEXT,
     TurnState,
     assistant_message,
     coerce_arguments,
@@ -127,6 +127,8 @@ def test_a_failed_plugin_stays_pending_and_long_results_are_cut() -> None:
     )
     finals = asyncio.run(run_calls(state, [LLMToolCall("broken__x", {}), LLMToolCall("big", {})]))
     assert finals == [] and state.pending_failure == "plugin broken failed"
-    assert len(unwrap(state.messages[1]["content"])) == MAX_TOOL_TEXT
+    kept, note = unwrap(state.messages[1]["content"]).rsplit("\n", 1)
+    assert kept == "x" * MAX_TOOL_TEXT
+    assert note.startswith(f"[cut: the first {MAX_TOOL_TEXT:,} of {MAX_TOOL_TEXT + 10:,}")
     tool_step = state.steps[1]
     assert isinstance(tool_step, ToolStep) and len(tool_step.output) == 500
