@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from homeclaw_cli.app.context import AppContext
-from homeclaw_cli.app.models import CONFIG_KEY, ENV_VAR, explain_missing, list_models
+from homeclaw_cli.app.models import CONFIG_KEY, ENV_VAR, explain_missing, stand_in
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, damaged_index
 from homeclaw_cli.settings import Settings
 
@@ -71,7 +71,7 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapte
             exc = await explain_missing(settings, llm, exc)
         checks.append(Check("model", "fail", exc.message, exc.hint or ""))
         return checks
-    if (other := await _stand_in(settings, llm)) is not None:
+    if (other := await stand_in(settings, llm)) is not None:
         checks.append(
             Check(
                 "model",
@@ -93,20 +93,6 @@ async def _llm_checks(settings: Settings, llm: Any) -> list[Check]:  # an adapte
             )
         )
     return checks
-
-
-async def _stand_in(settings: Settings, llm: Any) -> str | None:
-    """The one model of an OpenAI-compatible server that lists another name than llm.model
-    (llama-server answers to any name with it), None otherwise."""
-    if settings.llm.provider != "openai":
-        return None
-    try:
-        listing = await list_models(settings, llm)
-    except HomeclawError:
-        return None
-    if len(listing.models) != 1 or listing.find(listing.configured) is not None:
-        return None
-    return listing.models[0].name
 
 
 def _index_check(context: AppContext) -> Check:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from homeclaw_cli.core.ports import LLM, ModelInfo, ModelServer
-from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.errors import HomeclawError, NotFoundError
 from homeclaw_cli.settings import Settings
 
 CONFIG_KEY = "llm.model"
@@ -71,6 +71,20 @@ async def list_models(settings: Settings, llm: LLM) -> ModelListing:
     """Ask the server behind `llm` for its models (UnavailableError when it is down)."""
     models = await llm.models() if isinstance(llm, ModelServer) else []
     return ModelListing(settings.llm.provider, settings.llm.host, llm.model, models)
+
+
+async def stand_in(settings: Settings, llm: LLM) -> str | None:
+    """The one model of an OpenAI-compatible server that lists another name than `llm`'s
+    (llama-server answers to any name with it), None otherwise."""
+    if settings.llm.provider != "openai":
+        return None
+    try:
+        listing = await list_models(settings, llm)
+    except HomeclawError:
+        return None
+    if len(listing.models) != 1 or listing.find(listing.configured) is not None:
+        return None
+    return listing.models[0].name
 
 
 def describe(model: ModelInfo) -> str:

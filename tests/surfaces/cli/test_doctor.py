@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.chat_plugins import fast_retrieval, write_test_plugins
+from tests.fakes.chat_plugins import NO_INDEX_ENV, fast_retrieval, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, unused_port_host
 from tests.json_output import payload
 
@@ -72,6 +72,17 @@ def test_a_model_an_openai_compatible_server_does_not_list(cli: Callable[..., An
         assert "HOMECLAW_MODEL=qwen-7b" in model["fix"] and "--model qwen-7b" in model["fix"]
         named = cli("doctor", "--host", one.host, "-m", "qwen-7b", "--json", env=env)
         assert by_name(named)["model"]["status"] == "ok"
+        env |= {"HOMECLAW_NO_BUNDLED": "1", **NO_INDEX_ENV}  # no sync: this is about the model
+        one.replies.append("Hello!")
+        chat = cli("chat", "--host", one.host, "-m", "zzz", "-q", "hi", env=env)
+        assert chat.exit_code == 0 and chat.stdout == "Hello!\n"
+        assert (
+            f"zzz is not a model of the server at {one.host}; its one model, qwen-7b, answers "
+            "instead (set llm.model or pass --model qwen-7b)"
+        ) in " ".join(chat.stderr.split())
+        one.replies.append("Hello!")
+        chat = cli("chat", "--host", one.host, "-m", "qwen-7b", "-q", "hi", env=env)
+        assert chat.exit_code == 0 and "not a model" not in chat.stderr
 
 
 def test_ollama_down_and_broken_plugin(cli: Callable[..., Any], tmp_path: Path) -> None:
