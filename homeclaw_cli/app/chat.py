@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
-from homeclaw_cli.app.models import CONFIG_KEY, explain_missing, stand_in
+from homeclaw_cli.app.models import explain_missing, stand_in, stand_in_warning
 from homeclaw_cli.app.plugin_availability import PluginAvailability
 from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
@@ -287,10 +287,7 @@ class ChatSession:
             raise await explain_missing(self.settings, self.llm, exc) from None
         await self.agent.native_tools()
         if (other := await stand_in(self.settings, self.llm)) is not None:
-            self._warnings.append(
-                f"{self.model} is not a model of the server at {self.settings.llm.host}; its "
-                f"one model, {other}, answers instead (set {CONFIG_KEY} or pass --model {other})"
-            )
+            self._warnings.append(stand_in_warning(self.settings, self.model, other))
         kinds = self._startup_kinds()
         if kinds:
             await self._sync(self.context, kinds=kinds)

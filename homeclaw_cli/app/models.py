@@ -87,6 +87,14 @@ async def stand_in(settings: Settings, llm: LLM) -> str | None:
     return listing.models[0].name
 
 
+def stand_in_warning(settings: Settings, model: str, other: str) -> str:
+    """What to tell a user whose `model` the one model `other` answers for."""
+    return (
+        f"{model} is not a model of the server at {settings.llm.host}; its one model, "
+        f"{other}, answers instead (set {CONFIG_KEY} or pass --model {other})"
+    )
+
+
 def describe(model: ModelInfo) -> str:
     """`name (tools)` / `name (no tools)` / `name` when the server does not say."""
     if model.tools is None:

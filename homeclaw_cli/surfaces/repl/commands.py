@@ -151,7 +151,12 @@ class SlashCommands:
             self.out.text("nothing cleared the threshold: the model was offered search_plugins")
 
     async def _model(self, name: str) -> None:
-        from homeclaw_cli.app.models import explain_missing, list_models
+        from homeclaw_cli.app.models import (
+            explain_missing,
+            list_models,
+            stand_in,
+            stand_in_warning,
+        )
         from homeclaw_cli.surfaces.views import show_models
 
         session = self._session
@@ -173,6 +178,8 @@ class SlashCommands:
             raise exc from None
         mode = "native tool calls" if native else "JSON replies"
         self.out.text(f"model is now {name} ({mode})")
+        if (other := await stand_in(session.settings, session.llm)) is not None:
+            self.out.warning(stand_in_warning(session.settings, name, other))
 
     async def _reload(self, _: str) -> None:
         self.show_reload(await self._session.reload())

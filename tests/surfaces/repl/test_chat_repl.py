@@ -135,6 +135,24 @@ def test_errors_are_one_sentence_and_the_repl_continues(
     assert "Traceback" not in out
 
 
+def test_a_model_a_one_model_server_does_not_list_is_named_on_switching(
+    hc_home: Path, fast_retrieval: object
+) -> None:
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI(models=("qwen-7b",)) as one:
+        flags = {"llm.host": one.host, "llm.provider": "openai", "llm.model": "qwen-7b"}
+        settings = load_settings(flags={**flags, "bundled": False})
+        out = drive(settings, "/model zzz\n/model qwen-7b\n/exit\n")
+    flat = " ".join(out.split())
+    assert "model is now zzz" in flat
+    assert (
+        f"zzz is not a model of the server at {one.host}; its one model, qwen-7b, answers "
+        "instead (set llm.model or pass --model qwen-7b)"
+    ) in flat
+    assert flat.count("is not a model of the server") == 1  # not for qwen-7b, nor at start
+
+
 def test_ctrl_c_cancels_the_turn_not_the_session(settings: Settings, fake: FakeOllama) -> None:
     release = threading.Event()
 
