@@ -27,8 +27,10 @@ def doctor(
     host: HostOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Check the LLM server, the model, the index, the embedding model, plugin health and
-    which capabilities have no example requests."""
+    """Check the LLM server, the model, the index, the embedding model and plugin health.
+
+    Also lists the capabilities that have no example requests (they are found less often).
+    Exit 0 when nothing failed, 1 when a check failed."""
     import asyncio
 
     from homeclaw_cli.app.doctor import run_checks

@@ -38,8 +38,10 @@ def retrieval(
     ] = 20,
     as_json: JsonFlag = False,
 ) -> None:
-    """Recall@1/3/5, MRR, complete@5 (two-need queries) and misses of plugin retrieval over
-    the synced index."""
+    """Measure plugin retrieval over the synced index: recall@1/3/5, MRR, misses.
+
+    complete@5 counts the queries that expect several plugins and find all of them in the
+    first five."""
     from homeclaw_cli.app.eval_retrieval import evaluate, read_queries, unknown_expected
 
     queries = read_queries(queries_file)

@@ -100,3 +100,18 @@ def test_a_usage_error_off_a_terminal_is_plain_lines_and_help_keeps_its_panels(
     assert "Error: No such command 'bogus'." in wrong.stderr
     assert not any(box in wrong.stderr for box in "╭│╰")
     assert "╭─ Commands" in cli("--help").stdout
+
+
+GROUPS = [path for path, command in commands() if isinstance(command, TyperGroup)]
+
+
+@pytest.mark.parametrize("path", GROUPS, ids=lambda p: " ".join(p) or "homeclaw")
+def test_each_command_is_summed_up_in_one_line(
+    cli: Any, path: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wide terminal shows each command of a group on one line: a summary that runs on
+    into the docstring's next line is broken where the source line ended."""
+    monkeypatch.setenv("COLUMNS", "250")
+    text = cli(*path, "--help").stdout
+    rows = text.split("Commands")[1].splitlines()[1:-1]
+    assert all(re.match(r"│ [a-z-]+\s", row) for row in rows if "─" not in row), text
