@@ -101,7 +101,7 @@ def test_unknown_session_and_nothing_to_continue_are_clear_errors(
 def test_continued_history_is_trimmed_to_the_context_budget_oldest_first(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    long_answer = " ".join(f"word{i}" for i in range(400))
+    long_answer = " ".join(["many words"] * 400)  # about 800 tokens
     for i in range(3):
         fake.script(text(f"answer {i}: {long_answer}"))
         flag = ("-c",) if i else ()
