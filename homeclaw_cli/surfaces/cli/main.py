@@ -43,7 +43,7 @@ from homeclaw_cli.surfaces.cli import (
 from homeclaw_cli.surfaces.cli import eval as eval_
 from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
-from homeclaw_cli.surfaces.cli.state import AppState, get_state
+from homeclaw_cli.surfaces.cli.state import AppState
 from homeclaw_cli.surfaces.render import Output, envelope_scope, open_envelope, write_envelope
 
 
@@ -260,12 +260,8 @@ def root(  # noqa: PLR0917 - typer options
             raise missing_path(f"--plugins-dir {folder}", hint=hint)
         if not folder.expanduser().is_dir():
             raise UsageError(f"--plugins-dir {folder} is not a folder", hint=hint)
-    state = get_state(ctx)
-    state.config_file = config
-    state.plugin_dirs = list(plugins_dir or [])
-    state.debug = debug
-    if trust_workspace:
-        state.flags.update({"plugins.trust_workspace": True, "skills.trust_workspace": True})
+    # from ctx.params, as get_state does for shell completion, which skips this callback
+    ctx.obj = AppState.from_global_options(ctx.params)
 
 
 def main() -> None:

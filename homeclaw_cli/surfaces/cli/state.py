@@ -3,6 +3,7 @@ AppContext built from them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,18 @@ class AppState:
     flags: dict[str, Any] = field(default_factory=dict)
     _settings: Settings | None = None
     _context: AppContext | None = None
+
+    @classmethod
+    def from_global_options(cls, params: Mapping[str, Any]) -> AppState:
+        """The state the root command's options (`--config`, `--plugins-dir`, ...) give, read
+        from its context's params."""
+        trusted = {"plugins.trust_workspace": True, "skills.trust_workspace": True}
+        return cls(
+            config_file=Path(params["config"]) if params.get("config") else None,
+            plugin_dirs=[Path(folder) for folder in params.get("plugins_dir") or []],
+            debug=bool(params.get("debug")),
+            flags=dict(trusted) if params.get("trust_workspace") else {},
+        )
 
     def settings(self, **flags: Any) -> Settings:
         """Load Settings once per invocation (flags given here win over config and env)."""
@@ -58,10 +71,14 @@ def _notice(message: str) -> None:
 
 
 def get_state(ctx: typer.Context) -> AppState:
-    """The invocation's AppState, kept on the root context."""
+    """The invocation's AppState, kept on the root context and made from its options.
+
+    Shell completion parses the command line without running the root callback, so the
+    global options are read from the root's params, which both paths have parsed by now.
+    """
     root = ctx.find_root()
     if not isinstance(root.obj, AppState):
-        root.obj = AppState()
+        root.obj = AppState.from_global_options(root.params)
     return root.obj
 
 

@@ -4,9 +4,12 @@ every command that takes one, capabilities, `-p` parameter names, and choice val
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.fakes.index import write_plugin
 
 
 def complete(run_cli: Any, words: str) -> list[str]:
@@ -57,3 +60,10 @@ def test_choice_values_complete(run_cli: Any) -> None:
     assert complete(run_cli, "homeclaw plugin new x --lang ") == ["python", "node"]
     assert complete(run_cli, "homeclaw chat --approve ") == ["ask", "auto", "never"]
     assert complete(run_cli, "homeclaw mcp serve --transport ") == ["stdio", "http"]
+
+
+def test_plugin_ids_come_from_the_plugins_dir_on_the_line(run_cli: Any) -> None:
+    write_plugin(Path("myplugins"), "lighthouse", "Lighthouse", "Blink the lamp.")
+    assert complete(run_cli, "homeclaw plugin show ligh") == []
+    words = "homeclaw --plugins-dir ./myplugins plugin show ligh"
+    assert complete(run_cli, words) == ["lighthouse"]
