@@ -41,6 +41,13 @@ from homeclaw_cli.surfaces.cli import (
     sync,
 )
 from homeclaw_cli.surfaces.cli import eval as eval_
+from homeclaw_cli.surfaces.cli.completions import (
+    Shell,
+    install_completion_script,
+    name_the_current_shell,
+    print_completion_script,
+    register_shell_completion,
+)
 from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState
@@ -58,8 +65,10 @@ class _ErrorBoundary(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run one invocation, which starts without a `--json` envelope and leaves none behind."""
         style_command(self)
+        register_shell_completion()
         argv = kwargs.get("args", args[0] if args else None)
         argv = hoist_global_flags(sys.argv[1:] if argv is None else list(argv))
+        argv = name_the_current_shell(argv)
         if args:
             args = (argv, *args[1:])
         else:
@@ -183,6 +192,7 @@ app = typer.Typer(
     help="Local-first plugins and skills for LLM agents.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    add_completion=False,  # its flags ignore a shell named after them; root() has ours
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 # Every module holds its commands on its own Typer app; this is the one place that joins them.
@@ -252,6 +262,28 @@ def root(  # noqa: PLR0917 - typer options
     version: Annotated[
         bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = None,
+    show_completion: Annotated[
+        Shell | None,
+        typer.Option(
+            "--show-completion",
+            metavar="[SHELL]",
+            callback=print_completion_script,
+            is_eager=True,
+            expose_value=False,
+            help="Print the completion script for SHELL (default: the current shell).",
+        ),
+    ] = None,
+    install_completion: Annotated[
+        Shell | None,
+        typer.Option(
+            "--install-completion",
+            metavar="[SHELL]",
+            callback=install_completion_script,
+            is_eager=True,
+            expose_value=False,
+            help="Install completion for SHELL (default: the current shell).",
+        ),
     ] = None,
 ) -> None:
     for folder in plugins_dir or []:
