@@ -9,6 +9,7 @@ from typing import Any
 from homeclaw_cli.catalog.skill_checks import skill_folder_errors
 from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError
+from homeclaw_cli.catalog.skill_interpreters import interpreter_for, script_path
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
     Skill,
@@ -18,7 +19,6 @@ from homeclaw_cli.catalog.skills import (
 )
 from homeclaw_cli.core.examples import WHY_EXAMPLES, examples_fix
 from homeclaw_cli.errors import HomeclawError, missing_path
-from homeclaw_cli.runtime.skill_run import interpreter_for, script_path
 from homeclaw_cli.settings import Settings
 
 
@@ -111,6 +111,7 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
         try:
             interpreter_for(path, script_path())
         except HomeclawError as exc:
-            check.warnings.append(f"scripts/{script}: {exc.message}")
+            fix = f" ({exc.hint})" if exc.hint else ""
+            check.warnings.append(f"scripts/{script}: {exc.message}{fix}")
     check.errors.extend(skill_folder_errors(skill.folder))
     return check

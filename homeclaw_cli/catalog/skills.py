@@ -36,6 +36,7 @@ from homeclaw_cli.catalog.skill_eligibility import (
     requirements_of,
 )
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md_full
+from homeclaw_cli.catalog.skill_interpreters import unrunnable_reason
 from homeclaw_cli.core.examples import Example
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
@@ -264,6 +265,8 @@ def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> 
 
 def apply_eligibility(skill: Skill, ctx: EligibilityContext) -> None:
     reason = ineligible_reason(skill.id, skill.requirements, ctx)
+    if reason is None and skill.scripts:
+        reason = unrunnable_reason(skill.folder, skill.scripts, ctx.env)
     skill.eligible = reason is None
     skill.ineligible_reason = reason
 

@@ -22,10 +22,8 @@ import contextlib
 import fnmatch
 import os
 import selectors
-import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -33,32 +31,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.catalog.skill_interpreters import (
+    ScriptRefusedError,
+    interpreter_for,
+    script_path,
+)
 from homeclaw_cli.catalog.skill_paths import SkillPathError, resolve_inside
 from homeclaw_cli.catalog.skills import Skill, SkillRegistry
 from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.settings import Settings
 
-MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"  # when the user has no PATH at all
 MAX_ARGS = 64
 MAX_ARG_CHARS = 8192
 _KILL_GRACE_SEC = 1.0
 _PIPE_GRACE_SEC = 0.5
 _POLL_SEC = 0.25
 _READ_CHUNK = 65536
-EXTENSION_INTERPRETERS: dict[str, list[str]] = {
-    ".py": [sys.executable],
-    ".sh": ["sh"],
-    ".bash": ["bash"],
-    ".js": ["node"],
-    ".mjs": ["node"],
-    ".cjs": ["node"],
-    ".rb": ["ruby"],
-    ".pl": ["perl"],
-}
-
-
-class ScriptRefusedError(UsageError):
-    """run_skill will not run this script (not allowed, not eligible, no interpreter...)."""
 
 
 class ScriptCancelledError(HomeclawError):
@@ -166,7 +154,13 @@ def prepare_script(
     _check_allowlist(settings, skill.id, rel)
     checked_args = _check_args(args)
     run_env = script_environment(settings, skill, env=env, caller_cwd=caller_cwd)
-    interpreter = interpreter_for(path, run_env["PATH"])
+    try:
+        interpreter = interpreter_for(path, run_env["PATH"])
+    except ScriptRefusedError as exc:
+        raise ScriptRefusedError(
+            f"script {rel!r} of skill {skill.id!r} cannot run: {exc.message}",
+            hint=exc.hint,
+        ) from None
     return PreparedScript(skill, rel, path, [*interpreter, str(path), *checked_args], run_env)
 
 
@@ -242,15 +236,6 @@ def script_environment(
     return run_env
 
 
-def script_path(env: Mapping[str, str] | None = None) -> str:
-    """The user's PATH, where the tools a skill requires were found (Homebrew, ~/.local/bin,
-    nvm), without its relative entries: a script runs in its skill's folder, so `.` would let
-    the skill's own files stand in for system commands."""
-    source = os.environ if env is None else env
-    absolute = [p for p in source.get("PATH", "").split(os.pathsep) if Path(p).is_absolute()]
-    return os.pathsep.join(dict.fromkeys(absolute)) or MINIMAL_PATH
-
-
 def granted_env_names(settings: Settings, skill: Skill) -> list[str]:
     """The env vars a skill may receive: what it declares (requires.env and
     `permissions.env_vars`), limited to what was approved when `homeclaw skill install`
@@ -266,54 +251,6 @@ def granted_env_names(settings: Settings, skill: Skill) -> list[str]:
         declared += [n for n in skill_permissions(skill.frontmatter).env_vars if n not in declared]
     wanted = Permissions(env_vars=declared)
     return permissions_for(settings.state_dir, skill.id, wanted, "skill").env_vars
-
-
-def interpreter_for(path: Path, search_path: str) -> list[str]:
-    """The argv prefix that runs `path`: from its shebang, else from its extension."""
-    shebang = _read_shebang(path)
-    if shebang:
-        program, *rest = shebang
-        if Path(program).name == "env":
-            rest = [a for a in rest if a != "-S"]
-            if not rest:
-                raise ScriptRefusedError(f"{path.name}: shebang `#!{program}` names no program")
-            program, *rest = rest
-        resolved = _find_program(program, search_path)
-        if resolved is None:
-            raise ScriptRefusedError(
-                f"{path.name}: interpreter {program!r} from its shebang was not found",
-                hint=f"install it, or make sure it is on {search_path}",
-            )
-        return [resolved, *rest]
-    interpreter = EXTENSION_INTERPRETERS.get(path.suffix.lower())
-    if interpreter is None:
-        raise ScriptRefusedError(
-            f"{path.name}: no interpreter known for it: add a `#!` shebang line, or use one "
-            f"of the extensions {', '.join(EXTENSION_INTERPRETERS)}"
-        )
-    program = interpreter[0]
-    resolved = _find_program(program, search_path)
-    if resolved is None:
-        raise ScriptRefusedError(f"{path.name}: interpreter {program!r} is not installed")
-    return [resolved, *interpreter[1:]]
-
-
-def _find_program(program: str, search_path: str) -> str | None:
-    if program in ("python", "python3") or Path(program).name in ("python", "python3"):
-        # Scripts get the Python running homeclaw: the same version on every machine.
-        return sys.executable
-    if Path(program).is_absolute():
-        return program if os.access(program, os.X_OK) else None
-    return shutil.which(program, path=search_path)
-
-
-def _read_shebang(path: Path) -> list[str] | None:
-    with path.open("rb") as handle:
-        first = handle.readline(512)
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").strip().split()
-    return words or None
 
 
 def execute(

@@ -238,3 +238,38 @@ def test_a_script_finds_the_tools_on_the_users_path(
     result = cli("skill", "test", "needtool", "--script", "run.sh")
     assert result.exit_code == 0, result.output
     assert result.stdout == "mytool says hi\n"
+
+
+def test_a_script_that_cannot_run_fails_the_skill_not_the_command_line(
+    cli: Any, user_skills: Path
+) -> None:
+    """The command line is fine, the skill is broken: exit 1, naming the script and the fix."""
+    make_skill(user_skills, "half", scripts={"ok.py": "print(1)", "weird.xyz": "?"})
+    result = cli("skill", "test", "half", "--script", "weird.xyz")
+    assert result.exit_code == 1, result.output
+    assert "script 'weird.xyz' of skill 'half' cannot run: no interpreter known" in result.stderr
+    assert "add a `#!` shebang line" in result.stderr
+    as_json = cli("skill", "test", "half", "--script", "weird.xyz", "--json")
+    assert as_json.exit_code == 1
+    error = json.loads(as_json.stdout)["error"]
+    assert "weird.xyz" in error["message"] and "shebang" in error["hint"]
+
+
+def test_list_flags_a_skill_none_of_whose_scripts_can_run(cli: Any, user_skills: Path) -> None:
+    make_skill(user_skills, "no-shebang", scripts={"tool": "echo hi\n"}, executable=True)
+    make_skill(user_skills, "odd-ext", scripts={"a.xyz": "?", "b.zzz": "?"})
+    make_skill(user_skills, "mixed", scripts={"ok.sh": "echo ok\n", "weird.xyz": "?"})
+    make_skill(user_skills, "instructions-only")
+    rows = {r["id"]: r for r in payload(cli("skill", "list", "--all", "--json"))}
+    assert rows["no-shebang"]["status"] == "ineligible"
+    assert rows["no-shebang"]["reason"].startswith(
+        "its script cannot run: scripts/tool: no interpreter known for it; add a `#!` shebang"
+    )
+    assert rows["odd-ext"]["status"] == "ineligible"
+    assert "none of its scripts can run: scripts/a.xyz: " in rows["odd-ext"]["reason"]
+    assert "scripts/b.zzz: " in rows["odd-ext"]["reason"]
+    assert (rows["mixed"]["status"], rows["instructions-only"]["status"]) == ("ok", "ok")
+    shown = cli("skill", "show", "no-shebang")
+    assert "status: ineligible: its script cannot run: scripts/tool" in shown.stdout
+    refused = cli("skill", "test", "no-shebang", "--script", "tool")
+    assert refused.exit_code == 1 and "not eligible here" in refused.stderr
