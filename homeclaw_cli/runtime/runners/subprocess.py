@@ -2,7 +2,8 @@
 
 The process runs in its own session so the runner can kill its whole process group
 (grandchildren included). Stdout is read incrementally under a byte cap and the plugin is
-killed when it exceeds it; only the tail of stderr is kept, for the error message.
+killed when it exceeds it; only the tail of stderr is kept, for the error message and for
+`--debug`, which shows it (logger `homeclaw.plugins`) also when the call succeeded.
 
 The answer is complete when the process exits, not when its pipes close: a background child
 it started (and did not detach with its own session) inherits the pipes and can hold them
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import time
@@ -40,6 +42,7 @@ STDERR_TAIL_BYTES = 4096
 _CHUNK = 65536
 _PIPE_GRACE_SEC = 0.5  # for the pipes once the process has exited
 _POLL_SEC = 0.05  # how often to look whether it has, while its pipes are open
+log = logging.getLogger("homeclaw.plugins")
 
 
 class SubprocessRunner:
@@ -97,6 +100,7 @@ class SubprocessRunner:
             _kill_group(process)
             await streams.drain()
             await process.wait()
+            streams.log_stderr(who)
         seconds = time.monotonic() - started
         return self._interpret(request, process.returncode, streams, who, seconds)
 
@@ -157,6 +161,7 @@ class _Streams:
         self.process = process
         self.stdout = OutputCap(max_stdout)
         self.stderr: deque[bytes] = deque()
+        self.stderr_bytes = 0
 
     async def exchange(self, request: bytes) -> None:
         """Send the request and read both pipes until the process has exited and closed them,
@@ -208,9 +213,22 @@ class _Streams:
         kept = 0
         while chunk := await self.process.stderr.read(_CHUNK):
             self.stderr.append(chunk)
+            self.stderr_bytes += len(chunk)
             kept += len(chunk)
             while kept - len(self.stderr[0]) >= STDERR_TAIL_BYTES:
                 kept -= len(self.stderr.popleft())
+
+    def log_stderr(self, who: str) -> None:
+        """Its last STDERR_TAIL_BYTES of stderr, at debug level (shown with --debug)."""
+        if not log.isEnabledFor(logging.DEBUG):
+            return
+        tail = b"".join(self.stderr)[-STDERR_TAIL_BYTES:]
+        text = tail.decode("utf-8", errors="replace").strip()
+        if not text:
+            return
+        cut = self.stderr_bytes - len(tail)
+        note = f" (its last {len(tail)} bytes; {cut} before them cut)" if cut > 0 else ""
+        log.debug("%s wrote to stderr%s:\n%s", who, note, text)
 
     def stderr_note(self) -> str:
         text = b"".join(self.stderr).decode("utf-8", errors="replace").strip()

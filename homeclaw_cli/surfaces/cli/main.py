@@ -48,6 +48,7 @@ from homeclaw_cli.surfaces.cli.completions import (
     print_completion_script,
     register_shell_completion,
 )
+from homeclaw_cli.surfaces.cli.debug_log import show_debug_log
 from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState
@@ -63,7 +64,8 @@ class _ErrorBoundary(TyperGroup):
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        """Run one invocation, which starts without a `--json` envelope and leaves none behind."""
+        """Run one invocation, which starts without a `--json` envelope or the --debug log and
+        leaves none behind."""
         style_command(self)
         register_shell_completion()
         argv = kwargs.get("args", args[0] if args else None)
@@ -77,10 +79,13 @@ class _ErrorBoundary(TyperGroup):
         # typer draws a usage error in a box with this mode: on a terminal only; a script or
         # a log gets click's plain `Error: ...` lines (format_help keeps the help as it is)
         self.rich_markup_mode = "rich" if sys.stderr.isatty() and not as_json else None
-        with envelope_scope():
-            if as_json:
-                open_envelope(command_words(self, argv))
-            return super().main(*args, **kwargs)
+        try:
+            with envelope_scope():
+                if as_json:
+                    open_envelope(command_words(self, argv))
+                return super().main(*args, **kwargs)
+        finally:
+            show_debug_log(False)  # an in-process caller's next command starts without it
 
     def format_help(self, ctx: click.Context, formatter: HelpFormatter) -> None:
         plain_errors, self.rich_markup_mode = self.rich_markup_mode, "rich"
@@ -258,7 +263,9 @@ def root(  # noqa: PLR0917 - typer options
             help="Load ./plugins and ./skills of the current folder (off: listed, not loaded).",
         ),
     ] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks, and what plugins write to stderr.")
+    ] = False,
     version: Annotated[
         bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -294,6 +301,7 @@ def root(  # noqa: PLR0917 - typer options
             raise UsageError(f"--plugins-dir {folder} is not a folder", hint=hint)
     # from ctx.params, as get_state does for shell completion, which skips this callback
     ctx.obj = AppState.from_global_options(ctx.params)
+    show_debug_log(debug)
 
 
 def main() -> None:

@@ -364,3 +364,24 @@ def test_a_plugin_that_fails_to_load_is_a_failure_not_a_missing_plugin(cli: Any)
     assert result.exit_code == 1, result.output
     assert "plugin 'shaky' failed to load" in result.stderr
     assert f"homeclaw plugin validate {folder}" in result.stderr
+
+
+NOISY = (
+    ECHO
+    + """
+sys.stderr.write("early line\\n" + "x" * 10000 + "\\n\\x1b[31mlast line\\x1b[0m\\n")
+"""
+)
+
+
+def test_debug_shows_what_a_succeeding_plugin_wrote_to_stderr(cli: Any) -> None:
+    """Cut to its tail and without escape sequences; without --debug it stays hidden."""
+    subprocess_plugin("noisy", NOISY)
+    loud = cli("plugin", "call", "noisy", "go", "--debug")
+    assert loud.exit_code == 0, loud.output
+    assert "debug: plugin noisy wrote to stderr (its last 4096 bytes; " in loud.stderr
+    assert "last line" in loud.stderr and "early line" not in loud.stderr
+    assert "\x1b" not in loud.stderr and len(loud.stderr) < 4500
+    quiet = cli("plugin", "call", "noisy", "go")
+    assert quiet.exit_code == 0 and quiet.stdout == loud.stdout
+    assert "last line" not in quiet.stderr and "debug:" not in quiet.stderr
