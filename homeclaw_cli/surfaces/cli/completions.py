@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -80,6 +81,30 @@ def install_completion_script(ctx: typer.Context, shell: Shell | None) -> None:
     typer.secho(f"{shell.value} completion installed in {path}", fg="green")
     typer.echo("Completion will take effect once you restart the terminal")
     raise typer.Exit()
+
+
+ShowCompletionOpt = Annotated[
+    Shell | None,
+    typer.Option(
+        "--show-completion",
+        metavar="[SHELL]",
+        callback=print_completion_script,
+        is_eager=True,
+        expose_value=False,
+        help="Print the completion script for SHELL (default: the current shell).",
+    ),
+]
+InstallCompletionOpt = Annotated[
+    Shell | None,
+    typer.Option(
+        "--install-completion",
+        metavar="[SHELL]",
+        callback=install_completion_script,
+        is_eager=True,
+        expose_value=False,
+        help="Install completion for SHELL (default: the current shell).",
+    ),
+]
 
 
 def name_the_current_shell(argv: list[str]) -> list[str]:

@@ -42,10 +42,9 @@ from homeclaw_cli.surfaces.cli import (
 )
 from homeclaw_cli.surfaces.cli import eval as eval_
 from homeclaw_cli.surfaces.cli.completions import (
-    Shell,
-    install_completion_script,
+    InstallCompletionOpt,
+    ShowCompletionOpt,
     name_the_current_shell,
-    print_completion_script,
     register_shell_completion,
 )
 from homeclaw_cli.surfaces.cli.debug_log import show_debug_log
@@ -270,28 +269,8 @@ def root(  # noqa: PLR0917 - typer options
         bool | None,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = None,
-    show_completion: Annotated[
-        Shell | None,
-        typer.Option(
-            "--show-completion",
-            metavar="[SHELL]",
-            callback=print_completion_script,
-            is_eager=True,
-            expose_value=False,
-            help="Print the completion script for SHELL (default: the current shell).",
-        ),
-    ] = None,
-    install_completion: Annotated[
-        Shell | None,
-        typer.Option(
-            "--install-completion",
-            metavar="[SHELL]",
-            callback=install_completion_script,
-            is_eager=True,
-            expose_value=False,
-            help="Install completion for SHELL (default: the current shell).",
-        ),
-    ] = None,
+    show_completion: ShowCompletionOpt = None,
+    install_completion: InstallCompletionOpt = None,
 ) -> None:
     for folder in plugins_dir or []:
         hint = "give a folder that holds plugin folders"
