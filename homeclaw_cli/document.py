@@ -78,6 +78,11 @@ def parse_yaml_text(path: Path, text: str, line_offset: int = 0) -> Document:
     return _read_yaml(path, text, line_offset)
 
 
+def parse_json_text(path: Path, text: str) -> Document:
+    """Parse JSON `text` (read from `path`, or `<stdin>`) with the same guards as files."""
+    return _read_json(path, text)
+
+
 def read_text_file(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
     try:
         size = path.stat().st_size

@@ -7,7 +7,6 @@ same PluginManifest model as plugin.yaml files, so errors name the same fields.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from homeclaw_cli.catalog.plugin_loader import LEGACY_CONFIG, find_manifest, man
 from homeclaw_cli.catalog.registry import plugin_folders, plugin_roots
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.document import Document, DocumentError, read_document
+from homeclaw_cli.document import Document, DocumentError, parse_json_text, read_document
 from homeclaw_cli.errors import ConflictError, ManifestError, NotFoundError, UnavailableError
 from homeclaw_cli.runtime.health import probe_url_now
 from homeclaw_cli.settings import Settings
@@ -291,23 +290,18 @@ def commit_registration(
 def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, Document]:
     """The registration document in `file` (`stdin_text` when the file is `-`) and the name
     errors should give it."""
+    where = "<stdin>" if stdin_text is not None else str(file)
     try:
         if stdin_text is not None:
-            where = "<stdin>"
-            return where, Document(Path(where), json.loads(stdin_text))
+            return where, parse_json_text(Path(where), stdin_text)
         if not file.is_file():
             what = "is a folder, not a file" if file.is_dir() else "does not exist"
             raise NotFoundError(f"{file} {what}", hint="give the path of a .json file")
-        return str(file), read_document(file)
-    except json.JSONDecodeError as exc:
-        raise ManifestError(
-            f"<stdin>:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}",
-            hint="fix the syntax at that position",
-        ) from None
+        return where, read_document(file)
     except DocumentError as exc:
         position = f":{exc.line}:{exc.column}" if exc.line else ""
         raise ManifestError(
-            f"{file}{position}: {exc.message}", hint="fix the syntax at that position"
+            f"{where}{position}: {exc.message}", hint="fix the syntax at that position"
         ) from None
 
 

@@ -83,6 +83,11 @@ class ServeState:
                 [{"field": "", "message": f"the body is not valid JSON{where}"}],
                 where="request body",
             ) from None
+        except RecursionError:
+            raise RegistrationError(
+                [{"field": "", "message": "the body is JSON nested too deeply to read"}],
+                where="request body",
+            ) from None
 
     async def aclose(self) -> None:
         """Close the probe client."""

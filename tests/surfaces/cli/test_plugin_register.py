@@ -145,6 +145,17 @@ def test_register_from_stdin(cli: Callable[..., Any], tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_stdin_is_read_with_the_guards_of_a_file(cli: Callable[..., Any], tmp_path: Path) -> None:
+    # Nesting past the recursion limit crashed json.loads with a traceback.
+    deep = cli("plugin", "register", "--no-check", "-", input="[" * 100_000 + "]" * 100_000)
+    assert deep.exit_code == 1
+    assert "<stdin>: JSON is nested deeper than" in deep.output
+    assert "Traceback" not in deep.output
+    broken = cli("plugin", "register", "--no-check", "-", input='{"plugin_id": ')
+    assert broken.exit_code == 1
+    assert "<stdin>:1:15: invalid JSON" in broken.output
+
+
 def test_register_and_unregister_sync_the_index(
     cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

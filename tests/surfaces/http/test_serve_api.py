@@ -144,6 +144,11 @@ def test_body_that_is_not_json_or_not_an_object(client: TestClient) -> None:
     listed = client.post("/api/plugins/register", json=[1, 2], headers=AUTH)
     assert listed.status_code == 422
     assert "JSON object" in listed.json()["error"]
+    nested = client.post(
+        "/api/plugins/register", content=b"[" * 100_000 + b"]" * 100_000, headers=AUTH
+    )
+    assert nested.status_code == 422  # was a 500 (RecursionError in json.loads)
+    assert "nested too deeply" in nested.json()["error"]
 
 
 def test_token_missing_or_wrong_is_refused(client: TestClient, settings: Settings) -> None:
