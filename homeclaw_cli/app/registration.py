@@ -37,13 +37,16 @@ EXTERNAL_TYPES = ("http", "subprocess", "mcp")
 class RegistrationError(ManifestError):
     """A registration body that does not validate; `problems` name each field."""
 
-    def __init__(self, problems: list[dict[str, str]], *, where: str = "registration") -> None:
+    def __init__(
+        self,
+        problems: list[dict[str, str]],
+        *,
+        where: str = "registration",
+        hint: str = "the body is a plugin descriptor (like plugin.yaml, as JSON) with "
+        "`plugin_id` instead of `id`; `homeclaw plugin validate` explains the same fields",
+    ) -> None:
         text = "; ".join(_problem_text(p) for p in problems)
-        super().__init__(
-            f"invalid {where}: {text}",
-            hint="the body is a plugin descriptor (like plugin.yaml, as JSON) with `plugin_id` "
-            "instead of `id`; `homeclaw plugin validate` explains the same fields",
-        )
+        super().__init__(f"invalid {where}: {text}", hint=hint)
         self.problems = problems
 
 

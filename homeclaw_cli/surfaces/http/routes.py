@@ -93,13 +93,18 @@ async def register(request: Request, serve: Serve, replace: bool = False) -> Reg
 async def unregister(request: Request, serve: Serve) -> UnregisterResponse:
     """Remove an external registration."""
     serve.require_token(request)
-    payload = await serve.read_json(request)
-    if not isinstance(payload, dict) or not isinstance(payload.get("plugin_id"), str):
-        raise RegistrationError(
-            [{"field": "plugin_id", "message": "missing required field `plugin_id`"}],
-            where="unregister request",
+    hint = 'the body is {"plugin_id": "<id>"}'
+    payload = await serve.read_json(request, hint)
+    plugin_id = payload.get("plugin_id") if isinstance(payload, dict) else None
+    if not isinstance(plugin_id, str):
+        message = (
+            "missing required field `plugin_id`"
+            if plugin_id is None
+            else f"`plugin_id` must be a string, got {type(plugin_id).__name__}"
         )
-    plugin_id = payload["plugin_id"]
+        raise RegistrationError(
+            [{"field": "plugin_id", "message": message}], where="unregister request", hint=hint
+        )
     await asyncio.to_thread(unregister_plugin, serve.context, plugin_id, serialize=serve.write_lock)
     log.info("unregistered %s", plugin_id)
     serve.refresher.request()

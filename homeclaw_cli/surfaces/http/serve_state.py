@@ -55,8 +55,9 @@ class ServeState:
         if not token_matches(self.token, header):
             raise AuthError("wrong bearer token", 403)
 
-    async def read_json(self, request: Request) -> Any:
-        """The JSON body, refused past serve.max_body_bytes without reading it all."""
+    async def read_json(self, request: Request, hint: str | None = None) -> Any:
+        """The JSON body, refused past serve.max_body_bytes without reading it all; `hint`
+        replaces the registration one in the error of a body that is no JSON."""
         limit = self.context.settings.serve.max_body_bytes
         declared = request.headers.get("content-length")
         too_large = BodyTooLarge(
@@ -82,11 +83,13 @@ class ServeState:
             raise RegistrationError(
                 [{"field": "", "message": f"the body is not valid JSON{where}"}],
                 where="request body",
+                **({"hint": hint} if hint else {}),
             ) from None
         except RecursionError:
             raise RegistrationError(
                 [{"field": "", "message": "the body is JSON nested too deeply to read"}],
                 where="request body",
+                **({"hint": hint} if hint else {}),
             ) from None
 
     async def aclose(self) -> None:

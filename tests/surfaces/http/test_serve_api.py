@@ -220,6 +220,16 @@ def test_unregister(client: TestClient, settings: Settings) -> None:
     assert no_id.json()["problems"][0]["field"] == "plugin_id"
 
 
+def test_unregister_errors_describe_the_unregister_body(client: TestClient) -> None:
+    number = client.post("/api/plugins/unregister", json={"plugin_id": 5}, headers=AUTH)
+    assert number.status_code == 422
+    assert "`plugin_id` must be a string, got int" in number.json()["error"]
+    broken = client.post("/api/plugins/unregister", content=b"{", headers=AUTH)
+    assert broken.status_code == 422
+    for response in (number, broken):  # not the registration descriptor's hint
+        assert response.json()["hint"] == 'the body is {"plugin_id": "<id>"}'
+
+
 def test_unknown_plugin_is_404_with_suggestion(client: TestClient) -> None:
     client.post("/api/plugins/register", json=descriptor(), headers=AUTH)
     response = client.get("/api/plugins/slack-bt")
