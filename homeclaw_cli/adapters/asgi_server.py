@@ -6,6 +6,7 @@ Used by `homeclaw serve` (registration API) and `homeclaw mcp serve -t http`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -25,10 +26,17 @@ def bind_socket(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise UnavailableError(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-            hint="is another homeclaw serve running? pick another --port (0 = any free port)",
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint=_bind_hint(exc)
         ) from None
     return sock
+
+
+def _bind_hint(exc: OSError) -> str:
+    if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+        return "--host must be an address of this machine (127.0.0.1, or 0.0.0.0 for all)"
+    if exc.errno == errno.EACCES:
+        return "ports below 1024 need privileges: pick another --port (0 = any free port)"
+    return "is another homeclaw serve running? pick another --port (0 = any free port)"
 
 
 def url_of(sock: socket.socket) -> str:

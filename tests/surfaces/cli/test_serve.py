@@ -204,6 +204,17 @@ def test_a_port_in_use_is_a_clear_error(
     assert "another homeclaw serve" in second.stderr
 
 
+@pytest.mark.parametrize("host", ["no-such-host.invalid", "192.0.2.1"])
+def test_a_host_that_is_not_this_machine_is_named_as_the_problem(
+    host: str, serve_env: dict[str, str], run_cli: Callable[..., Any]
+) -> None:
+    result = run_cli("serve", "--host", host, "--port", "0", env=serve_env)
+    assert result.returncode == 5
+    assert f"cannot listen on {host}:0" in result.stderr
+    assert "--host must be an address of this machine" in result.stderr
+    assert "another homeclaw serve" not in result.stderr
+
+
 @pytest.mark.slow
 def test_kill_9_mid_burst_keeps_every_acknowledged_registration(
     hc_home: Path, serve_env: dict[str, str], processes: list[LineProcess]
