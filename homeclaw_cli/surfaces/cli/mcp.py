@@ -28,7 +28,9 @@ def serve(
         ),
     ] = "stdio",
     host: Annotated[str, typer.Option("--host", help="Bind address for http.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port for http (0 = a free one).")] = 9751,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port for http (0 = a free one).")
+    ] = 9751,
     no_token: Annotated[
         bool,
         typer.Option("--no-token", help="http: let anyone who can reach the port call tools."),

@@ -30,7 +30,8 @@ def serve(
         str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).")
     ] = None,
     port: Annotated[
-        int | None, typer.Option("--port", help="Port (default 9750; 0 picks a free one).")
+        int | None,
+        typer.Option("--port", min=0, max=65535, help="Port (default 9750; 0 picks a free one)."),
     ] = None,
     no_token: Annotated[
         bool,

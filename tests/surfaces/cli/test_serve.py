@@ -204,6 +204,20 @@ def test_a_port_in_use_is_a_clear_error(
     assert "another homeclaw serve" in second.stderr
 
 
+@pytest.mark.parametrize(
+    ("command", "port"),
+    [(("serve",), "99999"), (("serve",), "-1"), (("mcp", "serve", "-t", "http"), "99999")],
+)
+def test_a_port_out_of_range_is_a_usage_error(
+    command: tuple[str, ...], port: str, serve_env: dict[str, str], run_cli: Callable[..., Any]
+) -> None:
+    # mcp serve crashed in bind() with an OverflowError; serve called it a configuration error.
+    result = run_cli(*command, "--port", port, env=serve_env)
+    assert result.returncode == 2
+    assert "Invalid value for '--port'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize("host", ["no-such-host.invalid", "192.0.2.1"])
 def test_a_host_that_is_not_this_machine_is_named_as_the_problem(
     host: str, serve_env: dict[str, str], run_cli: Callable[..., Any]
