@@ -2,10 +2,10 @@
 index refresher and the pooled client of the health probes."""
 
 import asyncio
-import json
 import logging
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +14,7 @@ from fastapi import Request
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.registration import RegistrationError
 from homeclaw_cli.catalog.registry import Registry
+from homeclaw_cli.document import DocumentError, parse_json_text
 from homeclaw_cli.runtime.health import probe_url
 from homeclaw_cli.state.health import HealthStatus
 from homeclaw_cli.state.serve_token import token_matches
@@ -72,31 +73,31 @@ class ServeState:
             body += chunk
             if len(body) > limit:
                 raise too_large
-        try:
-            return json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            where = (
-                f" at line {exc.lineno} column {exc.colno}"
-                if isinstance(exc, json.JSONDecodeError)
-                else ""
-            )
-            raise RegistrationError(
-                [{"field": "", "message": f"the body is not valid JSON{where}"}],
-                where="request body",
-                **({"hint": hint} if hint else {}),
-            ) from None
-        except RecursionError:
-            raise RegistrationError(
-                [{"field": "", "message": "the body is JSON nested too deeply to read"}],
-                where="request body",
-                **({"hint": hint} if hint else {}),
-            ) from None
+        return await asyncio.to_thread(parse_body, bytes(body), hint)
 
     async def aclose(self) -> None:
         """Close the probe client."""
         if self.client is not None:
             await self.client.aclose()
             self.client = None
+
+
+def parse_body(body: bytes, hint: str | None = None) -> Any:
+    """A JSON body read with a descriptor file's guards (nesting depth, a key given twice),
+    or RegistrationError; `hint` replaces the registration one."""
+    try:
+        return parse_json_text(Path("request body"), body.decode("utf-8")).data
+    except UnicodeDecodeError as exc:
+        message = f"the body is not UTF-8 text (invalid byte at offset {exc.start})"
+    except DocumentError as exc:
+        message = exc.message.replace("invalid JSON", "the body is not valid JSON", 1)
+        if exc.line is not None:
+            message = f"line {exc.line} column {exc.column}: {message}"
+    raise RegistrationError(
+        [{"field": "", "message": message}],
+        where="request body",
+        **({"hint": hint} if hint else {}),
+    )
 
 
 def log_health_change(pid: str, status: HealthStatus, previous: HealthStatus | None) -> None:

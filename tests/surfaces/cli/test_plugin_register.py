@@ -154,6 +154,11 @@ def test_stdin_is_read_with_the_guards_of_a_file(cli: Callable[..., Any], tmp_pa
     broken = cli("plugin", "register", "--no-check", "-", input='{"plugin_id": ')
     assert broken.exit_code == 1
     assert "<stdin>:1:15: invalid JSON" in broken.output
+    twice = cli(
+        "plugin", "register", "--no-check", "-", input='{"plugin_id": "a",\n"plugin_id": "b"}'
+    )
+    assert twice.exit_code == 1
+    assert "<stdin>:2:1: duplicate key 'plugin_id' (first on line 1)" in twice.output
 
 
 def test_register_and_unregister_sync_the_index(

@@ -148,7 +148,16 @@ def test_body_that_is_not_json_or_not_an_object(client: TestClient) -> None:
         "/api/plugins/register", content=b"[" * 100_000 + b"]" * 100_000, headers=AUTH
     )
     assert nested.status_code == 422  # was a 500 (RecursionError in json.loads)
-    assert "nested too deeply" in nested.json()["error"]
+    assert "JSON is nested deeper than" in nested.json()["error"]
+
+
+def test_a_key_given_twice_is_refused_as_in_a_file(client: TestClient, settings: Settings) -> None:
+    # json.loads kept the last one: this registered "weather-2", not the id the body began with.
+    body = json.dumps(descriptor("slack-bot"))[:-1] + ',\n"plugin_id": "weather-2"}'
+    twice = client.post("/api/plugins/register", content=body.encode(), headers=AUTH)
+    assert twice.status_code == 422
+    assert "line 2 column 1: duplicate key 'plugin_id' (first on line 1)" in twice.json()["error"]
+    assert stored_ids(settings) == []
 
 
 def test_token_missing_or_wrong_is_refused(client: TestClient, settings: Settings) -> None:
