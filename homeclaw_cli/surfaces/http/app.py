@@ -61,7 +61,7 @@ def create_app(
     app.add_exception_handler(HomeclawError, _homeclaw_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.include_router(router)
-    app.openapi = _openapi(app)  # type: ignore[method-assign]
+    app.openapi = _openapi(app, bearer=token is not None)  # type: ignore[method-assign]
     _add_docs(app)
     return app
 
@@ -139,8 +139,9 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
     return JSONResponse(body.model_dump(), status_code=422)
 
 
-def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
-    """The generated document plus the registration body, which the routes read raw."""
+def _openapi(app: FastAPI, *, bearer: bool) -> Callable[[], dict[str, Any]]:
+    """The generated document plus the registration body, which the routes read raw, and
+    with `bearer` the token the POST routes check by hand (so /docs can send it)."""
     body_schema, body_defs = registration_schema()
 
     def openapi() -> dict[str, Any]:
@@ -152,6 +153,12 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
             schemas.update(body_defs)
             schemas["ExternalPluginRegistration"] = body_schema
             schemas["UnregisterBody"] = UnregisterBody.model_json_schema()
+            if bearer:
+                document["components"]["securitySchemes"] = {
+                    "bearer": {"type": "http", "scheme": "bearer"}
+                }
+                for path in ("/api/plugins/register", "/api/plugins/unregister"):
+                    document["paths"][path]["post"]["security"] = [{"bearer": []}]
             app.openapi_schema = document
         return app.openapi_schema
 

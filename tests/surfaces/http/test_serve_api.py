@@ -285,6 +285,23 @@ def test_openapi_documents_the_registration_body(client: TestClient) -> None:
     assert "/api/plugins/health/{plugin_id}" in document["paths"]
 
 
+def test_openapi_declares_the_bearer_token_of_the_post_routes(
+    client: TestClient, settings: Settings
+) -> None:
+    # Without it /docs had no Authorize button: "Try it out" could only get a 401.
+    document = client.get("/openapi.json").json()
+    assert document["components"]["securitySchemes"]["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+    }
+    paths = document["paths"]
+    for path in ("/api/plugins/register", "/api/plugins/unregister"):
+        assert paths[path]["post"]["security"] == [{"bearer": []}]
+    assert "security" not in paths["/api/plugins"]["get"]
+    with TestClient(create_app(settings, token=None, monitor=False)) as open_client:
+        assert "securitySchemes" not in open_client.get("/openapi.json").json()["components"]
+
+
 def test_fifty_concurrent_registrations_none_lost(settings: Settings) -> None:
     app = create_app(settings, token=TOKEN, monitor=False)
 
