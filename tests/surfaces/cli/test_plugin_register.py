@@ -229,3 +229,25 @@ def test_a_folder_given_for_the_descriptor_is_named_as_one(cli: Any, tmp_path: P
     result = cli("plugin", "register", str(tmp_path))
     assert result.exit_code == 4
     assert f"{tmp_path} is a folder, not a file" in result.stderr
+
+
+def test_relative_command_paths_are_warned_about(
+    cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # They resolved against the folder homeclaw later ran in: `plugin call` from elsewhere (or
+    # an MCP client's `mcp serve`) ran another file or none.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "server.py").write_text("print('hi')\n")
+    monkeypatch.chdir(tmp_path)
+    config = {"command": "python", "args": ["bin/server.py", "--port", "3"]}
+    path = write_descriptor(tmp_path, "local", type="subprocess", config=config)
+    result = cli("plugin", "register", "--no-check", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    warnings = payload(result)["warnings"]
+    assert len(warnings) == 1
+    assert f"'bin/server.py' in the command of 'local' is relative to {tmp_path}" in warnings[0]
+    config = {"command": "./bin/server.py", "args": [str(tmp_path / "bin" / "server.py")]}
+    path = write_descriptor(tmp_path, "local", type="subprocess", config=config)
+    result = cli("plugin", "register", "--no-check", "--replace", str(path))
+    assert "'./bin/server.py' in the command of 'local'" in result.output
+    assert "server.py'," not in result.output  # the absolute argument is fine
