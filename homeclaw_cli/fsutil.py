@@ -83,12 +83,14 @@ def file_lock(
     timeout: float = 30.0,
     what: str = "this file",
     on_wait: Callable[[str], None] | None = None,
+    hint: str = "wait for it to finish, then try again",
 ) -> Iterator[None]:
     """Hold an exclusive advisory lock on `path` (created if missing).
 
     The kernel drops the lock when the holder dies, so a process killed with -9 never leaves
     a stale lock behind. Raises LockedError after `timeout` seconds (0 = try once); `on_wait`
-    hears one line when the wait starts, so a waiting command is not silent.
+    hears one line when the wait starts, so a waiting command is not silent; `hint` is the
+    LockedError's (a command that can wait longer names its option).
     """
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -104,7 +106,7 @@ def file_lock(
                 if time.monotonic() >= deadline:
                     raise LockedError(
                         f"{_holder(fd)} is writing {what} (lock: {path})",
-                        hint="wait for it to finish, or retry with a longer --lock-timeout",
+                        hint=hint,
                     ) from None
                 if on_wait is not None and not waiting:
                     on_wait(

@@ -236,7 +236,8 @@ def sync(
         return report
     lock = index_lock_path(settings)
     notice = on_lock_wait or context.notice
-    with file_lock(lock, timeout=lock_timeout, what="the index", on_wait=notice):
+    hint = "wait for it to finish, or run `homeclaw sync --lock-timeout SECONDS` to wait longer"
+    with file_lock(lock, timeout=lock_timeout, what="the index", on_wait=notice, hint=hint):
         source = example_source(context)
         for kind in wanted:
             fingerprint = _unchanged_plugins(

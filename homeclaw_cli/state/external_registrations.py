@@ -24,6 +24,7 @@ from homeclaw_cli.fsutil import atomic_write_text, file_lock
 
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 16 * 1024 * 1024
+LOCK_WAIT_SEC = 30.0
 
 
 def payload_to_descriptor(payload: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +182,7 @@ def register_external(
     `on_wait` hears one line when another process holds the lock.
     """
     payload = manifest_to_payload(manifest)
-    with file_lock(lock, what="external_plugins.json", on_wait=on_wait):
+    with file_lock(lock, timeout=LOCK_WAIT_SEC, what="external_plugins.json", on_wait=on_wait):
         backup: Path | None = None
         corrupt_reason: str | None = None
         try:
@@ -222,7 +223,7 @@ def unregister_external(
     path: Path, lock: Path, plugin_id: str, *, on_wait: Callable[[str], None] | None = None
 ) -> None:
     """Remove one registration; NotFoundError when there is none with that id."""
-    with file_lock(lock, what="external_plugins.json", on_wait=on_wait):
+    with file_lock(lock, timeout=LOCK_WAIT_SEC, what="external_plugins.json", on_wait=on_wait):
         try:
             entries = _load_entries(path)
         except CorruptExternalFile as exc:

@@ -68,6 +68,7 @@ def test_sync_quiet_waits_silently_and_a_timeout_names_the_holder(
         result = cli("sync", "--lock-timeout", "0")
     assert result.exit_code == 6
     assert f"another homeclaw process (pid {os.getpid()}) is writing the index" in result.stderr
+    assert "run `homeclaw sync --lock-timeout SECONDS` to wait longer" in result.stderr
 
 
 def test_plugin_install_says_its_sync_waits(
@@ -98,3 +99,20 @@ def test_plugin_register_and_unregister_say_they_wait(
         synced = cli("plugin", "register", "--no-check", descriptor, "--sync")
     assert synced.exit_code == 0, synced.output
     assert WAIT_LINE in synced.stderr
+
+
+def test_a_registration_that_times_out_names_no_option_it_lacks(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The hint said "retry with a longer --lock-timeout", an option only `sync` has.
+    from homeclaw_cli.state import external_registrations
+    from tests.surfaces.cli.test_plugin_register import write_descriptor
+
+    monkeypatch.setattr(external_registrations, "LOCK_WAIT_SEC", 0)
+    descriptor = str(write_descriptor(tmp_path))
+    with file_lock(Path(index_env["home"]) / "data" / "state" / "external.lock"):
+        result = cli("plugin", "register", "--no-check", descriptor, "--no-sync")
+    assert result.exit_code == 6
+    assert f"(pid {os.getpid()}) is writing external_plugins.json" in result.stderr
+    assert "hint: wait for it to finish, then try again" in result.stderr
+    assert "--lock-timeout" not in result.stderr
