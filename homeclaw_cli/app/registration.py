@@ -25,6 +25,7 @@ from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.external_registrations import (
     Change,
     payload_to_descriptor,
+    refuse_taken_id,
     register_external,
     registration_lock,
     unregister_external,
@@ -214,13 +215,14 @@ def prepare_registration(
     *,
     where: str = "registration",
     remote: bool = False,
+    replace: bool = False,
     document: Document | None = None,
 ) -> PluginManifest:
     """Everything that can refuse a registration before its health check and write.
 
     `remote` (the HTTP API) refuses plugins that run a local command unless
     serve.allow_command_plugins: registering one would let a network client choose what
-    homeclaw executes.
+    homeclaw executes. Without `replace`, an id registered with another descriptor is refused.
     """
     manifest = parse_registration(payload, where=where, document=document)
     if remote and not settings.serve.allow_command_plugins and runs_local_command(manifest):
@@ -237,6 +239,8 @@ def prepare_registration(
             where=where,
         )
     _check_folder_conflict(settings, manifest.id)
+    if not replace:
+        refuse_taken_id(settings.external_plugins_file, manifest)
     return manifest
 
 
@@ -345,7 +349,9 @@ def register_plugin(
     the API runs the same steps with an async health check)."""
     settings = context.settings
     context.steps("validate", where)
-    manifest = prepare_registration(settings, payload, where=where, document=document)
+    manifest = prepare_registration(
+        settings, payload, where=where, replace=replace, document=document
+    )
     url = check_url(settings, manifest, check)
     checked: str | None = None
     if url:

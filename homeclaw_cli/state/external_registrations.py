@@ -199,16 +199,32 @@ def register_external(
             if _same(entries[index], payload):
                 return RegisterChange("unchanged", backup, corrupt_reason)
             if not replace:
-                raise ConflictError(
-                    f"an external plugin with id {manifest.id!r} is already registered "
-                    "with a different descriptor",
-                    hint="unregister it first, or register again with replace "
-                    "(`?replace=true`, or `homeclaw plugin register --replace`)",
-                )
+                raise _taken(manifest.id)
             entries[index] = payload
             change = "updated"
         _write_entries(path, entries)
     return RegisterChange(change, backup, corrupt_reason)
+
+
+def refuse_taken_id(path: Path, manifest: PluginManifest) -> None:
+    """ConflictError now when `manifest.id` is registered with another descriptor, so that a
+    conflict is not hidden behind a failed health check (the write checks again, locked)."""
+    try:
+        entries = _load_entries(path)
+    except CorruptExternalFile:
+        return  # the write moves it aside
+    payload = manifest_to_payload(manifest)
+    if any(_entry_id(e) == manifest.id and not _same(e, payload) for e in entries):
+        raise _taken(manifest.id)
+
+
+def _taken(plugin_id: str) -> ConflictError:
+    return ConflictError(
+        f"an external plugin with id {plugin_id!r} is already registered "
+        "with a different descriptor",
+        hint="unregister it first, or register again with replace "
+        "(`?replace=true`, or `homeclaw plugin register --replace`)",
+    )
 
 
 def _same(entry: Any, payload: dict[str, Any]) -> bool:

@@ -56,7 +56,12 @@ async def register(request: Request, serve: Serve, replace: bool = False) -> Reg
     payload = await serve.read_json(request)
     context = serve.context
     manifest = await asyncio.to_thread(
-        prepare_registration, context.settings, payload, where="registration", remote=True
+        prepare_registration,
+        context.settings,
+        payload,
+        where="registration",
+        remote=True,
+        replace=replace,
     )
     url = check_url(context.settings, manifest, None)
     checked: str | None = None

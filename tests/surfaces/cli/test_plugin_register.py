@@ -83,6 +83,10 @@ def test_conflicts_replace_and_folder_plugins(cli: Callable[..., Any], tmp_path:
     conflict = cli("plugin", "register", "--no-check", str(changed))
     assert conflict.exit_code == 1
     assert "--replace" in conflict.stderr
+    # The conflict is named before the health check, which used to fail first (exit 5).
+    checked = cli("plugin", "register", str(write_descriptor(tmp_path, description="Other.")))
+    assert checked.exit_code == 1
+    assert "already registered with a different descriptor" in checked.stderr
     assert cli("plugin", "register", "--no-check", "--replace", str(changed)).exit_code == 0
 
     folder = load_settings().user_plugins_dir / "notes"

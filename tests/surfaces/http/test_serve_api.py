@@ -273,6 +273,23 @@ def test_check_on_register_refuses_an_unreachable_plugin(
     assert not settings.external_plugins_file.exists()
 
 
+def test_a_taken_id_is_a_409_before_the_health_check(
+    client: TestClient, settings: Settings
+) -> None:
+    # It was a 502 (the check ran first): fixing that only led to the 409.
+    assert client.post("/api/plugins/register", json=descriptor(), headers=AUTH).is_success
+    checked = settings.model_copy(
+        update={"serve": settings.serve.model_copy(update={"check_on_register": True})}
+    )
+    body = descriptor(description="Something else.")
+    with TestClient(create_app(checked, token=TOKEN, monitor=False)) as test_client:
+        response = test_client.post("/api/plugins/register", json=body, headers=AUTH)
+        assert response.status_code == 409
+        assert "?replace=true" in response.json()["hint"]
+        replaced = test_client.post("/api/plugins/register?replace=true", json=body, headers=AUTH)
+        assert replaced.status_code == 502  # with replace, the check decides
+
+
 def test_openapi_documents_the_registration_body(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     schema = document["components"]["schemas"]["ExternalPluginRegistration"]
