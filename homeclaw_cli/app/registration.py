@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.app.context import AppContext
+from homeclaw_cli.app.registered_commands import command_warnings
 from homeclaw_cli.catalog.plugin_loader import LEGACY_CONFIG, find_manifest, manifest_from_data
 from homeclaw_cli.catalog.registry import plugin_folders, plugin_roots
 from homeclaw_cli.core.diagnostics import Diagnostic
@@ -285,37 +286,13 @@ def commit_registration(
         health = store.record(manifest.id, True, f"{checked} (at registration)")
     elif outcome.change != "unchanged":
         store.forget([manifest.id])  # an old status says nothing about the new descriptor
-    warnings = relative_path_warnings(manifest, Path.cwd())
+    warnings = command_warnings(manifest, Path.cwd())
     if outcome.backup is not None:
         warnings.append(
             f"{settings.external_plugins_file} could not be read ({outcome.corrupt_reason}); "
             f"it was moved to {outcome.backup} and a new file was started"
         )
     return RegistrationResult(manifest.id, outcome.change, health, warnings)
-
-
-def relative_path_warnings(manifest: PluginManifest, cwd: Path) -> list[str]:
-    """A warning naming the command paths of a registration that only mean something in
-    `cwd`: an external plugin has no folder, so its process starts wherever homeclaw does
-    (the MCP client's folder for `mcp serve`) and a relative path finds another file or none."""
-    found: list[str] = []
-    for part in (manifest.config, manifest.managed_start()):
-        command = getattr(part, "command", None)
-        if not isinstance(command, str):
-            continue
-        if "/" in command and not command.startswith(("/", "~", "$", "{")):
-            found.append(command)
-        args: list[str] = getattr(part, "args", [])
-        found += [
-            a for a in args if not a.startswith(("/", "~", "$", "{", "-")) and (cwd / a).exists()
-        ]
-    if not found:
-        return []
-    shown = ", ".join(repr(f) for f in found)
-    return [
-        f"{shown} in the command of {manifest.id!r} is relative to {cwd}, but an external "
-        "plugin runs in the folder homeclaw is started from; register it with absolute paths"
-    ]
 
 
 def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, Document]:

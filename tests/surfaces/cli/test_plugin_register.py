@@ -255,3 +255,18 @@ def test_relative_command_paths_are_warned_about(
     result = cli("plugin", "register", "--no-check", "--replace", str(path))
     assert "'./bin/server.py' in the command of 'local'" in result.output
     assert "server.py'," not in result.output  # the absolute argument is fine
+
+
+def test_a_command_that_is_not_there_is_warned_about(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    config = {"command": "/nonexistent/bin/server"}
+    path = write_descriptor(tmp_path, "gone", type="subprocess", config=config)
+    result = cli("plugin", "register", "--no-check", str(path))
+    assert result.exit_code == 0, result.output
+    assert "command '/nonexistent/bin/server' of 'gone' is not on PATH or not there" in (
+        result.stderr
+    )
+    config = {"command": "python", "args": ["-c", "pass"]}
+    path = write_descriptor(tmp_path, "here", type="subprocess", config=config)
+    assert "warning" not in cli("plugin", "register", "--no-check", str(path)).stderr
