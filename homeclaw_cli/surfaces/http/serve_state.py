@@ -86,7 +86,7 @@ def parse_body(body: bytes, hint: str | None = None) -> Any:
     """A JSON body read with a descriptor file's guards (nesting depth, a key given twice),
     or RegistrationError; `hint` replaces the registration one."""
     try:
-        return parse_json_text(Path("request body"), body.decode("utf-8")).data
+        return parse_json_text(Path("request body"), body.decode("utf-8-sig")).data
     except UnicodeDecodeError as exc:
         message = f"the body is not UTF-8 text (invalid byte at offset {exc.start})"
     except DocumentError as exc:

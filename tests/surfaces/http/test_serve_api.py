@@ -151,6 +151,12 @@ def test_body_that_is_not_json_or_not_an_object(client: TestClient) -> None:
     assert "JSON is nested deeper than" in nested.json()["error"]
 
 
+def test_a_body_with_a_byte_order_mark_is_read(client: TestClient, settings: Settings) -> None:
+    body = b"\xef\xbb\xbf" + json.dumps(descriptor()).encode()
+    assert client.post("/api/plugins/register", content=body, headers=AUTH).status_code == 200
+    assert stored_ids(settings) == ["slack-bot"]
+
+
 def test_a_key_given_twice_is_refused_as_in_a_file(client: TestClient, settings: Settings) -> None:
     # json.loads kept the last one: this registered "weather-2", not the id the body began with.
     body = json.dumps(descriptor("slack-bot"))[:-1] + ',\n"plugin_id": "weather-2"}'
