@@ -301,7 +301,7 @@ def read_registration(file: Path, stdin_text: str | None = None) -> tuple[str, D
     where = "<stdin>" if stdin_text is not None else str(file)
     try:
         if stdin_text is not None:
-            return where, parse_json_text(Path(where), stdin_text)
+            return where, parse_json_text(Path(where), stdin_text.removeprefix("\ufeff"))
         if not file.is_file():
             what = "is a folder, not a file" if file.is_dir() else "does not exist"
             raise NotFoundError(f"{file} {what}", hint="give the path of a .json file")

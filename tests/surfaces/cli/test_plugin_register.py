@@ -147,6 +147,9 @@ def test_register_from_stdin(cli: Callable[..., Any], tmp_path: Path) -> None:
     text = write_descriptor(tmp_path).read_text()
     result = cli("plugin", "register", "--no-check", "-", input=text)
     assert result.exit_code == 0, result.output
+    # A byte order mark (PowerShell pipes write one) is not part of the JSON, as in a file.
+    bom = cli("plugin", "register", "--no-check", "-", input="\ufeff" + text)
+    assert bom.exit_code == 0, bom.output
 
 
 def test_stdin_is_read_with_the_guards_of_a_file(cli: Callable[..., Any], tmp_path: Path) -> None:
