@@ -107,11 +107,13 @@ class Toolbox:
 
         Asking the user before a change is the MCP client's job, but a call the configured
         policy forbids (`tools.approve: never`, an approve rule `never`) is refused here, and
-        every call that is no plain read is written to the audit log, as in chat."""
+        every call that is no plain read is written to the audit log, as in chat. An invalid
+        call (unknown tool, bad arguments) fails in execute without a decision, as in chat."""
         registry = await asyncio.to_thread(self.registry)
         tool = registry.get(name)
-        if tool is not None and tool.kind != "search":
-            refused = await asyncio.to_thread(self._refused, tool.action(arguments))
+        coerced = registry.coerce(name, arguments)
+        if tool is not None and tool.kind != "search" and not registry.problem(name, coerced):
+            refused = await asyncio.to_thread(self._refused, tool.action(coerced))
             if refused is not None:
                 return refused
         return await registry.execute(name, arguments)

@@ -266,8 +266,12 @@ def test_a_call_the_config_forbids_is_refused_and_every_change_is_audited(
     )
     monkeypatch.setenv("HOMECLAW_TOOLS__APPROVE_RULES", "{}")
     settings = load_settings()
-    ran = run(Toolbox(AppContext(settings), services).call("echo__shout", {"text": "hi"}))
+    toolbox = Toolbox(AppContext(settings), services)
+    ran = run(toolbox.call("echo__shout", {"text": "hi"}))
     assert ran.ok and caller.calls == [("echo", "shout", {"text": "hi"})]
+    # A call that cannot run is no decision: it was audited as allowed, and never ran.
+    bad = run(toolbox.call("echo__shout", {"text": "hi", "volume": 11}))
+    assert not bad.ok and "unknown parameter `volume`" in bad.text
     events = [
         json.loads(line)
         for line in (settings.data_dir / "audit.jsonl").read_text().splitlines()
