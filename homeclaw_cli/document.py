@@ -110,12 +110,15 @@ def _human(size: int) -> str:
 
 
 def _read_json(path: Path, text: str) -> Document:
+    too_deep = DocumentError(f"JSON is nested deeper than {MAX_DEPTH} levels")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DocumentError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except RecursionError:
-        raise DocumentError(f"JSON is nested deeper than {MAX_DEPTH} levels") from None
+        raise too_deep from None
+    if _deeper_than(data, MAX_DEPTH):
+        raise too_deep
     positions: dict[FieldPath, tuple[int, int]] = {}
     try:  # JSON is (almost always) YAML: reuse the YAML composer for positions.
         node = yaml.compose(text, Loader=_Loader)
@@ -126,6 +129,24 @@ def _read_json(path: Path, text: str) -> Document:
     if node is not None:
         _refuse_duplicates(node)
     return Document(path, data, positions)
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether more than `limit` lists and objects nest in `data` (YAML documents are held to
+    the same limit)."""
+    level = [data] if isinstance(data, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, (dict, list))
+        ]
+    return False
 
 
 def _read_yaml(path: Path, text: str, line_offset: int = 0) -> Document:

@@ -27,13 +27,14 @@ from typing import Any, Literal, Protocol
 from homeclaw_cli.catalog.skill_prompt import READ_SKILL_TOOL, RUN_SKILL_TOOL, read_skill_file
 from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry
 from homeclaw_cli.core.approval import EFFECTS, READ_ONLY, Effect
+from homeclaw_cli.core.manifest import RESERVED_PLUGIN_ID
 from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill
 from homeclaw_cli.settings import Settings
 
 Surface = Literal["chat", "mcp"]
-SKILL_TOOL_PREFIX = "skill__"
+SKILL_TOOL_PREFIX = f"{RESERVED_PLUGIN_ID}__"  # no plugin may take that id
 _OPTION_AND_VALUE = re.compile(r"(--?[A-Za-z][\w-]*)\s+(\S.*)")  # "--top 10"
 
 

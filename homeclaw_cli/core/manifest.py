@@ -19,6 +19,7 @@ from homeclaw_cli.core.plugin_needs import ENV_VAR_RE, Need
 from homeclaw_cli.core.server_start import ServerStart, check_http_url
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+RESERVED_PLUGIN_ID = "skill"  # the prefix of the skills' MCP tools (app/skill_tools.py)
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 PluginType = Literal["inline", "subprocess", "http", "mcp"]
 ParamType = Literal["string", "number", "integer", "boolean", "object", "array"]
@@ -360,7 +361,18 @@ class PluginManifest(_Model):
     @field_validator("id")
     @classmethod
     def _id(cls, value: str) -> str:
-        return _check_id(value, "plugin id")
+        _check_id(value, "plugin id")
+        if "__" in value:  # the model's tools are <plugin>__<capability>
+            raise ValueError(
+                f"plugin id {value!r} must not contain '__', which separates a plugin from "
+                f"its capability in tool names (e.g. {re.sub('_{2,}', '_', value)!r})"
+            )
+        if value == RESERVED_PLUGIN_ID:
+            raise ValueError(
+                f"plugin id {value!r} is taken: `homeclaw mcp serve` names the skills' tools "
+                f"{value}__<skill id> (e.g. 'skill-runner')"
+            )
+        return value
 
     @field_validator("health_check_url")
     @classmethod

@@ -158,6 +158,9 @@ def test_stdin_is_read_with_the_guards_of_a_file(cli: Callable[..., Any], tmp_pa
     assert deep.exit_code == 1
     assert "<stdin>: JSON is nested deeper than" in deep.output
     assert "Traceback" not in deep.output
+    levels = cli("plugin", "register", "--no-check", "-", input="[" * 100 + "]" * 100)
+    assert levels.exit_code == 1  # far below the recursion limit, past the documents' limit
+    assert "<stdin>: JSON is nested deeper than 64 levels" in levels.output
     broken = cli("plugin", "register", "--no-check", "-", input='{"plugin_id": ')
     assert broken.exit_code == 1
     assert "<stdin>:1:15: invalid JSON" in broken.output

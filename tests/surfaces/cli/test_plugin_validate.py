@@ -142,6 +142,25 @@ def test_ids_must_match_the_pattern(
     assert error["field"] == field and "[a-z0-9][a-z0-9_-]*" in error["message"]
 
 
+@pytest.mark.parametrize(
+    ("plugin_id", "said"),
+    [
+        ("my__notes", "must not contain '__', which separates a plugin from its capability"),
+        ("skill", "`homeclaw mcp serve` names the skills' tools skill__<skill id>"),
+    ],
+)
+def test_ids_that_would_make_tool_names_ambiguous_are_refused(
+    cli: Any, tmp_path: Path, plugin_id: str, said: str
+) -> None:
+    """`a__b` + capability `c` and `a` + capability `b__c` would both be the tool `a__b__c`,
+    and a plugin `skill` would stand in for the skills' tools over MCP."""
+    folder = write_plugin(tmp_path, VALID.replace("id: demo", f"id: {plugin_id}"))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    error = only_plugin(report)["errors"][0]
+    assert error["field"] == "id" and said in error["message"], error
+
+
 def test_duplicate_capability_ids(cli: Any, tmp_path: Path) -> None:
     extra = "  - id: greet\n    name: Again\n    description: Duplicate.\n"
     folder = write_plugin(tmp_path, VALID + extra)
