@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 from homeclaw_cli.catalog.skill_prompt import READ_SKILL_TOOL, RUN_SKILL_TOOL, read_skill_file
 from homeclaw_cli.catalog.skills import SKILL_FILE, Skill, SkillRegistry
 from homeclaw_cli.core.approval import EFFECTS, READ_ONLY, Effect
-from homeclaw_cli.core.manifest import RESERVED_PLUGIN_ID
+from homeclaw_cli.core.ids import RESERVED_PLUGIN_ID
 from homeclaw_cli.core.tool_registry import Handler, Tool, ToolOutcome
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.runtime.skill_run import ScriptResult, run_skill

@@ -15,11 +15,10 @@ from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
 from homeclaw_cli.core.examples import Example, ExampleError, check_examples
+from homeclaw_cli.core.ids import check_id, check_plugin_id
 from homeclaw_cli.core.plugin_needs import ENV_VAR_RE, Need
 from homeclaw_cli.core.server_start import ServerStart, check_http_url
 
-ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-RESERVED_PLUGIN_ID = "skill"  # the prefix of the skills' MCP tools (app/skill_tools.py)
 PARAM_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 PluginType = Literal["inline", "subprocess", "http", "mcp"]
 ParamType = Literal["string", "number", "integer", "boolean", "object", "array"]
@@ -72,20 +71,6 @@ def rule_error(reason: str, *subpath: str | int) -> PydanticCustomError:
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _check_id(value: str, what: str) -> str:
-    if not ID_RE.match(value):
-        raise ValueError(
-            f"{what} {value!r} must match [a-z0-9][a-z0-9_-]* "
-            f"(lowercase letters, digits, '-' and '_'; e.g. {_suggest_id(value)!r})"
-        )
-    return value
-
-
-def _suggest_id(value: str) -> str:
-    slug = re.sub(r"[^a-z0-9_-]+", "-", value.strip().lower()).strip("-_")
-    return slug or "my-plugin"
 
 
 class Parameter(_Model):
@@ -157,7 +142,7 @@ class Capability(_Model):
     @field_validator("id")
     @classmethod
     def _id(cls, value: str) -> str:
-        return _check_id(value, "capability id")
+        return check_id(value, "capability id")
 
     @field_validator("method", mode="before")
     @classmethod
@@ -361,18 +346,7 @@ class PluginManifest(_Model):
     @field_validator("id")
     @classmethod
     def _id(cls, value: str) -> str:
-        _check_id(value, "plugin id")
-        if "__" in value:  # the model's tools are <plugin>__<capability>
-            raise ValueError(
-                f"plugin id {value!r} must not contain '__', which separates a plugin from "
-                f"its capability in tool names (e.g. {re.sub('_{2,}', '_', value)!r})"
-            )
-        if value == RESERVED_PLUGIN_ID:
-            raise ValueError(
-                f"plugin id {value!r} is taken: `homeclaw mcp serve` names the skills' tools "
-                f"{value}__<skill id> (e.g. 'skill-runner')"
-            )
-        return value
+        return check_plugin_id(value)
 
     @field_validator("health_check_url")
     @classmethod
