@@ -155,6 +155,11 @@ class OllamaLLM:
         """The model's window from /api/show (model_info `<arch>.context_length`)."""
         return _context_from_show(await self.show())
 
+    async def serving_window(self) -> int | None:
+        """Not reported: /api/show gives what the model could take, while Ollama runs it with
+        num_ctx (its default when homeclaw sends none)."""
+        return None
+
     async def chat(
         self,
         messages: Sequence[ChatMessage],

@@ -210,7 +210,19 @@ class OpenAICompatLLM:
         ]
 
     async def context_window(self) -> int | None:
-        """llama.cpp's /props (the window the server runs with), else what /v1/models says."""
+        """The window the server runs with (serving_window), else the one /v1/models gives
+        the model, which may be what it was trained for."""
+        if (serving := await self.serving_window()) is not None:
+            return serving
+        with contextlib.suppress(HomeclawError):
+            for model in await self.models():
+                if model.name == self._model:
+                    return model.context_length
+        return None
+
+    async def serving_window(self) -> int | None:
+        """llama.cpp's /props `n_ctx`, else `max_model_len` (vLLM) or `meta.n_ctx` (llama.cpp)
+        of the model in /v1/models: the window the server runs with."""
         root = self.base.removesuffix("/v1")
         with contextlib.suppress(httpx.HTTPError, ValueError):
             response = await self._client.get(f"{root}/props")
@@ -219,10 +231,14 @@ class OpenAICompatLLM:
                 n_ctx = settings.get("n_ctx") or response.json().get("n_ctx")
                 if isinstance(n_ctx, int) and n_ctx > 0:
                     return n_ctx
-        with contextlib.suppress(HomeclawError):
-            for model in await self.models():
-                if model.name == self._model:
-                    return model.context_length
+        with contextlib.suppress(HomeclawError, httpx.HTTPError, ValueError):
+            async with self._errors():
+                response = await self._client.get(f"{self.base}/models")
+                self._raise_for(response)
+                data = response.json().get("data", [])
+            for model in data:
+                if isinstance(model, dict) and str(model.get("id")) == self._model:
+                    return _serving_window_of(model)
         return None
 
     async def supports_tools(self) -> bool:
@@ -323,11 +339,16 @@ class OpenAICompatLLM:
 def _window_of(model: dict[str, Any]) -> int | None:
     meta = model.get("meta")
     meta = meta if isinstance(meta, dict) else {}
-    windows = (model.get("max_model_len"), model.get("context_length"), meta.get("n_ctx"))
-    for value in (*windows, meta.get("n_ctx_train")):
-        if isinstance(value, int) and value > 0:
-            return value
-    return None
+    windows = (_serving_window_of(model), model.get("context_length"), meta.get("n_ctx_train"))
+    return next((w for w in windows if isinstance(w, int) and w > 0), None)
+
+
+def _serving_window_of(model: dict[str, Any]) -> int | None:
+    """The window a /v1/models entry says the server runs the model with."""
+    meta = model.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    windows = (model.get("max_model_len"), meta.get("n_ctx"))
+    return next((w for w in windows if isinstance(w, int) and w > 0), None)
 
 
 def _arguments(raw: str) -> Any:

@@ -33,7 +33,7 @@ from homeclaw_cli.core.approval import (
 )
 from homeclaw_cli.core.history import MAX_HISTORY_TURNS
 from homeclaw_cli.core.manifest import PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, StatusSink, TextSink
+from homeclaw_cli.core.ports import LLM, ChatMessage, ModelServer, StatusSink, TextSink
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.core.turn_result import TurnResult
@@ -288,6 +288,7 @@ class ChatSession:
         await self.agent.native_tools()
         if (other := await stand_in(self.settings, self.llm)) is not None:
             self._warnings.append(stand_in_warning(self.settings, self.model, other))
+        await self.plan_window()
         kinds = self._startup_kinds()
         if kinds:
             await self._sync(self.context, kinds=kinds)
@@ -298,6 +299,16 @@ class ChatSession:
                 "plugins changed since the last sync and plugins.refresh_on_startup is off; "
                 "run `homeclaw sync` to search them"
             )
+
+    async def plan_window(self) -> None:
+        """Without llm.num_ctx, plan the prompt with the window the server says it runs the
+        model with (llama.cpp, vLLM), else with Ollama's default."""
+        if self.settings.llm.num_ctx is not None or not isinstance(self.llm, ModelServer):
+            return
+        window = None
+        with contextlib.suppress(HomeclawError):
+            window = await self.llm.serving_window()
+        self.agent.config.context_tokens = window or DEFAULT_CONTEXT_TOKENS
 
     def _startup_kinds(self) -> list[str]:
         return [

@@ -84,6 +84,11 @@ class ModelServer(Protocol):
         """The configured model's context window in tokens, None when unknown."""
         ...
 
+    async def serving_window(self) -> int | None:
+        """The window the server runs the model with, when it says so (llama.cpp, vLLM);
+        None when it does not, or says only what the model could take (Ollama)."""
+        ...
+
 
 class LLM(Protocol):
     """A chat model behind a server (Ollama or an OpenAI-compatible one)."""

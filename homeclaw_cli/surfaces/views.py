@@ -135,6 +135,8 @@ def show_context(out: Output, report: ContextReport) -> None:
         window = f"model window: {report.window:,} tokens"
     if report.num_ctx:
         window += f" · llm.num_ctx = {report.num_ctx:,}"
+    elif report.budget == report.window:
+        window += " · llm.num_ctx not set: homeclaw plans with the window the server runs"
     else:
         window += f" · llm.num_ctx not set: homeclaw plans with {report.budget:,}"
     share = f" ({report.used / report.budget:.0%})" if report.budget else ""

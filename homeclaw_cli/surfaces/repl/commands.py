@@ -176,6 +176,7 @@ class SlashCommands:
                 exc = await explain_missing(session.settings, session.llm, exc)
             session.set_model(previous)
             raise exc from None
+        await session.plan_window()
         mode = "native tool calls" if native else "JSON replies"
         self.out.text(f"model is now {name} ({mode})")
         if (other := await stand_in(session.settings, session.llm)) is not None:

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from homeclaw_cli.core.tokens import estimate_tokens
 from tests.fakes.chat_plugins import fast_retrieval, write_plugin
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, text, tool_call
@@ -97,4 +99,35 @@ def test_a_plugin_output_is_post_processed_cut_to_the_window(
     post = fake_ollama.chat_requests[1]
     output = post["messages"][1]["content"]
     assert "row 0: groceries 12.50 EUR" in output and CUT_NOTE in output
+    assert request_tokens(post) <= WINDOW
+
+
+@pytest.mark.parametrize(
+    ("props", "listed"),
+    [
+        ({"default_generation_settings": {"n_ctx": WINDOW}}, {}),  # llama-server
+        (None, {"max_model_len": WINDOW}),  # vLLM
+    ],
+)
+def test_without_num_ctx_the_window_a_server_runs_with_is_planned_for(
+    cli: Callable[..., Any],
+    tmp_path: Path,
+    fast_retrieval: object,
+    props: dict[str, Any] | None,
+    listed: dict[str, int],
+) -> None:
+    """llama-server (/props) and vLLM (/v1/models max_model_len) say the window they run the
+    model with: homeclaw plans with it, not with Ollama's default 4,096."""
+    from tests.fakes.openai_server import FakeOpenAI
+
+    write_plugin(tmp_path / "plugins", "ledger", LEDGER_YAML, LEDGER_PY)
+    with FakeOpenAI(models=("local-model",), props=props) as server:
+        server.model_fields = listed
+        server.replies.extend([("tool", "ledger__dump", "{}"), "You spent on groceries."])
+        env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__PROVIDER": "openai"}
+        args = ("--plugins-dir", str(tmp_path / "plugins"), "chat", "--host", server.host)
+        result = cli(*args, "-m", "local-model", "-q", "sum up my ledger spending", env=env)
+    assert result.exit_code == 0, result.stderr
+    post = server.requests[1]
+    assert CUT_NOTE in post["messages"][1]["content"]
     assert request_tokens(post) <= WINDOW

@@ -47,6 +47,21 @@ def test_context_window_unknown_and_num_ctx(settings: Settings, fake: FakeOllama
     assert "model window: unknown (the server does not say) · llm.num_ctx = 8,192" in out
 
 
+def test_context_plans_with_the_window_llama_server_runs(hc_home: Path) -> None:
+    from homeclaw_cli.settings import load_settings
+    from tests.fakes.openai_server import FakeOpenAI
+
+    props = {"default_generation_settings": {"n_ctx": 16384}}
+    with FakeOpenAI(models=("qwen",), props=props) as server:
+        flags = {"llm.host": server.host, "llm.provider": "openai", "llm.model": "qwen"}
+        out = drive(load_settings(flags={**flags, "bundled": False}), "/context\n/exit\n")
+    assert "context: 0 of 16,384 tokens used (0%)" in out
+    assert (
+        "model window: 16,384 tokens · llm.num_ctx not set: homeclaw plans with the window the "
+        "server runs"
+    ) in " ".join(out.split())
+
+
 def test_status_shows_model_server_index_and_no_mcp(settings: Settings, fake: FakeOllama) -> None:
     out = drive(settings, "/status\n/status reconnect greeter\n/status nonsense\n/exit\n")
     assert re.search(r"model llama3\.2 · ollama at http://127\.0\.0\.1:\d+ · 0\.12\.0", out)
