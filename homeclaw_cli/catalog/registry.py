@@ -94,13 +94,21 @@ class Registry:
     untrusted: list[Path] = field(default_factory=list)
 
     def warnings(self) -> list[str]:
-        """What a user must hear on every start: a workspace plugin replacing an installed one."""
-        return [
+        """What a user must hear on every start: a workspace plugin replacing an installed one,
+        and a registration a folder plugin with its id hides (it is never used)."""
+        replaced = [
             f"workspace plugin {s.shadowed_by.folder} replaces your installed {s.entry.id} "
             f"({s.entry.folder}); it is used because the workspace is trusted"
             for s in self.shadowed
             if s.shadowed_by.source == "workspace" and s.entry.source in ("user", "external")
         ]
+        hidden = [
+            f"your registered plugin {s.entry.id} is not used: the {s.shadowed_by.source} plugin "
+            f"{s.shadowed_by.folder} has that id (unregister it and register it under another)"
+            for s in self.shadowed
+            if s.entry.source == "external" and s.shadowed_by.source != "workspace"
+        ]
+        return replaced + hidden
 
     def get(self, plugin_id: str) -> PluginEntry:
         try:

@@ -276,3 +276,18 @@ def test_a_command_that_is_not_there_is_warned_about(
     config = {"command": "python", "args": ["-c", "pass"]}
     path = write_descriptor(tmp_path, "here", type="subprocess", config=config)
     assert "warning" not in cli("plugin", "register", "--no-check", str(path)).stderr
+
+
+def test_a_registration_a_bundled_plugin_hides_is_named(
+    cli: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Registered while the bundled plugins were off, `weather` is later hidden by the
+    bundled one: every listing says so instead of using the other plugin silently."""
+    registered = cli("plugin", "register", "--no-check", str(write_descriptor(tmp_path, "weather")))
+    assert registered.exit_code == 0, registered.output
+    monkeypatch.delenv("HOMECLAW_NO_BUNDLED")
+    listed = cli("plugin", "list")
+    assert listed.exit_code == 0
+    said = " ".join(listed.stderr.split())
+    assert "your registered plugin weather is not used: the bundled plugin " in said
+    assert "has that id (unregister it and register it under another)" in said
