@@ -348,8 +348,10 @@ def _make_plan(
     incremental = section.incremental_sync
     store.ensure_fresh(table, max_age=0)  # a shared index: diff against its newest version
     fast = store.meta_from_snapshot(table)
-    if fast is None and not rows and not store.may_exist(table):
-        fast = {}  # nothing indexed, nothing to index: no need to open LanceDB at all
+    if fast is None and not store.may_exist(table):
+        # nothing indexed yet: no need to open LanceDB, which would create the folder
+        # (`--check` writes nothing, and may run where it cannot write)
+        fast = {}
     plan = _plan(
         kind,
         table,

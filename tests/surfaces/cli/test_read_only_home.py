@@ -87,3 +87,11 @@ def test_reading_commands_work_and_check_finds_the_index_current(
     for args in (("plugin", "list"), ("logs",), ("audit",)):
         result = read_only(*args)
         assert result.returncode == 0, (args, result.stderr)
+
+
+def test_check_on_a_home_never_synced_says_stale(index_env: dict[str, Any], read_only: Run) -> None:
+    _set_writable(index_env["home"], False)
+    check = read_only("sync", "--check")
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert "index stale: would change 7 added" in check.stdout
+    assert "Traceback" not in check.stderr

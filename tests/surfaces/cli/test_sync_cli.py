@@ -33,6 +33,7 @@ def test_check_exits_1_when_stale_and_0_when_current(cli: Any, index_env: dict[s
     stale = cli("sync", "--check")
     assert stale.exit_code == 1
     assert "index stale" in stale.stdout
+    assert not (index_env["home"] / "data" / "index").exists()  # --check writes nothing
     assert cli("sync").exit_code == 0
     # the test dir is re-embedded by every sync but is not "stale" by itself
     current = cli("sync", "--check")
