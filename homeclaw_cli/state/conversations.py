@@ -70,9 +70,24 @@ def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
     )
 
 
-def _open(path: Path) -> sqlite3.Connection:
-    """A connection with the current schema (older logs gain the columns added since)."""
-    db = sqlite3.connect(path, timeout=10)
+def _require_writable(path: Path) -> None:
+    """SQLite opens a file it may not write read-only and fails later with a misleading
+    "unable to open database file" or "readonly database"; say what is wrong at once."""
+    if not os.access(path.parent, os.W_OK):
+        raise not_writable(path.parent)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise not_writable(path)
+
+
+def _open(path: Path, *, write: bool = False) -> sqlite3.Connection:
+    """A connection with the current schema (older logs gain the columns added since).
+
+    A reader that may not write the log or its folder opens it immutable: SQLite cannot
+    create the -shm file a WAL log needs, and no one who may write it is this user."""
+    if write or (os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)):
+        db = sqlite3.connect(path, timeout=10)
+    else:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
     try:
         db.executescript(SCHEMA)
         for table, column in (
@@ -137,13 +152,8 @@ class ConversationLog:
         self.session = session or uuid.uuid4().hex[:12]
         with writing(path):
             path.parent.mkdir(parents=True, exist_ok=True)
-        # SQLite opens a file it may not write read-only and fails later with a misleading
-        # "unable to open database file" or "readonly database"; say what is wrong at once.
-        if not os.access(path.parent, os.W_OK):
-            raise not_writable(path.parent)
-        if path.exists() and not os.access(path, os.W_OK):
-            raise not_writable(path)
-        self._db = _open(path)
+        _require_writable(path)
+        self._db = _open(path, write=True)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError as exc:
@@ -297,7 +307,8 @@ def delete_turns(path: Path, ids: Sequence[int]) -> int:
     """Delete these turns and their tool calls in one transaction; returns how many went."""
     if not ids or not path.is_file():
         return 0
-    db = _open(path)
+    _require_writable(path)
+    db = _open(path, write=True)
     deleted = 0
     try:
         with db:

@@ -95,3 +95,21 @@ def test_check_on_a_home_never_synced_says_stale(index_env: dict[str, Any], read
     assert check.returncode == 1, check.stdout + check.stderr
     assert "index stale: would change 7 added" in check.stdout
     assert "Traceback" not in check.stderr
+
+
+def test_the_conversation_log_reads_and_clear_names_the_folder(
+    hc_home: Path, read_only: Run
+) -> None:
+    from homeclaw_cli.core.turn_result import TurnResult
+    from homeclaw_cli.settings import load_settings
+    from homeclaw_cli.state.conversations import ConversationLog, log_path
+
+    log = ConversationLog(log_path(load_settings().state_dir), session="abc123")
+    log.record("qwen", TurnResult("what time is it", answer="noon"))
+    log.close()
+    _set_writable(hc_home, False)
+    for args in (("logs",), ("logs", "sessions"), ("logs", "show", "abc")):
+        result = read_only(*args)
+        assert result.returncode == 0, (args, result.stderr)
+        assert "what time is it" in result.stdout
+    _refused(read_only("logs", "--clear", "--yes"), hc_home)
