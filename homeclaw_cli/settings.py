@@ -147,6 +147,9 @@ def load_settings(
     values: dict[str, Any] = {"data_dir": str(default_data)}
     sources: dict[str, str] = {}
     problems: list[str] = []  # every bad key and value, reported together
+    if config_source == "env" and not config_path.exists():
+        hint = f"create it, or unset HOMECLAW_CONFIG to use {default_config}"
+        raise missing_path(f"config file {config_path} (from HOMECLAW_CONFIG)", hint=hint)
     if config_path.exists() and not config_path.is_file():
         raise ConfigError(
             f"config file {config_path} is a folder, not a file",

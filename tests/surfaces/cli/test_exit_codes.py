@@ -45,3 +45,12 @@ def test_a_file_where_a_folder_is_wanted_is_a_usage_error(cli: Any, tmp_path: Pa
     afile.write_text("x")
     assert cli("--plugins-dir", str(afile), "plugin", "list").exit_code == 2
     assert cli("chat", "--allow-dir", str(afile), "-q", "hi").exit_code == 2
+
+
+def test_a_missing_homeclaw_config_exits_4_but_config_path_still_prints_it(cli: Any) -> None:
+    env = {"HOMECLAW_CONFIG": MISSING + ".yaml"}
+    result = cli("sync", "--check", env=env)
+    assert result.exit_code == 4, result.output
+    assert f"{MISSING}.yaml (from HOMECLAW_CONFIG)" in result.stderr
+    assert "unset HOMECLAW_CONFIG" in result.stderr
+    assert cli("config", "path", env=env).stdout == f"{MISSING}.yaml\n"
