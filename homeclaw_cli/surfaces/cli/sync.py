@@ -119,7 +119,8 @@ def run_sync(
         out.warning(f"not indexed: {message}")
     for message in report.warnings:
         out.warning(message)
-    if out.json_mode or not quiet:
+    # --quiet prints nothing unless it fails, and a stale index is --check failing
+    if out.json_mode or not quiet or (check and report.stale):
         out.result(report, lambda: _print_summary(out, report))
     if check and report.stale:
         exit_failed(out, HomeclawError("the index is stale", hint="run `homeclaw sync`"))

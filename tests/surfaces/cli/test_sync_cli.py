@@ -39,8 +39,12 @@ def test_check_exits_1_when_stale_and_0_when_current(cli: Any, index_env: dict[s
     current = cli("sync", "--check")
     assert current.exit_code == 0, current.stdout
     assert "up to date" in current.stdout
+    assert cli("sync", "--check", "--quiet").stdout == ""
     write_plugin(index_env["plugins"], "news", "News", "Headlines.")
     assert cli("plugin", "sync", "--check").exit_code == 1
+    quiet = cli("sync", "--check", "--quiet")  # cron mails what a failing check prints
+    assert quiet.exit_code == 1
+    assert "index stale: would change 1 added" in quiet.stdout
     assert cli("skill", "sync", "--check").exit_code == 0
 
 
