@@ -328,7 +328,9 @@ def export_onnx(reference: SentenceTransformerEmbedder, models_dir: Path) -> boo
         return False
     final = onnx_dir(models_dir, reference.model_name)
     tmp = final.with_name(final.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    # sync exports under the index lock: any other .tmp folder is a killed sync's (~90 MB)
+    for stale in final.parent.glob(final.name + ".tmp*"):
+        shutil.rmtree(stale, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
         _write_onnx_model(transformer, tokenizer, tmp / ONNX_FILE)

@@ -19,11 +19,15 @@ def test_sync_then_search_and_eval_with_the_real_model(
     run_cli: Any, hc_home: Path, tmp_path: Path
 ) -> None:
     env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_PLUGINS_PATH": str(PLUGINS)}
+    killed_export = hc_home / "data" / "models" / "all-minilm-l6-v2.tmp4194999"
+    killed_export.mkdir(parents=True)  # what a sync killed while exporting leaves
+    (killed_export / "model.onnx").write_bytes(b"partial")
     first = run_cli("sync", "--json", env=env, timeout=300)
     assert first.returncode == 0, first.stderr
     data = payload(first)
     assert data["added"] == 80 and data["model_loaded"] and not data["warnings"]
     assert (hc_home / "data" / "models" / "all-minilm-l6-v2" / "model.onnx").is_file()
+    assert not killed_export.exists()
 
     again = payload(run_cli("sync", "--json", env=env))
     assert again["unchanged"] == 80 and not again["model_loaded"]
