@@ -90,7 +90,10 @@ def read_text_file(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
         raise DocumentError(f"cannot read file: {exc.strerror}") from None
     if size > limit:
         raise DocumentError(f"file is {_human(size)}; descriptors are limited to {_human(limit)}")
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"cannot read file: {exc.strerror}") from None
     if b"\x00" in raw:
         raise DocumentError("file is binary (contains NUL bytes), not YAML or JSON text")
     try:

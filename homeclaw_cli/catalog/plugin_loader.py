@@ -71,13 +71,20 @@ def is_plugin_folder(folder: Path) -> bool:
 
 def load_plugin(target: Path) -> LoadResult:
     """Load a plugin from its folder or from a manifest file path."""
-    if target.is_file():
-        return _load_manifest(target.parent, target)
-    manifest_path = find_manifest(target)
-    if manifest_path is not None:
-        return _load_manifest(target, manifest_path)
-    if (target / LEGACY_CONFIG).is_file():
-        return _load_legacy(target)
+    try:
+        if target.is_file():
+            return _load_manifest(target.parent, target)
+        manifest_path = find_manifest(target)
+        if manifest_path is not None:
+            return _load_manifest(target, manifest_path)
+        if (target / LEGACY_CONFIG).is_file():
+            return _load_legacy(target)
+    except OSError as exc:  # a folder this user may not read: broken, the others still load
+        why = f"cannot read this folder: {exc.strerror}"
+        hint = "give this user read access to it, or move it out of the plugin folders"
+        return LoadResult(
+            target, None, None, [Diagnostic("error", "unreadable", target, why, hint=hint)]
+        )
     return LoadResult(
         target,
         None,

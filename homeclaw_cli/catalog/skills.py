@@ -233,8 +233,16 @@ def skill_folders(root: Path) -> list[Path]:
         c
         for c in root.iterdir()
         # dot folders are install staging/backups, never skills
-        if c.is_dir() and not c.name.startswith(".") and (c / SKILL_FILE).is_file()
+        if c.is_dir() and not c.name.startswith(".") and _holds_skill(c)
     )
+
+
+def _holds_skill(folder: Path) -> bool:
+    """True when `folder` has a SKILL.md, or cannot be read: loading it then says why."""
+    try:
+        return (folder / SKILL_FILE).is_file()
+    except OSError:
+        return True
 
 
 def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> SkillRegistry:
