@@ -38,6 +38,8 @@ def ensure_int8_twin(models_dir: Path, model_name: str) -> str | None:
     if float_twin is None:
         return None
     tmp = folder / f".{INT8_FILE}.tmp{os.getpid()}"
+    for stale in folder.glob(f".{INT8_FILE}.tmp*"):  # a killed sync's (sync holds the lock)
+        stale.unlink(missing_ok=True)
     try:
         _quantize(folder / ONNX_FILE, tmp)
         int8_twin = OnnxEmbedder(folder, float_twin.info, tmp.name)
