@@ -100,9 +100,13 @@ class VectorStore:
             return object_store.latest_version(self.uri, table, self.storage_options) != 0
         return (root.parent / f"{table}.lance").exists()
 
+    def _table_deleted(self, table: str) -> bool:
+        """A local table whose folder is gone: its snapshot describes rows that no longer exist."""
+        return not self.remote and not self.may_exist(table)
+
     def snapshot_generation(self, table: str) -> str | None:
         """The id of the current snapshot of `table` (it changes on every write)."""
-        if self.snapshot_root is None:
+        if self.snapshot_root is None or self._table_deleted(table):
             return None
         try:
             pointer = self.snapshot_root / table / query_cache.POINTER
@@ -208,7 +212,7 @@ class VectorStore:
         text index), so it is as good as the table for deciding what a sync must do.
         """
         snapshot = self.snapshot(table)
-        if snapshot is None or not all(snapshot.hashes):
+        if snapshot is None or not all(snapshot.hashes) or self._table_deleted(table):
             return None
         return {
             item: StoredMeta(item, snapshot.hashes[i], snapshot.model, snapshot.dim, status)

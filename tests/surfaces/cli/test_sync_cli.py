@@ -106,3 +106,17 @@ def test_sync_full_rebuilds_overwritten_data_files(cli: Any, index_env: dict[str
     assert examples.read_text(encoding="utf-8") == "{}"
     assert cli("sync", "--check").exit_code == 0
     assert "news" in cli("plugin", "search", "headlines").stdout
+
+
+def test_a_deleted_table_is_written_again_with_every_row(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    assert cli("sync").exit_code == 0
+    shutil.rmtree(index_env["home"] / "data" / "index" / "homeclaw_plugins.lance")
+    check = cli("sync", "--check")
+    assert check.exit_code == 1, check.stdout
+    assert "would change 4 added" in check.stdout
+    write_plugin(index_env["plugins"], "news", "News", "Headlines.")
+    data = payload(cli("sync", "--json"))
+    assert data["kinds"]["plugins"]["added"] == ["calculator", "news", "slack", "timer", "weather"]
+    assert cli("sync", "--check").exit_code == 0
