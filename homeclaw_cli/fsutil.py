@@ -83,7 +83,7 @@ def file_lock(
     timeout: float = 30.0,
     what: str = "this file",
     on_wait: Callable[[str], None] | None = None,
-    hint: str = "wait for it to finish, then try again",
+    hint: str = "wait for it to finish, then run the command again",
 ) -> Iterator[None]:
     """Hold an exclusive advisory lock on `path` (created if missing).
 
@@ -105,8 +105,7 @@ def file_lock(
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise LockedError(
-                        f"{_holder(fd)} is writing {what} (lock: {path})",
-                        hint=hint,
+                        f"{_holder(fd)} is writing {what} (lock: {path})", hint=hint
                     ) from None
                 if on_wait is not None and not waiting:
                     on_wait(

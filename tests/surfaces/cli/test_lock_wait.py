@@ -114,5 +114,20 @@ def test_a_registration_that_times_out_names_no_option_it_lacks(
         result = cli("plugin", "register", "--no-check", descriptor, "--no-sync")
     assert result.exit_code == 6
     assert f"(pid {os.getpid()}) is writing external_plugins.json" in result.stderr
-    assert "hint: wait for it to finish, then try again" in result.stderr
+    assert "hint: wait for it to finish, then run the command again" in result.stderr
     assert "--lock-timeout" not in result.stderr
+
+
+def test_a_command_without_lock_timeout_is_not_told_to_use_it(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.app.install import swap
+
+    monkeypatch.setattr(swap, "LOCK_TIMEOUT_SEC", 0)
+    src = write_plugin(tmp_path / "src", "tides", "Tides", "Tide tables for a harbour.")
+    with file_lock(Path(index_env["home"]) / "data" / "state" / "install.lock"):
+        result = cli("plugin", "install", str(src), "--yes")
+    assert result.exit_code == 6, result.output
+    assert "is writing installed plugins" in result.stderr
+    assert "--lock-timeout" not in result.stderr
+    assert "hint: wait for it to finish, then run the command again" in result.stderr
