@@ -251,8 +251,16 @@ def _read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
             f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})",
             hint="fix the syntax at that line",
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config file ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: the config file is not UTF-8 text (invalid byte at offset {exc.start})",
+            hint="save it as UTF-8",
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read config file ({exc.strerror})",
+            hint="make it readable for this user, or point --config or HOMECLAW_CONFIG elsewhere",
+        ) from None
     if not isinstance(data, dict):
         held = "a list" if isinstance(data, list) else f"the {type(data).__name__} {data!r}"
         raise ConfigError(

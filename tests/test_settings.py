@@ -170,3 +170,14 @@ def test_a_config_file_that_is_not_a_mapping_names_the_file(
     assert (
         f"{config}: the config file holds {held}, not a mapping of keys to values" in result.stderr
     )
+
+
+def test_a_config_file_that_is_not_utf8_names_the_byte_and_the_fix(cli: Any, hc_home: Path) -> None:
+    config = hc_home / "config.yaml"
+    config.write_bytes(b'llm: {model: "caf\xe9"}\n')  # saved as Latin-1
+    result = cli("config", "show")
+    assert result.exit_code == 3
+    assert f"{config}: the config file is not UTF-8 text (invalid byte at offset 17)" in (
+        result.stderr
+    )
+    assert "hint: save it as UTF-8" in result.stderr
