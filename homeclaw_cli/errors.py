@@ -112,7 +112,8 @@ def not_writable(path: object) -> ConfigError:
 
 
 def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
-    """The user-facing error for a LanceDB failure on damaged index files, else None.
+    """The user-facing error for a LanceDB failure on damaged index files (or a full disk,
+    which is no damage), else None.
 
     The index is derived data (plugins and skills are the source of truth), so the fix is
     always the same: rebuild it (`sync --full` does, for a local index).
@@ -124,6 +125,12 @@ def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
     if not isinstance(exc, (RuntimeError, OSError, ValueError)) or not lance:
         return None
     first = text.splitlines()[0] if text else type(exc).__name__
+    if "(os error 28)" in text or "(os error 122)" in text:  # ENOSPC, EDQUOT: not damage
+        return HomeclawError(
+            f"no space left to write the search index at {uri} ({first.split(', /')[0]})",
+            hint="free some space on that disk (or move data_dir or index.uri), then run "
+            "`homeclaw sync` again",
+        )
     local = "://" not in uri or uri.startswith("file://")
     return HomeclawError(
         f"the search index at {uri} is damaged ({first.split(', /')[0]})",

@@ -4,6 +4,8 @@ import os
 import shutil
 from typing import Any
 
+import pytest
+
 from tests.fakes.index import write_plugin
 from tests.json_output import payload
 
@@ -120,3 +122,26 @@ def test_a_deleted_table_is_written_again_with_every_row(
     data = payload(cli("sync", "--json"))
     assert data["kinds"]["plugins"]["added"] == ["calculator", "news", "slack", "timer", "weather"]
     assert cli("sync", "--check").exit_code == 0
+
+
+def test_a_full_disk_is_not_called_a_damaged_index(
+    cli: Any, index_env: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.adapters.vector_store import VectorStore
+
+    assert cli("sync").exit_code == 0
+    write_plugin(index_env["plugins"], "news", "News", "Headlines.")
+
+    def disk_full(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            "lance error: LanceError(IO): No space left on device (os error 28), "
+            "/build/lance-io/src/object_writer.rs:120:25"
+        )
+
+    monkeypatch.setattr(VectorStore, "upsert", disk_full)
+    result = cli("sync")
+    assert result.exit_code == 1, result.output
+    assert "error: no space left to write the search index at" in result.stderr
+    assert "No space left on device (os error 28))" in result.stderr
+    assert "free some space on that disk" in result.stderr
+    assert "damaged" not in result.stderr and "--full" not in result.stderr
