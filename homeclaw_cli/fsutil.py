@@ -20,12 +20,22 @@ from homeclaw_cli.errors import ConfigError, LockedError, not_writable
 
 
 def unwritable(path: Path, exc: OSError) -> ConfigError | None:
-    """not_writable() for a write that permissions or a read-only mount refused, else None.
+    """not_writable() for a write that permissions or a read-only mount refused, else None;
+    a file where a folder must be created (HOMECLAW_HOME naming a file) is named too.
 
     Names the folder, or the file itself when only the file is read-only."""
+    target = Path(exc.filename) if isinstance(exc.filename, str) else path
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((p for p in (target, *target.parents) if p.exists()), None)
+        if blocker is None or blocker.is_dir():
+            return None
+        return ConfigError(
+            f"{blocker} is a file where homeclaw needs a folder for its state",
+            hint="move that file away, or set HOMECLAW_HOME (or data_dir in the config) "
+            "to a folder",
+        )
     if not isinstance(exc, PermissionError) and exc.errno != errno.EROFS:
         return None
-    target = Path(exc.filename) if isinstance(exc.filename, str) else path
     folder = target if target.is_dir() else target.parent
     folder_ok = folder.is_dir() and os.access(folder, os.W_OK)
     return not_writable(target if folder_ok and target.exists() else folder)

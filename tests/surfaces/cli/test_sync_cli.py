@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -145,3 +146,12 @@ def test_a_full_disk_is_not_called_a_damaged_index(
     assert "No space left on device (os error 28))" in result.stderr
     assert "free some space on that disk" in result.stderr
     assert "damaged" not in result.stderr and "--full" not in result.stderr
+
+
+def test_a_home_that_is_a_file_is_named_without_a_traceback(cli: Any, tmp_path: Path) -> None:
+    home = tmp_path / "home.txt"
+    home.write_text("not a folder", encoding="utf-8")
+    result = cli("sync", env={"HOMECLAW_HOME": str(home), "HOMECLAW_NO_BUNDLED": "1"})
+    assert result.exit_code == 3, result.output
+    assert f"error: {home} is a file where homeclaw needs a folder" in result.stderr
+    assert "set HOMECLAW_HOME" in result.stderr
