@@ -11,7 +11,6 @@ the turns a TurnFilter selects.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 import uuid
@@ -21,38 +20,10 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from homeclaw_cli.core.turn_result import TurnResult
-from homeclaw_cli.errors import ConfigError, NotFoundError, UsageError, not_writable
+from homeclaw_cli.errors import NotFoundError, UsageError
 from homeclaw_cli.fsutil import writing
+from homeclaw_cli.state.conversation_db import damaged, open_log, require_writable
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS turns (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session TEXT NOT NULL,
-    ts REAL NOT NULL,
-    model TEXT NOT NULL,
-    message TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    ok INTEGER NOT NULL,
-    error TEXT,
-    seconds REAL NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    trace TEXT NOT NULL,
-    status TEXT,
-    messages TEXT
-);
-CREATE TABLE IF NOT EXISTS tool_calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    arguments TEXT NOT NULL,
-    ok INTEGER NOT NULL,
-    output TEXT NOT NULL,
-    seconds REAL NOT NULL,
-    approval TEXT
-);
-CREATE INDEX IF NOT EXISTS turns_session ON turns(session);
-CREATE INDEX IF NOT EXISTS tool_calls_turn ON tool_calls(turn_id);
-"""
 TurnStatus = Literal["ok", "failed", "cancelled"]
 _DELETE_CHUNK = 500  # ids per DELETE ... IN (...), under SQLite's bound-variable limit
 
@@ -60,48 +31,6 @@ _DELETE_CHUNK = 500  # ids per DELETE ... IN (...), under SQLite's bound-variabl
 def log_path(state_dir: Path) -> Path:
     """Where the conversation log lives."""
     return state_dir / "conversations.sqlite3"
-
-
-def _damaged(path: Path, exc: sqlite3.DatabaseError) -> ConfigError:
-    return ConfigError(
-        f"{path}: the conversation log cannot be read ({exc})",
-        hint="move it aside or delete it (it only holds past conversations); "
-        "`homeclaw chat --no-log` chats without it",
-    )
-
-
-def _require_writable(path: Path) -> None:
-    """SQLite opens a file it may not write read-only and fails later with a misleading
-    "unable to open database file" or "readonly database"; say what is wrong at once."""
-    if not os.access(path.parent, os.W_OK):
-        raise not_writable(path.parent)
-    if path.exists() and not os.access(path, os.W_OK):
-        raise not_writable(path)
-
-
-def _open(path: Path, *, write: bool = False) -> sqlite3.Connection:
-    """A connection with the current schema (older logs gain the columns added since).
-
-    A reader that may not write the log or its folder opens it immutable: SQLite cannot
-    create the -shm file a WAL log needs, and no one who may write it is this user."""
-    if write or (os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)):
-        db = sqlite3.connect(path, timeout=10)
-    else:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
-    try:
-        db.executescript(SCHEMA)
-        for table, column in (
-            ("turns", "status"),
-            ("turns", "messages"),
-            ("tool_calls", "approval"),
-        ):
-            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-            if column not in columns:
-                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        raise _damaged(path, exc) from None
-    return db
 
 
 def like_escaped(text: str) -> str:
@@ -152,13 +81,13 @@ class ConversationLog:
         self.session = session or uuid.uuid4().hex[:12]
         with writing(path):
             path.parent.mkdir(parents=True, exist_ok=True)
-        _require_writable(path)
-        self._db = _open(path, write=True)
+        require_writable(path)
+        self._db = open_log(path, write=True)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise _damaged(path, exc) from None
+            raise damaged(path, exc) from None
 
     def record(self, model: str, turn: TurnResult, *, cancelled: bool = False) -> int:
         """Append one turn and its tool calls in a single transaction; a turn the user
@@ -242,14 +171,14 @@ def read_turns(
     """The latest turns (oldest first) with their tool calls; limit None: all that match."""
     if not path.is_file():
         return []
-    db = _open(path)
+    db = open_log(path)
     db.row_factory = sqlite3.Row
     try:
         query, params = TurnFilter(session, failed_only, limit, text).newest("*")
         rows = db.execute(query, params).fetchall()
         return [_logged_turn(db, row) for row in reversed(rows)]
     except sqlite3.DatabaseError as exc:
-        raise _damaged(path, exc) from None
+        raise damaged(path, exc) from None
     finally:
         db.close()
 
@@ -291,13 +220,13 @@ def select_turns(path: Path, selection: TurnFilter) -> tuple[list[int], int]:
     """The ids of the turns `selection` picks, and how many turns are logged in all."""
     if not path.is_file():
         return [], 0
-    db = _open(path)
+    db = open_log(path)
     try:
         query, params = selection.newest("id")
         ids = [int(row[0]) for row in db.execute(query, params)]
         total = int(db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
     except sqlite3.DatabaseError as exc:
-        raise _damaged(path, exc) from None
+        raise damaged(path, exc) from None
     finally:
         db.close()
     return ids, total
@@ -307,8 +236,8 @@ def delete_turns(path: Path, ids: Sequence[int]) -> int:
     """Delete these turns and their tool calls in one transaction; returns how many went."""
     if not ids or not path.is_file():
         return 0
-    _require_writable(path)
-    db = _open(path, write=True)
+    require_writable(path)
+    db = open_log(path, write=True)
     deleted = 0
     try:
         with db:
@@ -320,7 +249,7 @@ def delete_turns(path: Path, ids: Sequence[int]) -> int:
         if db.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 0:
             db.execute("VACUUM")  # nothing left: give the space back
     except sqlite3.DatabaseError as exc:
-        raise _damaged(path, exc) from None
+        raise damaged(path, exc) from None
     finally:
         db.close()
     return deleted
@@ -341,12 +270,12 @@ class SessionSummary(TypedDict):
 def _query(path: Path, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
     if not path.is_file():
         return []
-    db = _open(path)
+    db = open_log(path)
     db.row_factory = sqlite3.Row
     try:
         return db.execute(sql, params).fetchall()
     except sqlite3.DatabaseError as exc:
-        raise _damaged(path, exc) from None
+        raise damaged(path, exc) from None
     finally:
         db.close()
 

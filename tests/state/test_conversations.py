@@ -6,8 +6,8 @@ from pathlib import Path
 
 from homeclaw_cli.core.trace import LlmStep, ToolStep
 from homeclaw_cli.core.turn_result import TurnResult
+from homeclaw_cli.state.conversation_db import SCHEMA
 from homeclaw_cli.state.conversations import (
-    SCHEMA,
     ConversationLog,
     TurnFilter,
     delete_turns,

@@ -127,3 +127,25 @@ def test_an_unknown_session_is_not_found_as_for_logs_show(cli: Any, hc_home: Pat
         assert envelope(cli("logs", *args, "--json"))["error"] == envelope(shown)["error"]
     assert [t["session"] for t in payload(cli("logs", "--session", "aaa", "--json"))] == ["aaa111"]
     assert len(messages(log_path(load_settings().state_dir))) == 1
+
+
+def test_clear_while_another_process_writes_the_log_is_locked_not_damaged(
+    cli: Any, hc_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from homeclaw_cli.state import conversation_db
+
+    path = log_turns("aaa111", "ok", "failed")
+    monkeypatch.setattr(conversation_db, "BUSY_TIMEOUT_SEC", 0.1)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # a writer that does not finish in time
+    try:
+        result = cli("logs", "--clear", "--failed", "--yes")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert result.exit_code == 6, result.output
+    assert f"another homeclaw process is writing the conversation log {path}" in result.stderr
+    assert "delete it" not in result.stderr
+    assert messages(path) == ["aaa111 message 0", "aaa111 message 1"]
