@@ -111,6 +111,15 @@ def not_writable(path: object) -> ConfigError:
     )
 
 
+def not_readable(path: object, why: str = "Permission denied") -> ConfigError:
+    """The one error for a state file homeclaw must read and may not (exit 3 everywhere)."""
+    return ConfigError(
+        f"{path} cannot be read ({why})",
+        hint="make it readable for this user (was it written with sudo?), or set HOMECLAW_HOME "
+        "(or data_dir in the config) to your own folder",
+    )
+
+
 def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
     """The user-facing error for a LanceDB failure on damaged index files (or a full disk,
     which is no damage), else None.

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.core.approval import ApprovalRecord, ToolAction
+from homeclaw_cli.errors import not_readable
 from homeclaw_cli.fsutil import file_lock
 
 AUDIT_NAME = "audit.jsonl"
@@ -53,8 +54,12 @@ def read_events(
     path = audit_path(data_dir)
     if not path.is_file():
         return []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise not_readable(path, exc.strerror or str(exc)) from None
     events: list[dict[str, Any]] = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in text.splitlines():
         try:
             event = json.loads(line)
         except ValueError:

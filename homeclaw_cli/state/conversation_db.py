@@ -7,7 +7,13 @@ import os
 import sqlite3
 from pathlib import Path
 
-from homeclaw_cli.errors import ConfigError, HomeclawError, LockedError, not_writable
+from homeclaw_cli.errors import (
+    ConfigError,
+    HomeclawError,
+    LockedError,
+    not_readable,
+    not_writable,
+)
 
 BUSY_TIMEOUT_SEC = 10.0  # how long a writer waits for another one
 SCHEMA = """
@@ -70,6 +76,8 @@ def open_log(path: Path, *, write: bool = False) -> sqlite3.Connection:
 
     A reader that may not write the log or its folder opens it immutable: SQLite cannot
     create the -shm file a WAL log needs, and no one who may write it is this user."""
+    if path.exists() and not os.access(path, os.R_OK):
+        raise not_readable(path)
     if write or (os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)):
         db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SEC)
     else:

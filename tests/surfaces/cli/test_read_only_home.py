@@ -113,3 +113,25 @@ def test_the_conversation_log_reads_and_clear_names_the_folder(
         assert result.returncode == 0, (args, result.stderr)
         assert "what time is it" in result.stdout
     _refused(read_only("logs", "--clear", "--yes"), hc_home)
+
+
+def test_a_log_written_by_another_user_names_the_file(hc_home: Path, read_only: Run) -> None:
+    """`sudo homeclaw ...` once: the audit log (0600) and conversation log are root's."""
+    from homeclaw_cli.settings import load_settings
+    from homeclaw_cli.state.audit import record
+    from homeclaw_cli.state.conversations import ConversationLog, log_path
+
+    settings = load_settings()
+    record(settings.data_dir, "install", "weather")
+    log = ConversationLog(log_path(settings.state_dir), session="abc123")
+    log.close()
+    for path in (settings.data_dir / "audit.jsonl", log_path(settings.state_dir)):
+        path.chmod(0)
+    for args, path in (
+        (("audit",), settings.data_dir / "audit.jsonl"),
+        (("logs",), log_path(settings.state_dir)),
+    ):
+        result = read_only(*args)
+        assert result.returncode == 3, result.stderr
+        assert f"error: {path} cannot be read (Permission denied)" in result.stderr
+        assert "Traceback" not in result.stderr
