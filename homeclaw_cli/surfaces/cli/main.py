@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 import traceback
 from pathlib import Path
@@ -52,6 +53,8 @@ from homeclaw_cli.surfaces.cli.help_style import style_command
 from homeclaw_cli.surfaces.cli.search import index_app
 from homeclaw_cli.surfaces.cli.state import AppState
 from homeclaw_cli.surfaces.render import Output, envelope_scope, open_envelope, write_envelope
+
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}  # where the output goes is full
 
 
 class _ErrorBoundary(TyperGroup):
@@ -284,5 +287,18 @@ def root(  # noqa: PLR0917 - typer options
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app(prog_name="homeclaw")
+    """Console-script entry point. Output that cannot be written (`> /dev/full`, a full disk
+    or quota) is one error line instead of a traceback, unless --debug asks for it."""
+    try:
+        try:
+            app(prog_name="homeclaw")
+        finally:
+            sys.stdout.flush()  # what is still buffered, before the interpreter's exit would
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM or "--debug" in sys.argv:
+            raise
+        sys.stderr.write(
+            f"error: cannot write the output: {exc.strerror}\n"
+            "hint: free some space (or send the output elsewhere), then run the command again\n"
+        )
+        sys.exit(int(ExitCode.FAILURE))

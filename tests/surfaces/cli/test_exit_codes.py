@@ -54,3 +54,30 @@ def test_a_missing_homeclaw_config_exits_4_but_config_path_still_prints_it(cli: 
     assert f"{MISSING}.yaml (from HOMECLAW_CONFIG)" in result.stderr
     assert "unset HOMECLAW_CONFIG" in result.stderr
     assert cli("config", "path", env=env).stdout == f"{MISSING}.yaml\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("--version",), ("plugin", "list", "--json"), ("config", "show")])
+def test_output_that_cannot_be_written_is_one_error_line(
+    hc_home: Path, args: tuple[str, ...]
+) -> None:
+    """`homeclaw ... > /dev/full` (a full disk): exit 1 and what went wrong, no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HOMECLAW_NO_BUNDLED": "1"}
+    with Path("/dev/full").open("w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "homeclaw_cli", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    assert result.returncode == 1, result.stderr
+    assert "error: cannot write the output: No space left on device" in result.stderr
+    assert "Traceback" not in result.stderr
