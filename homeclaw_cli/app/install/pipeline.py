@@ -140,6 +140,11 @@ def _compare_with_installed(
             hint=f"`homeclaw {what} install {spec.raw} {kind.upgrade_flag}` replaces it",
         )
     previous = read_lockfile(lockfile_path(settings)).section(what).get(item.id)
+    moved = previous is not None and (previous.source_kind, previous.location, previous.ref) != (
+        spec.kind,
+        spec.location,
+        spec.ref,
+    )
     return InstallResult(
         item_id=item.id,
         kind=what,
@@ -153,6 +158,7 @@ def _compare_with_installed(
         old_commit=previous.commit if previous else None,
         digest=fetched.digest,
         old_digest=previous.digest if previous else None,
+        source_changed=moved,
         permissions=item.permissions,
         permission_diff=diff,
         files=file_changes(dest, fetched.root) if installed else ChangeSet(),
@@ -169,11 +175,15 @@ def _descriptor_changes(kind: ItemKind, old: Path, new: Path) -> list[FieldChang
 
 
 def _stops_before_changes(result: InstallResult, options: InstallOptions) -> bool:
-    """Mark the result unchanged (same source, nothing to redo) or a dry run's plan."""
+    """Mark the result unchanged (same source, nothing to redo) or a dry run's plan.
+
+    The same files from another source are not unchanged: the lockfile must record the new
+    source, or `update` would keep reading the old one."""
     installed = result.action == "upgraded"
-    same = result.old_digest is not None and (result.old_digest, result.old_commit) == (
-        result.digest,
-        result.commit,
+    same = (
+        result.old_digest is not None
+        and not result.source_changed
+        and (result.old_digest, result.old_commit) == (result.digest, result.commit)
     )
     if installed and same and not options.with_deps:
         result.action = "unchanged"
