@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from homeclaw_cli.catalog.plugin_files import resolve_command
 from homeclaw_cli.errors import (
     HomeclawError,
     PluginCallError,
@@ -159,6 +160,11 @@ def _unavailable_hint(entry: PluginEntry | None, connect_failure: object = None)
             f"config.base_url ({where}); then {check}"
         )
     command = getattr(entry.manifest.config, "command", None)
+    if command and resolve_command(command, entry.folder) is not None:
+        return (
+            f"`{command}` is there, but the server it starts did not answer: its stderr (in the "
+            f"error above) says why; fix that or config.args in {where}; then {check}"
+        )
     if command:
         return f"install `{command}` or fix config.command in {where}; then {check}"
     return f"start its server (`homeclaw plugin show {entry.id}` describes it), then {check}"

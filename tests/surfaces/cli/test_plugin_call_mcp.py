@@ -125,6 +125,9 @@ def test_server_that_cannot_start(cli: Any, tmp_path: Path) -> None:
     result = cli("plugin", "call", "testmcp", "x")
     assert result.exit_code == ExitCode.UNAVAILABLE
     assert "missing API key" in result.stderr
+    # python is there: the hint points at the server's own complaint, not at installing it
+    assert "install `python`" not in result.stderr
+    assert "`python` is there, but the server it starts did not answer" in result.stderr
 
 
 def test_no_matching_tool_and_no_designated_tool(cli: Any) -> None:
