@@ -1,6 +1,6 @@
 """Turn an MCP server's tools into capabilities of its plugin manifest (seed 001 §7).
 
-Each tool becomes a capability (replacing one of the same id, keeping the others) whose
+Each tool becomes a capability (updating one of the same id, keeping the others) whose
 id is the tool name made valid ([a-z0-9_-]); when the two differ, `config.tools` records
 the mapping so calls reach the right tool. The plugin's own dispatcher (`config.tool`,
 `handle_request` by default) is not a capability and is left out unless named with --only.
@@ -204,10 +204,21 @@ class _ManifestFile:
         return cls(path, _round_trip_yaml().load(path.read_text(encoding="utf-8")))
 
     def merge(self, capabilities: list[dict[str, Any]], tool_map: dict[str, str]) -> dict[str, str]:
-        """Imported tools replace capabilities of the same id; the others are kept."""
-        imported = {c["id"] for c in capabilities}
-        kept = [c for c in self.data.get("capabilities") or [] if c.get("id") not in imported]
-        self.data["capabilities"] = [*kept, *capabilities]
+        """Imported tools update the capability of the same id in place: the fields the import
+        writes are replaced, the author's own (examples, comments) stay; new ones are added."""
+        current = self.data.get("capabilities") or []
+        by_id = {c.get("id"): c for c in current}
+        added = []
+        for capability in capabilities:
+            mine = by_id.get(capability["id"])
+            if mine is None:
+                added.append(capability)
+            else:
+                mine.update(capability)
+        if current:
+            current.extend(added)  # in place, so the comments between capabilities stay
+        else:
+            self.data["capabilities"] = added
         if self.data.get("config") is None:
             self.data["config"] = {}
         config = self.data["config"]

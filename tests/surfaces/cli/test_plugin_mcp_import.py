@@ -95,3 +95,24 @@ def test_the_dispatcher_tool_is_not_imported_as_a_capability(cli: Any) -> None:
     caps = capabilities(folder)
     assert "handle_request" not in caps and "handle-request" not in caps
     assert {"add", "get-time", "lookup", "purge"} <= set(caps)
+
+
+def test_a_reimport_keeps_what_the_author_added_to_a_capability(cli: Any) -> None:
+    folder = plugin_folder()
+    manifest = folder / "plugin.yaml"
+    manifest.write_text(
+        manifest.read_text().replace(
+            "    effects: read\n",
+            "    effects: read\n    # Asked by the on-call team.\n"
+            '    examples: ["which pid is the server", "server process id"]\n',
+        )
+    )
+    for _ in range(2):  # the import, then a re-import after the server changed
+        result = cli("plugin", "mcp-import", str(folder))
+        assert result.exit_code == 0, result.output
+    text = manifest.read_text()
+    assert "# Asked by the on-call team." in text
+    pid = capabilities(folder)["pid"]
+    assert pid["examples"] == ["which pid is the server", "server process id"]
+    assert (pid["name"], pid["effects"]) == ("Pid", ["write"])  # what the server says now
+    assert text.count("- id: pid") == 1
