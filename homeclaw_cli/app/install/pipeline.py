@@ -296,7 +296,11 @@ def remove_item(context: AppContext, kind: ItemKind, item_id: str) -> RemoveResu
     with install_lock(settings):
         recover_interrupted(context)
         dest = kind.target_dir(settings) / item_id
-        if not dest.is_dir() or item_id.startswith("."):
+        # A folder deleted by hand leaves its lockfile entry and approvals: remove clears them,
+        # or `update` would bring the item back.
+        recorded = item_id in read_lockfile(lockfile_path(settings)).section(what)
+        gone = not dest.is_dir() or item_id.startswith(".")
+        if gone and not recorded:
             if kind.explain_missing is not None:
                 kind.explain_missing(context, item_id)
             raise NotFoundError(
@@ -307,7 +311,7 @@ def remove_item(context: AppContext, kind: ItemKind, item_id: str) -> RemoveResu
         if kind.after_remove is not None:
             kind.after_remove(settings, item_id)
         audit_removal(settings, what, item_id, str(dest))
-    return RemoveResult(item_id, dest, sync_index(context, what))
+    return RemoveResult(item_id, dest, sync_index(context, what), folder_was_gone=gone)
 
 
 def sync_index(context: AppContext, kind: Kind = "plugin") -> str | None:

@@ -79,3 +79,4 @@ class RemoveResult:
     item_id: str
     folder: Path
     synced: str | None = None
+    folder_was_gone: bool = False  # only its lockfile entry and approvals were left

@@ -182,7 +182,19 @@ def _show_updates(out: Output, results: list[InstallResult]) -> None:
 def show_removed(out: Output, result: RemoveResult) -> None:
     """Print what `remove` deleted (JSON or one line)."""
     if out.json_mode:
-        out.json({"id": result.item_id, "removed": str(result.folder), "synced": result.synced})
+        out.json(
+            {
+                "id": result.item_id,
+                "removed": str(result.folder),
+                "folder_was_gone": result.folder_was_gone,
+                "synced": result.synced,
+            }
+        )
+    elif result.folder_was_gone:
+        out.text(
+            f"removed {result.item_id}'s lockfile entry and approvals "
+            f"(its folder {result.folder} was already gone)"
+        )
     else:
         out.text(f"removed {result.item_id} ({result.folder})")
 

@@ -31,3 +31,22 @@ def test_upgrade_from_another_source_with_the_same_files_records_it(
     update = cli("plugin", "update", "greeter")
     assert update.exit_code == 0, update.output
     assert "greeter: up to date" in update.stdout
+
+
+def test_remove_after_the_folder_was_deleted_by_hand_clears_the_records(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = source_plugin(tmp_path / "src", "greeter")
+    assert cli("plugin", "install", str(src)).exit_code == 0
+    shutil.rmtree(hc_home / "data" / "plugins" / "greeter")
+    result = cli("plugin", "remove", "greeter")  # nothing on disk to delete: not asked
+    assert result.exit_code == 0, result.output
+    assert "removed greeter's lockfile entry and approvals" in result.stdout
+    assert "was already gone" in result.stdout
+    lockfile = json.loads((hc_home / "data" / "homeclaw-lock.json").read_text())
+    assert "greeter" not in lockfile["plugins"]
+    assert "greeter" not in (hc_home / "data" / "state" / "approvals.json").read_text()
+    update = cli("plugin", "update", "greeter")  # does not bring it back
+    assert update.exit_code == 4 and "was not installed" in update.stderr
+    again = cli("plugin", "remove", "greeter", "--yes")
+    assert again.exit_code == 4 and "no installed plugin 'greeter'" in again.stderr
