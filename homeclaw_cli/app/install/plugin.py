@@ -146,6 +146,11 @@ def _warnings(
             f"{manifest.id} declares Python requirements ({REQUIREMENTS_FILE}) that were not "
             "installed; add --with-deps to install them into the plugin's own folder"
         )
+    if manifest.id in read_disabled(context.settings.state_dir):
+        warnings.append(
+            f"plugin id {manifest.id!r} is disabled, so it stays off once installed; "
+            f"`homeclaw plugin enable {manifest.id}` turns it on"
+        )
     other = context.registry.plugins.get(manifest.id)
     if other is not None and other.source != "user":
         higher = other.source in ("path", "config", "workspace")

@@ -557,6 +557,17 @@ def test_reinstall_after_remove_starts_enabled(cli: Any, hc_home: Path, tmp_path
     assert [r["status"] for r in rows if r["id"] == "greeter"] == ["ok"]
 
 
+def test_installing_a_disabled_id_says_it_stays_off(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    assert cli("plugin", "disable", "units").exit_code == 0  # the bundled one
+    src = write_plugin(tmp_path / "units", "units")
+    result = cli("plugin", "install", str(src))
+    assert result.exit_code == 0, result.output
+    assert "plugin id 'units' is disabled, so it stays off once installed" in result.stderr
+    assert "`homeclaw plugin enable units` turns it on" in result.stderr
+
+
 def test_an_existing_index_is_synced_after_install_and_remove(
     cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
