@@ -6,11 +6,14 @@ Archives are checked member by member before anything is written: no absolute pa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
 import tarfile
 import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -116,6 +119,17 @@ def _copy_stream(src: Any, dest: Path, budget: Budget, mode: int | None) -> None
         dest.chmod(0o755)
 
 
+@contextlib.contextmanager
+def _damage_reported(archive: Path, kind: str) -> Iterator[None]:
+    """Damage found while reading (a truncated download, a bad CRC) is refused like damage
+    found on opening; a bare EOFError reached the user as click's 'Aborted!'."""
+    try:
+        yield
+    except (EOFError, zlib.error, tarfile.TarError, zipfile.BadZipFile) as exc:
+        detail = str(exc) or type(exc).__name__
+        raise UsageError(f"{archive}: not a readable {kind} archive ({detail})") from None
+
+
 def safe_extract_zip(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Extract a zip after checking every member; sizes are counted while writing."""
     source = archive.name
@@ -124,7 +138,7 @@ def safe_extract_zip(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as exc:
         raise UsageError(f"{archive}: not a readable zip archive ({exc})") from None
-    with zf:
+    with zf, _damage_reported(archive, "zip"):
         members = zf.infolist()
         plan: list[tuple[zipfile.ZipInfo, PurePosixPath, str | None]] = []
         for info in members:
@@ -172,7 +186,7 @@ def safe_extract_tar(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS)
         tf = tarfile.open(archive)  # noqa: SIM115 - closed by the `with` below
     except (tarfile.TarError, OSError) as exc:
         raise UsageError(f"{archive}: not a readable tar archive ({exc})") from None
-    with tf:
+    with tf, _damage_reported(archive, "tar"):
         members = [m for m in tf.getmembers() if not skipped(_safe_relative(m.name, source))]
         _check_tar_members(members, Budget(limits, source), source)
         dest.mkdir(parents=True, exist_ok=True)

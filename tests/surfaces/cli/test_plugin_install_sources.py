@@ -28,3 +28,28 @@ def test_a_folder_or_zip_of_several_plugins_names_them(cli: Any, tmp_path: Path)
     source_plugin(alone / "p3", "p3")
     (alone / "README.md").write_text("one plugin and its readme\n")
     assert cli("plugin", "install", str(alone), "--yes").exit_code == 0
+
+
+def test_a_truncated_or_damaged_archive_is_named_not_aborted(cli: Any, tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    folder = source_plugin(tmp_path / "src" / "p1", "p1")
+    (folder / "data.txt").write_bytes(bytes(range(256)) * 400)  # enough to compress
+    good = io.BytesIO()
+    with tarfile.open(fileobj=good, mode="w:gz") as tf:
+        tf.add(folder, "p1")
+    truncated = tmp_path / "p1.tar.gz"  # a download cut short
+    truncated.write_bytes(good.getvalue()[: len(good.getvalue()) // 2])
+    result = cli("plugin", "install", str(truncated), "--yes")
+    assert result.exit_code == 2, result.output
+    assert f"{truncated}: not a readable tar archive (" in result.stderr
+    archive = tmp_path / "p1.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(folder / "data.txt", "p1/data.txt")
+    data = bytearray(archive.read_bytes())
+    data[60:70] = bytes(10)  # inside the compressed bytes of data.txt
+    archive.write_bytes(bytes(data))
+    result = cli("plugin", "install", str(archive), "--yes")
+    assert result.exit_code == 2, result.output
+    assert f"{archive}: not a readable zip archive (" in result.stderr
