@@ -48,6 +48,8 @@ class InstallOptions:
     with_deps: bool = False
     limits: Limits = DEFAULT_LIMITS
     expect_id: str | None = None  # update: the source must still hold this item
+    # install --with-deps re-runs pip over the same files; update leaves them up to date
+    redo_deps: bool = True
 
 
 def install_item(
@@ -185,7 +187,7 @@ def _stops_before_changes(result: InstallResult, options: InstallOptions) -> boo
         and not result.source_changed
         and (result.old_digest, result.old_commit) == (result.digest, result.commit)
     )
-    if installed and same and not options.with_deps:
+    if installed and same and not (options.with_deps and options.redo_deps):
         result.action = "unchanged"
         return True
     if options.dry_run:
@@ -254,6 +256,7 @@ def update_items(
                 with_deps=section[item_id].deps_dir is not None,
                 limits=limits,
                 expect_id=item_id,
+                redo_deps=False,
             )
             results.append(_update_one(context, kind, section[item_id], options, len(targets)))
     if any(r.action == "upgraded" for r in results):

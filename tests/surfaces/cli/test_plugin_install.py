@@ -442,6 +442,22 @@ def test_with_deps_installs_into_the_plugin_folder_only(
     assert out.stdout.strip() == "42"
 
 
+def test_update_of_an_unchanged_plugin_with_deps_is_up_to_date(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = write_plugin(tmp_path / "src")
+    (src / "requirements.txt").write_text(f"{make_wheel(tmp_path)}\n")
+    offline = {"PIP_NO_INDEX": "1"}
+    assert cli("plugin", "install", str(src), "--with-deps", env=offline).exit_code == 0
+    (tmp_path / "hcdemo-0.1-py3-none-any.whl").unlink()  # pip would fail if run again
+    result = cli("plugin", "update", "greeter", env=offline)
+    assert result.exit_code == 0, result.output
+    assert "greeter: up to date" in result.stdout
+    assert "deps:" not in result.stderr
+    actions = [e["action"] for e in payload(cli("audit", "--id", "greeter", "--json"))]
+    assert "upgrade" not in actions
+
+
 def test_failed_deps_install_installs_nothing_and_shows_pip(
     cli: Any, hc_home: Path, tmp_path: Path
 ) -> None:
