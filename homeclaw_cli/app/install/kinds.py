@@ -43,5 +43,5 @@ class ItemKind:
     subdir: str | None = None  # recorded in the lockfile so `update` finds the same folder
     for_entry: Callable[[LockEntry], ItemKind] | None = None  # the kind to update an entry with
     explain_missing: Callable[[AppContext, str], None] | None = None  # remove: a better error
-    after_remove: Callable[[Settings, str], None] | None = None
+    after_remove: Callable[[AppContext, str], None] | None = None
     describe: Callable[[Path], dict[str, Any]] | None = None  # the descriptor an update diffs

@@ -312,7 +312,7 @@ def remove_item(context: AppContext, kind: ItemKind, item_id: str) -> RemoveResu
             )
         commit_removal(context, what, item_id, dest)
         if kind.after_remove is not None:
-            kind.after_remove(settings, item_id)
+            kind.after_remove(context, item_id)
         audit_removal(settings, what, item_id, str(dest))
     return RemoveResult(item_id, dest, sync_index(context, what), folder_was_gone=gone)
 

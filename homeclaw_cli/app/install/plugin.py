@@ -24,7 +24,6 @@ from homeclaw_cli.core.permissions import (
     requested_permissions,
 )
 from homeclaw_cli.errors import ManifestError, UsageError
-from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.disabled_plugins import read_disabled, set_disabled
 
 
@@ -184,9 +183,12 @@ def _explain_not_installed(context: AppContext, plugin_id: str) -> None:
         )
 
 
-def _enable_on_reinstall(settings: Settings, plugin_id: str) -> None:
-    if plugin_id in read_disabled(settings.state_dir):
-        set_disabled(settings.state_dir, plugin_id, False)  # a reinstall starts enabled
+def _enable_on_reinstall(context: AppContext, plugin_id: str) -> None:
+    """A reinstall starts enabled; but disabling is by id, so a bundled (path, config) plugin
+    of that id, in use again now, stays off as the user set it."""
+    state_dir = context.settings.state_dir
+    if plugin_id in read_disabled(state_dir) and plugin_id not in context.rescan().disabled:
+        set_disabled(state_dir, plugin_id, False)
 
 
 PLUGIN = ItemKind(

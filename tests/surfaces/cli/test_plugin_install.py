@@ -584,6 +584,18 @@ def test_installing_a_disabled_id_says_it_stays_off(
     assert "`homeclaw plugin enable units` turns it on" in result.stderr
 
 
+def test_removing_the_installed_copy_keeps_a_disabled_bundled_plugin_off(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    assert cli("plugin", "disable", "units").exit_code == 0  # the bundled one
+    assert cli("plugin", "install", str(write_plugin(tmp_path / "units", "units"))).exit_code == 0
+    assert cli("plugin", "remove", "units", "--yes").exit_code == 0
+    rows = payload(cli("plugin", "list", "--json"))
+    assert [(r["source"], r["status"]) for r in rows if r["id"] == "units"] == [
+        ("bundled", "disabled")
+    ]
+
+
 def test_an_existing_index_is_synced_after_install_and_remove(
     cli: Any, hc_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
