@@ -214,9 +214,9 @@ class _ManifestFile:
             if mine is None:
                 added.append(capability)
             else:
-                mine.update(capability)
+                _replace_fields(mine, capability)
         if current:
-            current.extend(added)  # in place, so the comments between capabilities stay
+            _append(current, added)
         else:
             self.data["capabilities"] = added
         if self.data.get("config") is None:
@@ -235,6 +235,68 @@ class _ManifestFile:
         out = io.StringIO()
         _round_trip_yaml().dump(self.data, out)
         return out.getvalue()
+
+
+# ruamel hangs a comment that follows a block (the one above the next capability, or above the
+# next top-level key) on the deepest last value inside it: replacing or appending after that
+# value would drop the comment or leave it above the new capabilities, so it is moved.
+
+
+def _replace_fields(mine: Any, imported: dict[str, Any]) -> None:
+    """Update one capability with what the import writes; the author's keys stay."""
+    trailing = _pop_trailing_comment(mine)
+    mine.update(_commented(imported) if trailing is not None else imported)
+    _put_trailing_comment(mine, trailing)
+
+
+def _append(capabilities: Any, added: list[dict[str, Any]]) -> None:
+    """Add new capabilities in place, so the comments between the old ones stay."""
+    trailing = _pop_trailing_comment(capabilities) if added else None
+    capabilities.extend(_commented(added) if trailing is not None else added)
+    _put_trailing_comment(capabilities, trailing)
+
+
+def _commented(value: Any) -> Any:
+    """`value` as round-trip nodes, which can carry a comment."""
+    loader, buffer = _round_trip_yaml(), io.StringIO()
+    loader.dump({"value": value}, buffer)
+    return loader.load(buffer.getvalue())["value"]
+
+
+def _pop_trailing_comment(node: Any) -> Any:
+    last = _deepest_last(node)
+    if last is None:
+        return None
+    parent, key = last
+    slot = 2 if isinstance(key, str) else 0  # where ruamel keeps it: map key / list index
+    tokens = parent.ca.items.get(key)
+    if not tokens or tokens[slot] is None:
+        return None
+    token = tokens[slot]
+    tokens[slot] = None
+    return token
+
+
+def _put_trailing_comment(node: Any, token: Any) -> None:
+    last = _deepest_last(node) if token is not None else None
+    if last is None:
+        return
+    parent, key = last
+    slot = 2 if isinstance(key, str) else 0
+    tokens = parent.ca.items.setdefault(key, [None, None, None, None] if slot == 2 else [None])
+    tokens[slot] = token
+
+
+def _deepest_last(node: Any) -> tuple[Any, str | int] | None:
+    """The (collection, key or index) of the last scalar in a round-trip YAML tree; None in
+    plain data (a JSON manifest, which has no comments)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    found = None
+    while isinstance(node, CommentedMap | CommentedSeq) and node:
+        key = next(reversed(node)) if isinstance(node, CommentedMap) else len(node) - 1
+        found, node = (node, key), node[key]
+    return found
 
 
 def _round_trip_yaml() -> Any:

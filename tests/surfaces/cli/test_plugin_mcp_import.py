@@ -102,16 +102,19 @@ def test_a_reimport_keeps_what_the_author_added_to_a_capability(cli: Any) -> Non
     manifest = folder / "plugin.yaml"
     manifest.write_text(
         manifest.read_text().replace(
-            "    effects: read\n",
-            "    effects: read\n    # Asked by the on-call team.\n"
+            "    description: The server's pid.\n",
+            "    description: The server's pid.\n    # Asked by the on-call team.\n"
             '    examples: ["which pid is the server", "server process id"]\n',
         )
+        # ruamel hangs a comment above the next key on the last value before it: pid's effects
+        + "# Found by retrieval with these.\nkeywords: [pid]\n"
     )
     for _ in range(2):  # the import, then a re-import after the server changed
         result = cli("plugin", "mcp-import", str(folder))
         assert result.exit_code == 0, result.output
     text = manifest.read_text()
     assert "# Asked by the on-call team." in text
+    assert "# Found by retrieval with these.\nkeywords: [pid]" in text
     pid = capabilities(folder)["pid"]
     assert pid["examples"] == ["which pid is the server", "server process id"]
     assert (pid["name"], pid["effects"]) == ("Pid", ["write"])  # what the server says now
