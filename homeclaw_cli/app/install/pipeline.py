@@ -21,6 +21,7 @@ from homeclaw_cli.adapters.install_source import (
     file_hashes,
     parse_source,
     staging_area,
+    tree_digest,
 )
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
@@ -142,11 +143,6 @@ def _compare_with_installed(
             hint=f"`homeclaw {what} install {spec.raw} {kind.upgrade_flag}` replaces it",
         )
     previous = read_lockfile(lockfile_path(settings)).section(what).get(item.id)
-    moved = previous is not None and (previous.source_kind, previous.location, previous.ref) != (
-        spec.kind,
-        spec.location,
-        spec.ref,
-    )
     return InstallResult(
         item_id=item.id,
         kind=what,
@@ -160,13 +156,31 @@ def _compare_with_installed(
         old_commit=previous.commit if previous else None,
         digest=fetched.digest,
         old_digest=previous.digest if previous else None,
-        source_changed=moved,
+        redo=_must_redo(previous, fetched, dest) if installed else False,
         permissions=item.permissions,
         permission_diff=diff,
         files=file_changes(dest, fetched.root) if installed else ChangeSet(),
         manifest_changes=_descriptor_changes(kind, dest, fetched.root) if installed else [],
         notices=item.notices,
         warnings=item.warnings,
+    )
+
+
+def _must_redo(previous: LockEntry | None, fetched: Fetched, dest: Path) -> bool:
+    """Whether the same files must still be installed again: they come from another source
+    than the lockfile records, or the installed copy was edited by hand since."""
+    if previous is None:
+        return False
+    spec = fetched.spec
+    if (previous.source_kind, previous.location, previous.ref) != (
+        spec.kind,
+        spec.location,
+        spec.ref,
+    ):
+        return True
+    exclude = frozenset({DEPS_DIRNAME})
+    return (
+        previous.digest == fetched.digest and tree_digest(dest, exclude=exclude) != fetched.digest
     )
 
 
@@ -179,12 +193,13 @@ def _descriptor_changes(kind: ItemKind, old: Path, new: Path) -> list[FieldChang
 def _stops_before_changes(result: InstallResult, options: InstallOptions) -> bool:
     """Mark the result unchanged (same source, nothing to redo) or a dry run's plan.
 
-    The same files from another source are not unchanged: the lockfile must record the new
-    source, or `update` would keep reading the old one."""
+    The same files from another source are not unchanged (the lockfile must record the new
+    source, or `update` would keep reading the old one), nor over an installed copy edited
+    since (update puts the source's files back)."""
     installed = result.action == "upgraded"
     same = (
         result.old_digest is not None
-        and not result.source_changed
+        and not result.redo
         and (result.old_digest, result.old_commit) == (result.digest, result.commit)
     )
     if installed and same and not (options.with_deps and options.redo_deps):

@@ -27,7 +27,7 @@ class InstallResult:
     old_commit: str | None = None
     digest: str = ""
     old_digest: str | None = None
-    source_changed: bool = False  # the lockfile recorded another source for it
+    redo: bool = False  # the same files, but from another source or over an edited copy
     permissions: Permissions = field(default_factory=Permissions)
     permission_diff: PermissionDiff | None = None
     files: ChangeSet = field(default_factory=ChangeSet)

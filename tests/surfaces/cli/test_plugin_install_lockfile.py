@@ -1,4 +1,4 @@
-"""The lockfile follows what the user last installed from, so `plugin update` reads it."""
+"""The lockfile and the installed folder stay in step with what the user installed last."""
 
 from __future__ import annotations
 
@@ -50,3 +50,17 @@ def test_remove_after_the_folder_was_deleted_by_hand_clears_the_records(
     assert update.exit_code == 4 and "was not installed" in update.stderr
     again = cli("plugin", "remove", "greeter", "--yes")
     assert again.exit_code == 4 and "no installed plugin 'greeter'" in again.stderr
+
+
+def test_update_puts_back_an_installed_copy_edited_by_hand(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    src = source_plugin(tmp_path / "src", "greeter")
+    assert cli("plugin", "install", str(src)).exit_code == 0
+    installed = hc_home / "data" / "plugins" / "greeter" / "main.py"
+    installed.write_text("print('edited by hand')\n")
+    result = cli("plugin", "update", "greeter")
+    assert result.exit_code == 0, result.output
+    assert "up to date" not in result.stdout and "~ main.py" in result.stdout
+    assert installed.read_text() == "print('hi')\n"
+    assert "greeter: up to date" in cli("plugin", "update", "greeter").stdout
