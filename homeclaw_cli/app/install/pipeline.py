@@ -138,9 +138,10 @@ def _compare_with_installed(
     dest = kind.target_dir(settings) / item.id
     installed = dest.exists()
     if installed and not upgrade:
+        picked = f" --subdir {kind.subdir}" if kind.subdir else ""
         raise UsageError(
             f"{what} {item.id!r} is already installed in {dest}",
-            hint=f"`homeclaw {what} install {spec.raw} {kind.upgrade_flag}` replaces it",
+            hint=f"`homeclaw {what} install {spec.raw}{picked} {kind.upgrade_flag}` replaces it",
         )
     previous = read_lockfile(lockfile_path(settings)).section(what).get(item.id)
     return InstallResult(

@@ -5,7 +5,7 @@ The steps all kinds share are in pipeline.py; this module says what makes a plug
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from homeclaw_cli.adapters.archive import DEFAULT_LIMITS, SKIP_NAMES, Limits
@@ -23,7 +23,7 @@ from homeclaw_cli.core.permissions import (
     SUBPROCESS_NOTICE,
     requested_permissions,
 )
-from homeclaw_cli.errors import ManifestError, UsageError
+from homeclaw_cli.errors import ManifestError, NotFoundError, UsageError
 from homeclaw_cli.state.disabled_plugins import read_disabled, set_disabled
 
 
@@ -36,11 +36,13 @@ def install_plugin(
     dry_run: bool = False,
     with_deps: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    subdir: str | None = None,
 ) -> InstallResult:
-    """Install (or with `upgrade`, replace) one plugin from a folder, archive or git URL."""
+    """Install (or with `upgrade`, replace) one plugin from a folder, archive or git URL;
+    `subdir` picks one plugin's folder in a source that holds several."""
     return install_item(
         context,
-        PLUGIN,
+        plugin_kind(subdir),
         source,
         approve=approve,
         upgrade=upgrade,
@@ -112,6 +114,7 @@ def plugin_root(content: Path) -> Path | None:
     root = find_root(content, is_plugin_folder)
     if root is not None:
         return root
+    top = content
     entries = [p for p in content.iterdir() if p.name not in SKIP_NAMES]
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
         content = entries[0]  # archives and repositories often wrap everything in one folder
@@ -120,12 +123,26 @@ def plugin_root(content: Path) -> Path | None:
     )
     if len(found) <= 1:
         return found[0] if found else None
-    names = ", ".join(c.name for c in found[:10]) + (", ..." if len(found) > 10 else "")
+    paths = [c.relative_to(top).as_posix() for c in found]
+    names = ", ".join(paths[:10]) + (", ..." if len(found) > 10 else "")
     raise UsageError(
         f"the source holds {len(found)} plugins ({names}); install one at a time",
-        hint="install one plugin's folder, e.g. `homeclaw plugin install "
-        f"<source>/{found[0].name}` (unpack an archive or clone a repository first)",
+        hint=f"pick one with --subdir PATH, e.g. `homeclaw plugin install <source> --subdir "
+        f"{paths[0]}`",
     )
+
+
+def _subdir_root(content: Path, subdir: str) -> Path:
+    parts = PurePosixPath(subdir).parts
+    if PurePosixPath(subdir).is_absolute() or ".." in parts:
+        raise UsageError(f"--subdir {subdir!r} must be a relative path without `..`")
+    root = content.joinpath(*parts)
+    if not is_plugin_folder(root) or root.is_symlink():
+        raise NotFoundError(
+            f"--subdir {subdir!r}: no plugin.yaml there in the source",
+            hint="the path is relative to the top of the folder, archive or repository",
+        )
+    return root
 
 
 def _notices(manifest: PluginManifest) -> list[str]:
@@ -191,14 +208,21 @@ def _enable_on_reinstall(context: AppContext, plugin_id: str) -> None:
         set_disabled(state_dir, plugin_id, False)
 
 
-PLUGIN = ItemKind(
-    name="plugin",
-    is_root=is_plugin_folder,
-    validate=_validate,
-    target_dir=lambda settings: settings.user_plugins_dir,
-    installed_version=_installed_version,
-    explain_missing=_explain_not_installed,
-    after_remove=_enable_on_reinstall,
-    describe=_descriptor,
-    locate=plugin_root,
-)
+def plugin_kind(subdir: str | None = None) -> ItemKind:
+    """The ItemKind for plugins; with `subdir` (recorded for `update`), for the plugin there."""
+    return ItemKind(
+        name="plugin",
+        is_root=is_plugin_folder,
+        validate=_validate,
+        target_dir=lambda settings: settings.user_plugins_dir,
+        installed_version=_installed_version,
+        explain_missing=_explain_not_installed,
+        after_remove=_enable_on_reinstall,
+        describe=_descriptor,
+        locate=(lambda content: _subdir_root(content, subdir)) if subdir else plugin_root,
+        subdir=subdir,
+        for_entry=lambda entry: plugin_kind(entry.subdir),
+    )
+
+
+PLUGIN = plugin_kind()

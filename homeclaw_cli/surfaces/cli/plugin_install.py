@@ -45,6 +45,14 @@ def install(
             "--with-deps", help="pip install its requirements.txt into the plugin's own folder."
         ),
     ] = False,
+    subdir: Annotated[
+        str | None,
+        typer.Option(
+            "--subdir",
+            metavar="PATH",
+            help="The plugin's folder in a source that holds several (e.g. a repository).",
+        ),
+    ] = None,
     dry_run: DryRunFlag = False,
     yes: YesFlag = False,
     as_json: JsonFlag = False,
@@ -62,6 +70,7 @@ def install(
             upgrade=upgrade,
             dry_run=dry_run,
             with_deps=with_deps,
+            subdir=subdir,
         )
     if as_json:
         out.json(result.to_json())

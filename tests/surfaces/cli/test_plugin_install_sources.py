@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.plugin_source import source_plugin
+from tests.surfaces.cli.test_plugin_install import git, lock
 
 
 def test_a_folder_or_zip_of_several_plugins_names_them(cli: Any, tmp_path: Path) -> None:
@@ -17,13 +18,15 @@ def test_a_folder_or_zip_of_several_plugins_names_them(cli: Any, tmp_path: Path)
     result = cli("plugin", "install", str(collection), "--yes")
     assert result.exit_code == 2, result.output
     assert "the source holds 2 plugins (p1, p2); install one at a time" in result.stderr
-    assert "homeclaw plugin install <source>/p1" in result.stderr
+    assert "homeclaw plugin install <source> --subdir p1" in result.stderr
     archive = tmp_path / "collection.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in collection.rglob("*"):
             zf.write(path, Path("wrapper") / path.relative_to(collection))
     result = cli("plugin", "install", str(archive), "--yes")
-    assert result.exit_code == 2 and "the source holds 2 plugins (p1, p2)" in result.stderr
+    assert result.exit_code == 2, result.output
+    assert "the source holds 2 plugins (wrapper/p1, wrapper/p2)" in result.stderr
+    assert "--subdir wrapper/p1`" in result.stderr
     alone = tmp_path / "alone"
     source_plugin(alone / "p3", "p3")
     (alone / "README.md").write_text("one plugin and its readme\n")
@@ -53,3 +56,31 @@ def test_a_truncated_or_damaged_archive_is_named_not_aborted(cli: Any, tmp_path:
     result = cli("plugin", "install", str(archive), "--yes")
     assert result.exit_code == 2, result.output
     assert f"{archive}: not a readable zip archive (" in result.stderr
+
+
+def test_one_plugin_of_a_git_repository_with_several_installs_and_updates(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    source_plugin(repo / "p1", "p1")
+    source_plugin(repo / "p2", "p2")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two plugins")
+    url = f"git+file://{repo}"
+    result = cli("plugin", "install", url, "--subdir", "p2", "--yes")
+    assert result.exit_code == 0, result.output
+    assert (hc_home / "data" / "plugins" / "p2" / "main.py").is_file()
+    assert lock(hc_home)["plugins"]["p2"]["subdir"] == "p2"
+    (repo / "p2" / "main.py").write_text("print('hello')\n")
+    git(repo, "commit", "-qam", "p2 says hello")
+    update = cli("plugin", "update", "p2", "--yes")
+    assert update.exit_code == 0, update.output
+    assert "upgraded p2" in update.stdout and "~ main.py" in update.stdout
+    again = cli("plugin", "install", url, "--subdir", "p2")
+    assert again.exit_code == 2
+    assert f"`homeclaw plugin install {url} --subdir p2 --upgrade` replaces it" in again.stderr
+    outside = cli("plugin", "install", url, "--subdir", "../p1", "--yes")
+    assert outside.exit_code == 2 and "must be a relative path without `..`" in outside.stderr
+    missing = cli("plugin", "install", url, "--subdir", "p3", "--yes")
+    assert missing.exit_code == 4 and "--subdir 'p3': no plugin.yaml there" in missing.stderr
