@@ -19,9 +19,9 @@ from homeclaw_cli.adapters.install_source import (
     SourceSpec,
     fetch_source,
     file_hashes,
+    file_sha256,
     parse_source,
     staging_area,
-    tree_digest,
 )
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
@@ -169,7 +169,7 @@ def _compare_with_installed(
 
 def _must_redo(previous: LockEntry | None, fetched: Fetched, dest: Path) -> bool:
     """Whether the same files must still be installed again: they come from another source
-    than the lockfile records, or the installed copy was edited by hand since."""
+    than the lockfile records, or one of them was edited or deleted in the installed copy."""
     if previous is None:
         return False
     spec = fetched.spec
@@ -179,10 +179,20 @@ def _must_redo(previous: LockEntry | None, fetched: Fetched, dest: Path) -> bool
         spec.ref,
     ):
         return True
-    exclude = frozenset({DEPS_DIRNAME})
-    return (
-        previous.digest == fetched.digest and tree_digest(dest, exclude=exclude) != fetched.digest
+    if previous.digest != fetched.digest:
+        return False  # an upgrade anyway
+    # Only the source's own files count: what was added next to them (`npm install`'s
+    # node_modules, say) is no edit, and re-swapping would delete it.
+    return any(
+        _file_hash(dest / rel) != digest for rel, digest in file_hashes(fetched.root).items()
     )
+
+
+def _file_hash(path: Path) -> str | None:
+    """As file_hashes() has it; None for a file that is not there."""
+    if path.is_symlink():
+        return f"link:{path.readlink()}"
+    return file_sha256(path) if path.is_file() else None
 
 
 def _descriptor_changes(kind: ItemKind, old: Path, new: Path) -> list[FieldChange]:

@@ -57,7 +57,11 @@ def test_update_puts_back_an_installed_copy_edited_by_hand(
 ) -> None:
     src = source_plugin(tmp_path / "src", "greeter")
     assert cli("plugin", "install", str(src)).exit_code == 0
-    installed = hc_home / "data" / "plugins" / "greeter" / "main.py"
+    folder = hc_home / "data" / "plugins" / "greeter"
+    (folder / "node_modules").mkdir()  # added next to the files (`npm install`): no edit
+    (folder / "node_modules" / "dep.js").write_text("module.exports = 1;\n")
+    assert "greeter: up to date" in cli("plugin", "update", "greeter").stdout
+    installed = folder / "main.py"
     installed.write_text("print('edited by hand')\n")
     result = cli("plugin", "update", "greeter")
     assert result.exit_code == 0, result.output
