@@ -244,6 +244,7 @@ class _ManifestFile:
 
 def _replace_fields(mine: Any, imported: dict[str, Any]) -> None:
     """Update one capability with what the import writes; the author's keys stay."""
+    _block_style(mine)
     trailing = _pop_trailing_comment(mine)
     mine.update(_commented(imported) if trailing is not None else imported)
     _put_trailing_comment(mine, trailing)
@@ -251,9 +252,16 @@ def _replace_fields(mine: Any, imported: dict[str, Any]) -> None:
 
 def _append(capabilities: Any, added: list[dict[str, Any]]) -> None:
     """Add new capabilities in place, so the comments between the old ones stay."""
+    _block_style(capabilities)
     trailing = _pop_trailing_comment(capabilities) if added else None
     capabilities.extend(_commented(added) if trailing is not None else added)
     _put_trailing_comment(capabilities, trailing)
+
+
+def _block_style(node: Any) -> None:
+    """Imported parameters span lines: a one-line `[{...}]` holding them is unreadable."""
+    if hasattr(node, "fa"):
+        node.fa.set_block_style()
 
 
 def _commented(value: Any) -> Any:

@@ -119,3 +119,16 @@ def test_a_reimport_keeps_what_the_author_added_to_a_capability(cli: Any) -> Non
     assert pid["examples"] == ["which pid is the server", "server process id"]
     assert (pid["name"], pid["effects"]) == ("Pid", ["write"])  # what the server says now
     assert text.count("- id: pid") == 1
+
+
+def test_a_one_line_capability_list_is_written_as_blocks(cli: Any) -> None:
+    folder = plugin_folder()
+    manifest = folder / "plugin.yaml"
+    text = manifest.read_text()
+    one_line = "capabilities: [{id: pid, name: Process id, description: The pid.}]\n"
+    manifest.write_text(text[: text.index("capabilities:")] + one_line)
+    result = cli("plugin", "mcp-import", str(folder), "--only", "pid", "--only", "purge")
+    assert result.exit_code == 0, result.output
+    written = manifest.read_text()
+    assert "capabilities:\n  - id: pid\n" in written and "  - id: purge\n" in written
+    assert max(len(line) for line in written.splitlines()) <= 100
