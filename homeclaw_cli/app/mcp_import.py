@@ -64,7 +64,7 @@ async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportR
     manifest = loaded.manifest
     if not isinstance(manifest.config, McpConfig):
         raise UsageError(f"{manifest.id} is a {manifest.type} plugin; mcp-import needs type: mcp")
-    tools = await _list_tools(manifest, loaded.folder)
+    tools = await _list_tools(manifest, loaded.folder, loaded.manifest_path)
     names = [t.name for t in tools]
     for name in only:
         if name not in names:
@@ -171,8 +171,11 @@ def _parameter(name: str, prop: dict[str, Any], *, required: bool) -> dict[str, 
     return param
 
 
-async def _list_tools(manifest: PluginManifest, folder: Path) -> list[Any]:
+async def _list_tools(manifest: PluginManifest, folder: Path, manifest_path: Path) -> list[Any]:
     from homeclaw_cli.adapters.mcp_client import McpUnavailable
+
+    assert isinstance(manifest.config, McpConfig)
+    fields = "config.command and config.args" if manifest.config.command else "config.url"
 
     settings = load_settings()
     runner = McpRunner()
@@ -181,7 +184,9 @@ async def _list_tools(manifest: PluginManifest, folder: Path) -> list[Any]:
         session = await runner.session(target)
         return list(session.tools)
     except McpUnavailable as exc:
-        raise UnavailableError(str(exc)) from None
+        raise UnavailableError(
+            str(exc), hint=f"check {fields} in {manifest_path}; then run mcp-import again"
+        ) from None
     finally:
         await runner.aclose()
 

@@ -132,3 +132,17 @@ def test_a_one_line_capability_list_is_written_as_blocks(cli: Any) -> None:
     written = manifest.read_text()
     assert "capabilities:\n  - id: pid\n" in written and "  - id: purge\n" in written
     assert max(len(line) for line in written.splitlines()) <= 100
+
+
+def test_a_server_that_exits_at_once_names_the_manifest_to_fix(cli: Any, tmp_path: Path) -> None:
+    folder = plugin_folder()
+    dying = tmp_path / "dying_server.py"
+    dying.write_text("import sys\nsys.stderr.write('missing API key\\n')\nsys.exit(1)\n")
+    manifest = folder / "plugin.yaml"
+    manifest.write_text(manifest.read_text().replace(str(SERVER), str(dying)))
+    before = manifest.read_text()
+    result = cli("plugin", "mcp-import", str(folder))
+    assert result.exit_code == 5, result.output
+    assert "missing API key" in result.stderr
+    assert f"check config.command and config.args in {manifest}" in result.stderr
+    assert manifest.read_text() == before
