@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from homeclaw_cli.catalog.plugin_files import resolve_command
 from homeclaw_cli.errors import (
     HomeclawError,
     PluginCallError,
@@ -159,6 +158,8 @@ def _unavailable_hint(entry: PluginEntry | None, connect_failure: object = None)
             f"check that the server speaks TLS with a valid certificate, or use http:// in "
             f"config.base_url ({where}); then {check}"
         )
+    from homeclaw_cli.catalog.plugin_files import resolve_command
+
     command = getattr(entry.manifest.config, "command", None)
     if command and resolve_command(command, entry.folder) is not None:
         return (
