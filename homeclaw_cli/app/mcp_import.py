@@ -281,7 +281,7 @@ def _pop_trailing_comment(node: Any) -> Any:
     if last is None:
         return None
     parent, key = last
-    slot = 2 if isinstance(key, str) else 0  # where ruamel keeps it: map key / list index
+    slot = _comment_slot(key)
     tokens = parent.ca.items.get(key)
     if not tokens or tokens[slot] is None:
         return None
@@ -295,9 +295,14 @@ def _put_trailing_comment(node: Any, token: Any) -> None:
     if last is None:
         return
     parent, key = last
-    slot = 2 if isinstance(key, str) else 0
+    slot = _comment_slot(key)
     tokens = parent.ca.items.setdefault(key, [None, None, None, None] if slot == 2 else [None])
     tokens[slot] = token
+
+
+def _comment_slot(key: str | int) -> int:
+    """Where ruamel keeps the comment after an item: 2 for a map key, 0 for a list index."""
+    return 2 if isinstance(key, str) else 0
 
 
 def _deepest_last(node: Any) -> tuple[Any, str | int] | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import socket
 import ssl
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,20 +48,14 @@ class ConnectFailure:
 
 def connect_kind(exc: BaseException) -> ConnectKind:
     """What went wrong, from the exceptions behind `exc`, else from their text."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    texts: list[str] = []
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in _chain(exc):
         if isinstance(current, ConnectionRefusedError):
             return "refused"
         if isinstance(current, socket.gaierror):
             return "dns"
         if isinstance(current, ssl.SSLError | ssl.CertificateError):
             return "tls"
-        texts.append(str(current).lower())
-        current = current.__cause__ or current.__context__
-    text = " ".join(texts)
+    text = " ".join(str(current).lower() for current in _chain(exc))
     for kind, marks in _TEXT_MARKS:
         if any(mark in text for mark in marks):
             return kind
@@ -94,12 +89,15 @@ def _host(url: str) -> str:
 
 def _reason(exc: BaseException) -> str:
     """The innermost message that says something (httpx repeats its cause's text)."""
-    reason = str(exc) or type(exc).__name__
-    seen = {id(exc)}
-    current = exc.__cause__ or exc.__context__
+    said = [str(current) for current in _chain(exc) if str(current)]
+    return said[-1] if said else type(exc).__name__
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and the exceptions behind it, outermost first (each once: chains can loop)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if str(current):
-            reason = str(current)
+        yield current
         current = current.__cause__ or current.__context__
-    return reason
