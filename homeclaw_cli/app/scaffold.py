@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from homeclaw_cli.core.ids import check_plugin_id, id_slug
 from homeclaw_cli.errors import UsageError
 
 TEMPLATES = Path(__file__).resolve().parent / "scaffold_templates"
@@ -29,20 +29,17 @@ class ScaffoldResult:
     test_command: str
 
 
-def ascii_folded(name: str) -> str:
-    """`name` lowercased, its accented letters as their plain ones ("Café" -> "cafe")."""
-    decomposed = unicodedata.normalize("NFKD", name.strip().lower())
-    return decomposed.encode("ascii", "ignore").decode()
-
-
 def plugin_id_from(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9_-]+", "-", ascii_folded(name)).strip("-_")
+    slug = id_slug(name)
     if not slug or not slug[0].isalnum():
         raise UsageError(
             f"cannot make a plugin id from {name!r}",
             hint="use letters and digits, e.g. `homeclaw plugin new weather`",
         )
-    return slug
+    try:
+        return check_plugin_id(slug)
+    except ValueError as exc:
+        raise UsageError(str(exc), hint="give the plugin another name") from None
 
 
 def _port(plugin_id: str) -> int:

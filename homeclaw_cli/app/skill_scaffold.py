@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeclaw_cli.app.scaffold import ascii_folded
+from homeclaw_cli.core.ids import ascii_folded
 from homeclaw_cli.errors import UsageError
 
 _SKILL_MD = """\

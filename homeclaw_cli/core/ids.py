@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 RESERVED_PLUGIN_ID = "skill"  # the prefix of the skills' MCP tools (app/skill_tools.py)
@@ -25,7 +26,7 @@ def check_plugin_id(value: str) -> str:
     if "__" in value:
         raise ValueError(
             f"plugin id {value!r} must not contain '__', which separates a plugin from "
-            f"its capability in tool names (e.g. {re.sub('_{2,}', '_', value)!r})"
+            f"its capability in tool names (e.g. {id_slug(value)!r})"
         )
     if value == RESERVED_PLUGIN_ID:
         raise ValueError(
@@ -35,6 +36,17 @@ def check_plugin_id(value: str) -> str:
     return value
 
 
+def ascii_folded(name: str) -> str:
+    """`name` lowercased, its accented letters as their plain ones ("Café" -> "cafe")."""
+    decomposed = unicodedata.normalize("NFKD", name.strip().lower())
+    return decomposed.encode("ascii", "ignore").decode()
+
+
+def id_slug(name: str) -> str:
+    """`name` as an id: plain lowercase letters, digits, '-' and single '_' ("" if none)."""
+    slug = re.sub(r"[^a-z0-9_-]+", "-", ascii_folded(name))
+    return re.sub("_{2,}", "_", slug).strip("-_")
+
+
 def _suggest_id(value: str) -> str:
-    slug = re.sub(r"[^a-z0-9_-]+", "-", value.strip().lower()).strip("-_")
-    return slug or "my-plugin"
+    return id_slug(value) or "my-plugin"

@@ -65,3 +65,18 @@ def test_an_id_that_is_taken_is_warned_about(cli: Any, tmp_path: Path, monkeypat
     assert skill.exit_code == 0 and "skill id 'disk-usage' is taken by" in skill.stderr
     fresh = cli("plugin", "new", "tide tables", "--dir", str(tmp_path))
     assert fresh.exit_code == 0 and "is taken by" not in fresh.stderr
+
+
+def test_a_name_that_would_make_an_invalid_plugin_id_does_not_scaffold_one(
+    cli: Any, tmp_path: Path
+) -> None:
+    """`__` separates plugin and capability in tool names and `skill` is the skills' MCP tool
+    prefix: `plugin new` makes a valid id of the first and refuses the second."""
+    created = cli("plugin", "new", "My__Tool", "--dir", str(tmp_path), "--json")
+    assert created.exit_code == 0, created.output
+    folder = Path(payload(created)["folder"])
+    assert folder.name == "my_tool"
+    assert cli("plugin", "validate", str(folder)).exit_code == 0
+    refused = cli("plugin", "new", "skill", "--dir", str(tmp_path))
+    assert refused.exit_code == 2 and "plugin id 'skill' is taken" in refused.stderr
+    assert not (tmp_path / "skill").exists()
