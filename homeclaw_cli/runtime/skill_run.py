@@ -39,6 +39,7 @@ from homeclaw_cli.catalog.skill_interpreters import (
 from homeclaw_cli.catalog.skill_paths import SkillPathError, resolve_inside
 from homeclaw_cli.catalog.skills import Skill, SkillRegistry
 from homeclaw_cli.errors import HomeclawError, UsageError
+from homeclaw_cli.runtime.leftovers import CALL_ENV, end_leftovers, new_call_token
 from homeclaw_cli.settings import Settings
 
 MAX_ARGS = 64
@@ -263,11 +264,12 @@ def execute(
     """Run a prepared script with the timeout and output cap; never raises for its failures,
     only ScriptCancelledError once `cancel` is set (the script is killed by then)."""
     started = time.monotonic()
+    token = new_call_token()
     try:
         proc = subprocess.Popen(
             prepared.command,
             cwd=prepared.skill.folder,
-            env=prepared.env,
+            env={**prepared.env, CALL_ENV: token},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -279,8 +281,9 @@ def execute(
     try:
         buffers, timed_out, truncated = _collect(proc, started + timeout, max_output, cancel)
     finally:
-        # Always: nothing the script started outlives the call.
+        # Always: nothing the script started outlives the call, detached or not.
         _kill_group(proc)
+        end_leftovers(token)
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.close()
         proc.stderr.close()

@@ -6,10 +6,11 @@ killed when it exceeds it; only the tail of stderr is kept, for the error messag
 `--debug`, which shows it (logger `homeclaw.plugins`) also when the call succeeded.
 
 The answer is complete when the process exits, not when its pipes close: a background child
-it started (and did not detach with its own session) inherits the pipes and can hold them
-open long after. Once the process has exited its pipes get at most _PIPE_GRACE_SEC more, then
-the call goes on with what it printed. Whatever ends the call (answer, timeout, Ctrl-C), the
-process group is killed: nothing a plugin leaves running outlives the call.
+it started inherits the pipes and can hold them open long after. Once the process has
+exited its pipes get at most _PIPE_GRACE_SEC more, then the call goes on with what it
+printed. Whatever ends the call (answer, timeout, Ctrl-C), the process group is killed, and
+so is every process carrying the call's token in its environment (runtime/leftovers.py, for
+children that detached into a session of their own): nothing a plugin starts outlives the call.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections import deque
 
 from homeclaw_cli.catalog.plugin_files import resolve_command
 from homeclaw_cli.core.manifest import SubprocessConfig
+from homeclaw_cli.runtime.leftovers import CALL_ENV, end_leftovers, new_call_token
 from homeclaw_cli.runtime.process_env import process_env_and_args
 from homeclaw_cli.runtime.runners.base import (
     MAX_BODY_BYTES,
@@ -62,6 +64,8 @@ class SubprocessRunner:
                 "plugin folder)",
             )
         env, args = process_env_and_args(target, config.env, config.args)
+        token = new_call_token()
+        env[CALL_ENV] = token
         try:
             process = await asyncio.create_subprocess_exec(
                 executable,
@@ -75,10 +79,15 @@ class SubprocessRunner:
             )
         except OSError as exc:
             return fail(request, "unavailable", f"{who}: cannot start {executable}: {exc.strerror}")
-        return await self._talk(process, request, config.timeout_sec, who)
+        return await self._talk(process, request, config.timeout_sec, who, token)
 
     async def _talk(
-        self, process: asyncio.subprocess.Process, request: PluginRequest, timeout: float, who: str
+        self,
+        process: asyncio.subprocess.Process,
+        request: PluginRequest,
+        timeout: float,
+        who: str,
+        token: str,
     ) -> RunResult:
         streams = _Streams(process, self.max_stdout_bytes)
         started = time.monotonic()
@@ -96,8 +105,10 @@ class SubprocessRunner:
             )
         finally:
             # Always, Ctrl-C included: nothing the plugin started outlives the call, neither
-            # the process nor a background child it left (which may still hold its pipes).
+            # the process nor a background child it left (which may still hold its pipes),
+            # nor one that detached into a session of its own.
             _kill_group(process)
+            end_leftovers(token)
             await streams.drain()
             await process.wait()
             streams.log_stderr(who)

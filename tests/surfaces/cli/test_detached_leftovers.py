@@ -1,0 +1,89 @@
+"""A child that detaches into a session of its own (setsid, double fork, nohup) ends with the
+plugin call or skill script that started it, on Linux: the process-group kill alone misses it."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.plugin_factory import workspace_plugins, write_plugin
+from tests.skill_helpers import make_skill
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+
+DOUBLE_FORK = """
+import json, os, sys, time
+sys.stdin.readline()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:  # the daemon: own session, stdio away from the plugin's pipes
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        open({pid_file!r} + ".tmp", "w").write(str(os.getpid()))
+        os.rename({pid_file!r} + ".tmp", {pid_file!r})
+        time.sleep(60)
+    os._exit(0)
+os.wait()
+while not os.path.exists({pid_file!r}):
+    time.sleep(0.01)
+print(json.dumps({{"success": True, "text": "answered"}}))
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _end(pid: int) -> None:
+    if _alive(pid):
+        os.kill(pid, 9)
+
+
+def test_a_double_forked_daemon_of_a_subprocess_plugin_ends_with_the_call(
+    cli: Any, tmp_path: Path
+) -> None:
+    pid_file = str(tmp_path / "daemon.pid")
+    manifest = {
+        "id": "daemonizer",
+        "name": "daemonizer",
+        "description": "A test plugin.",
+        "type": "subprocess",
+        "config": {"command": "python", "args": ["main.py"], "timeout_sec": 20},
+        "capabilities": [{"id": "go", "name": "Go", "description": "Do it.", "parameters": []}],
+    }
+    write_plugin(workspace_plugins(), manifest, {"main.py": DOUBLE_FORK.format(pid_file=pid_file)})
+    result = cli("plugin", "call", "daemonizer")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "answered\n"
+    daemon = int(Path(pid_file).read_text())
+    try:
+        assert not _alive(daemon), f"the detached process {daemon} outlived the call"
+    finally:
+        _end(daemon)
+
+
+def test_a_setsid_child_of_a_skill_script_ends_with_the_script(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "detached.pid"
+    script = f"setsid sleep 60 </dev/null >/dev/null 2>&1 &\necho $! > {pid_file}\necho done\n"
+    make_skill(hc_home / "data" / "skills", "detacher", scripts={"go.sh": script})
+    started = time.monotonic()
+    result = cli("skill", "test", "detacher", "--script", "go.sh")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "done\n"
+    assert time.monotonic() - started < 10
+    detached = int(pid_file.read_text())
+    try:
+        assert not _alive(detached), f"the setsid child {detached} outlived the script"
+    finally:
+        _end(detached)
