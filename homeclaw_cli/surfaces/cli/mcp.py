@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
@@ -39,8 +41,6 @@ def serve(
     """Expose plugin capabilities, skills and a search tool as MCP tools."""
     if transport not in ("stdio", "http"):
         raise UsageError(f"unknown transport {transport!r}", hint="use --transport stdio or http")
-    import anyio
-
     from homeclaw_cli.app.mcp_toolbox import Toolbox
     from homeclaw_cli.surfaces.mcp.server import build_server, serve_http, serve_stdio
 
@@ -49,7 +49,7 @@ def serve(
     server = build_server(Toolbox(context))
     out = Output()
     if transport == "stdio":
-        anyio.run(serve_stdio, server)
+        _until_stopped(out, serve_stdio, server)
         return
     from homeclaw_cli.state.serve_token import load_or_create_token, token_path
 
@@ -61,4 +61,14 @@ def serve(
         out.info(f"clients send `Authorization: Bearer <{token_path(settings.state_dir)}>`")
     if not is_loopback(host):
         out.warning(f"binding to {host}, not loopback: other machines can reach your plugins")
-    anyio.run(serve_http, server, host, port, out.info, token)
+    _until_stopped(out, serve_http, server, host, port, out.info, token)
+
+
+def _until_stopped(out: Output, serve: Callable[..., Awaitable[None]], *args: object) -> None:
+    """Serve until the client hangs up or Ctrl-C, as `homeclaw serve` does: a deliberate
+    stop is exit 0 with "stopped", not an interruption (130)."""
+    import anyio
+
+    with contextlib.suppress(KeyboardInterrupt):
+        anyio.run(serve, *args)
+    out.info("stopped")
