@@ -216,7 +216,7 @@ class Toolbox:
             searches.append(self._retrieval.search_skills)
         hits: list[dict[str, Any]] = []
         for search in searches:
-            result = await asyncio.to_thread(search, query, limit=limit or None)
+            result = await asyncio.to_thread(search, query, limit=limit)
             hits += [_hit_json(h) for h in result.hits]
         hits.sort(key=lambda h: -h["score"])
         body = {"query": query, "hits": hits}

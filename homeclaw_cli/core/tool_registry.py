@@ -183,9 +183,22 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
         if enum and value is not None and value not in enum:
             shown = ", ".join(json.dumps(e) for e in enum)
             return f"parameter `{name}` must be one of {shown}, got {json.dumps(value)}"
+        if (out_of_range := _range_problem(name, value, spec)) is not None:
+            return out_of_range
     for name in schema.get("required") or []:
         if arguments.get(name) is None:
             return f"missing required parameter `{name}`"
+    return None
+
+
+def _range_problem(name: str, value: Any, spec: dict[str, Any]) -> str | None:
+    """The schema's `minimum`/`maximum` for a number, which the tool must not have to check."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = [f"at least {low}"] * (low is not None) + [f"at most {high}"] * (high is not None)
+        return f"parameter `{name}` must be {' and '.join(bounds)}, got {json.dumps(value)}"
     return None
 
 

@@ -232,6 +232,20 @@ def test_search_and_skills(toolbox: Toolbox) -> None:
     assert "exit code 2" in failed.content[0].text
 
 
+@pytest.mark.parametrize("limit", [0, -3, 51])
+def test_search_refuses_a_limit_outside_its_schema(toolbox: Toolbox, limit: int) -> None:
+    async def scenario() -> Any:
+        async with Client(build_server(toolbox)) as client:
+            return await client.call_tool("homeclaw_search", {"query": "shout", "limit": limit})
+
+    result = run(scenario())
+    assert result.is_error, result.content[0].text
+    assert result.content[0].text == (
+        f"bad call to `homeclaw_search`: parameter `limit` must be at least 1 and at most 50, "
+        f"got {limit}"
+    )
+
+
 def test_unhealthy_plugins_are_left_out_of_the_list_but_still_callable(
     toolbox: Toolbox, settings: Settings
 ) -> None:
