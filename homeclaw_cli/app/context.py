@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 
 StepReporter = Callable[[str, str], None]
-"""Told (step, detail) as a long use case (install, update, register) starts each step."""
+"""Told (step, detail) as a long use case (install, update, register) starts each step;
+told ("", "") when a step ended well and what follows is no step (a refusal, say)."""
 
 
 def no_notice(message: str) -> None:

@@ -121,6 +121,7 @@ def _stage(
             f"{spec.raw} now holds {what} {item.id!r}, not {expected!r}",
             hint=f"install it as a new {what}, or `homeclaw {what} remove {expected}`",
         )
+    context.steps("", "")  # validated: refusing an overwrite next is no failed validation
     return fetched, item
 
 

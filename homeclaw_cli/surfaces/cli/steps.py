@@ -35,8 +35,10 @@ class StepLog:
         self.timings: list[tuple[str, float]] = []
 
     def __call__(self, step: str, detail: str) -> None:
-        """A new step starts (and so the previous one ended well)."""
+        """A new step starts (and so the previous one ended well); "" starts none."""
         self._end(ok=True)
+        if not step:
+            return
         self._current = (step, detail, time.perf_counter())
         if self._live:
             message = f"{step} {detail}"

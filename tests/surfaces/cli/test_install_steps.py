@@ -56,6 +56,18 @@ def test_a_failed_step_is_named(cli: Any, index_env: dict[str, Any], tmp_path: P
     assert re.search(r"^validate: plugin failed \(", result.stderr, re.MULTILINE)
 
 
+def test_installing_again_says_already_installed_without_a_failed_step(
+    cli: Any, index_env: dict[str, Any], tmp_path: Path
+) -> None:
+    src = write_plugin(tmp_path / "src", "tides", "Tides", "Tide tables for a harbour.")
+    assert cli("plugin", "install", str(src), "--yes").exit_code == 0
+    again = cli("plugin", "install", str(src), "--yes")
+    assert again.exit_code == 2
+    assert "plugin 'tides' is already installed in" in again.stderr
+    assert steps(again.stderr) == ["fetch", "validate"]
+    assert "failed" not in again.stderr
+
+
 def test_register_prints_its_steps(cli: Any, index_env: dict[str, Any], tmp_path: Path) -> None:
     assert cli("sync").exit_code == 0
     body = {
