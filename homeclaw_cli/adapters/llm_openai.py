@@ -28,6 +28,8 @@ from homeclaw_cli.core.ports import (
 )
 from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, UnavailableError
 
+_LISTING_FRESH_SEC = 10.0  # one chat start; `/model` later in the session asks again
+
 
 def api_base(host: str) -> str:
     base = host.rstrip("/")
@@ -176,6 +178,7 @@ class OpenAICompatLLM:
         self.base = api_base(host)
         self._model = model
         self.timeout = timeout
+        self._listing: tuple[float, list[Any]] | None = None  # (when, /v1/models `data`)
         all_headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         all_headers.update(headers or {})
         self._client = httpx.AsyncClient(
@@ -199,15 +202,24 @@ class OpenAICompatLLM:
         """/v1/models; tool support is not reported there (None), the window sometimes is
         (vLLM `max_model_len`, llama.cpp `meta.n_ctx`: the window it runs with, not the one
         the model was trained for)."""
+        return [
+            ModelInfo(str(m.get("id")), tools=None, context_length=_window_of(m))
+            for m in await self._model_entries()
+            if isinstance(m, dict)
+        ]
+
+    async def _model_entries(self) -> list[Any]:
+        """/v1/models `data`, asked once for the checks a chat start makes in a row (the
+        model is there, a stand-in, the window); a listing asked for later is fresh."""
+        if self._listing is not None and time.monotonic() - self._listing[0] < _LISTING_FRESH_SEC:
+            return self._listing[1]
         async with self._errors():
             response = await self._client.get(f"{self.base}/models")
             self._raise_for(response)
             data = response.json().get("data", [])
-        return [
-            ModelInfo(str(m.get("id")), tools=None, context_length=_window_of(m))
-            for m in data
-            if isinstance(m, dict)
-        ]
+        entries = data if isinstance(data, list) else []
+        self._listing = (time.monotonic(), entries)
+        return entries
 
     async def context_window(self) -> int | None:
         """The window the server runs with (serving_window), else the one /v1/models gives
@@ -232,11 +244,7 @@ class OpenAICompatLLM:
                 if isinstance(n_ctx, int) and n_ctx > 0:
                     return n_ctx
         with contextlib.suppress(HomeclawError, httpx.HTTPError, ValueError):
-            async with self._errors():
-                response = await self._client.get(f"{self.base}/models")
-                self._raise_for(response)
-                data = response.json().get("data", [])
-            for model in data:
+            for model in await self._model_entries():
                 if isinstance(model, dict) and str(model.get("id")) == self._model:
                     return _serving_window_of(model)
         return None

@@ -21,6 +21,7 @@ class FakeOpenAI:
         self.replies: deque[Any] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.gets: list[str] = []  # the paths of every GET, in order
         self._server: ThreadingHTTPServer | None = None
 
     @property
@@ -47,6 +48,7 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:
                 fake.headers.append(dict(self.headers))
+                fake.gets.append(self.path)
                 if self.path == "/props":
                     self._json(*((200, fake.props) if fake.props else (404, {"error": "no"})))
                     return
