@@ -1,4 +1,4 @@
-"""A small MCP server over stdio for runner tests: echo, pid, die mid-call, hang.
+"""A small MCP server over stdio for runner tests: echo, pid, detach, die mid-call, hang.
 
 python tests/fakes/mcp_test_server.py
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -33,6 +34,26 @@ def pid() -> int:
 def add(a: float, b: float) -> float:
     """Add two numbers."""
     return a + b
+
+
+@server.tool()
+def detach() -> int:
+    """Start a daemon (double fork, a session of its own) and return its pid."""
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.write(write, str(os.getpid()).encode())
+            os.close(write)
+            time.sleep(60)
+        os._exit(0)
+    os.close(write)
+    os.wait()
+    with os.fdopen(read) as pipe:
+        return int(pipe.read())
 
 
 @server.tool()

@@ -133,3 +133,18 @@ def start_plugin(
     proc = LineProcess(args, env=env, watch="stdout")
     match = proc.wait_for(r"^ready (\d+) (\S+)")
     return proc, int(match.group(1)), match.group(2)
+
+
+def gone_soon(pid: int, timeout: float = 5.0) -> bool:
+    """Whether `pid` is gone (or a zombie: its parent reaps it) within `timeout`; a SIGKILL
+    takes effect when the process is next scheduled, not when kill() returns."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)

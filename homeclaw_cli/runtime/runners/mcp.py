@@ -7,7 +7,8 @@ Which tool a capability calls:
      PluginRequest: wrapped as {"request": ...} when the tool takes one object parameter,
      else the request fields the tool's schema names (user_input, parameters, ...).
 A stdio server is spawned on first use and kept for the caller's session; a server that
-exited is started again on the next call.
+exited is started again on the next call. When its session closes, whatever it started that
+detached into a session of its own ends too (runtime/leftovers.py, a token per plugin).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from homeclaw_cli.catalog.plugin_checks import method_name
 from homeclaw_cli.catalog.plugin_files import resolve_command
 from homeclaw_cli.core.manifest import DEFAULT_CAPABILITY_ID as DEFAULT_RUN
 from homeclaw_cli.core.manifest import McpConfig, PluginManifest
+from homeclaw_cli.runtime.leftovers import CALL_ENV, end_leftovers, new_call_token
 from homeclaw_cli.runtime.managed_server import ManagedServerError, ManagedServers
 from homeclaw_cli.runtime.process_env import process_env_and_args
 from homeclaw_cli.runtime.runners.base import (
@@ -44,6 +46,7 @@ class McpRunner:
         self.servers = servers  # starts `config.start` servers (the caller's, or our own)
         self._own_servers = servers is None
         self.errors: dict[str, str] = {}  # plugin id -> its last failure (a success clears it)
+        self._tokens: dict[str, str] = {}  # plugin id -> the token its stdio servers carry
 
     def connection(self, plugin_id: str) -> McpSession | None:
         """The plugin's live session; None when it is not connected (yet, or any more)."""
@@ -56,7 +59,7 @@ class McpRunner:
 
         current = self._sessions.pop(target.plugin_id, None)
         if current is not None:
-            await current.aclose()
+            await self._close(target.plugin_id, current)
         try:
             session = await self.session(target)
         except McpUnavailable as exc:
@@ -84,7 +87,7 @@ class McpRunner:
         if current is not None and current.alive and current.launch == launch:
             return current
         if current is not None:
-            await current.aclose()
+            await self._close(target.plugin_id, current)
             del self._sessions[target.plugin_id]
         if launch is None:
             raise McpUnavailable(self._missing_command(target))
@@ -106,6 +109,8 @@ class McpRunner:
         if command is None:
             return None
         env, args = process_env_and_args(target, config.env, config.args)
+        # One token per plugin, not per launch: the launch is compared to reuse a session.
+        env[CALL_ENV] = self._tokens.setdefault(target.plugin_id, new_call_token())
         return McpLaunch.from_config(config, command=command, args=args, env=env, cwd=target.folder)
 
     def _missing_command(self, target: RunTarget) -> str:
@@ -168,10 +173,15 @@ class McpRunner:
             )
         return ok(request, text, metadata)
 
+    async def _close(self, plugin_id: str, session: McpSession) -> None:
+        await session.aclose()
+        if (token := self._tokens.get(plugin_id)) is not None:
+            end_leftovers(token)
+
     async def aclose(self) -> None:
-        sessions, self._sessions = list(self._sessions.values()), {}
-        for session in sessions:
-            await session.aclose()
+        sessions, self._sessions = dict(self._sessions), {}
+        for plugin_id, session in sessions.items():
+            await self._close(plugin_id, session)
         if self.servers is not None and self._own_servers:
             self.servers.stop_all()
 

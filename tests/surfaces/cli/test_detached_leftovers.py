@@ -3,6 +3,7 @@ plugin call or skill script that started it, on Linux: the process-group kill al
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.processes import gone_soon
 from tests.plugin_factory import workspace_plugins, write_plugin
 from tests.skill_helpers import make_skill
 
@@ -36,15 +38,8 @@ print(json.dumps({{"success": True, "text": "answered"}}))
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _end(pid: int) -> None:
-    if _alive(pid):
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, 9)
 
 
@@ -66,7 +61,7 @@ def test_a_double_forked_daemon_of_a_subprocess_plugin_ends_with_the_call(
     assert result.stdout == "answered\n"
     daemon = int(Path(pid_file).read_text())
     try:
-        assert not _alive(daemon), f"the detached process {daemon} outlived the call"
+        assert gone_soon(daemon), f"the detached process {daemon} outlived the call"
     finally:
         _end(daemon)
 
@@ -84,6 +79,6 @@ def test_a_setsid_child_of_a_skill_script_ends_with_the_script(
     assert time.monotonic() - started < 10
     detached = int(pid_file.read_text())
     try:
-        assert not _alive(detached), f"the setsid child {detached} outlived the script"
+        assert gone_soon(detached), f"the setsid child {detached} outlived the script"
     finally:
         _end(detached)

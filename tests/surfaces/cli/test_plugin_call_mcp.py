@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
@@ -17,6 +18,7 @@ import yaml
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.errors import ExitCode
 from homeclaw_cli.settings import load_settings
+from tests.fakes.processes import gone_soon
 from tests.json_output import payload
 from tests.plugin_factory import BUNDLED, REPO_ROOT, free_port, workspace_plugins, write_plugin
 
@@ -101,6 +103,17 @@ def test_other_capabilities_go_to_the_designated_tool_with_the_request(cli: Any)
     result = cli("plugin", "call", "testmcp", "summarize", "-p", "topic=cats", "--input", "tell me")
     assert result.exit_code == 0, result.output
     assert result.stdout == "handled summarize for 'tell me' with {'topic': 'cats'}\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+def test_a_daemon_the_stdio_server_started_ends_with_its_session(cli: Any) -> None:
+    mcp_plugin([cap("detach")])
+    result = cli("plugin", "call", "testmcp", "detach")
+    assert result.exit_code == 0, result.output
+    daemon = int(result.stdout)
+    if not gone_soon(daemon):
+        os.kill(daemon, 9)
+        pytest.fail(f"the detached process {daemon} outlived the server's session")
 
 
 def test_server_exiting_mid_call_is_reported_with_its_stderr(cli: Any) -> None:
