@@ -82,3 +82,49 @@ def test_a_setsid_child_of_a_skill_script_ends_with_the_script(
         assert gone_soon(detached), f"the setsid child {detached} outlived the script"
     finally:
         _end(detached)
+
+
+BUILD_BACKEND = """
+import os, time
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    open({pid_file!r} + ".tmp", "w").write(str(os.getpid()))
+    os.rename({pid_file!r} + ".tmp", {pid_file!r})
+    time.sleep(120)  # a build that takes for ever
+    return []
+"""
+
+
+def test_a_dependency_build_still_running_when_pip_times_out_ends_with_it(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from homeclaw_cli.app.install import deps
+
+    pid_file = str(tmp_path / "build.pid")
+    package = tmp_path / "slowpkg"
+    package.mkdir()
+    (package / "backend.py").write_text(BUILD_BACKEND.format(pid_file=pid_file))
+    (package / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+        '[project]\nname = "slowpkg"\nversion = "0.1"\n'
+    )
+    manifest = {
+        "id": "needsbuild",
+        "name": "needsbuild",
+        "description": "A test plugin.",
+        "type": "subprocess",
+        "config": {"command": "python", "args": ["main.py"]},
+        "capabilities": [{"id": "go", "name": "Go", "description": "Do it.", "parameters": []}],
+    }
+    src = write_plugin(tmp_path / "src", manifest, {"main.py": "print('{}')\n"})
+    (src / "requirements.txt").write_text(f"{package}\n")
+    monkeypatch.setattr(deps, "PIP_TIMEOUT_SEC", 8)
+    result = cli("plugin", "install", str(src), "--with-deps", "--yes", env={"PIP_NO_INDEX": "1"})
+    assert result.exit_code == 1
+    assert "took longer than 8s" in result.stderr
+    build = int(Path(pid_file).read_text())
+    try:
+        assert gone_soon(build), f"the build {build} outlived pip's timeout"
+    finally:
+        _end(build)
