@@ -38,16 +38,27 @@ def parse_answer(text: str) -> Answer | None:
 
 
 def repl_asker(pt_input: Input | None = None, pt_output: PTOutput | None = None) -> Asker:
-    """Ask with a prompt-toolkit prompt of its own (the REPL's prompt is idle during a turn)."""
+    """Ask with a prompt-toolkit prompt of its own (the REPL's prompt is idle during a turn).
+
+    Ctrl-D is a no; Ctrl-C cancels the turn, as it does while the model answers (prompt-toolkit
+    raises KeyboardInterrupt, which would otherwise end the whole REPL).
+    """
 
     async def ask(action: ToolAction, reason: str) -> Answer:
         from prompt_toolkit import PromptSession
 
         session: PromptSession[str] = PromptSession(input=pt_input, output=pt_output)
         text = question(action, reason)
-        while (answer := parse_answer(await session.prompt_async(text))) is None:
+        while True:
+            try:
+                line = await session.prompt_async(text)
+            except EOFError:
+                return "no"
+            except KeyboardInterrupt:
+                raise asyncio.CancelledError from None
+            if (answer := parse_answer(line)) is not None:
+                return answer
             text = f"{CHOICES}: "
-        return answer
 
     return ask
 

@@ -170,3 +170,53 @@ def test_a_write_is_asked_about_on_a_real_terminal(
     finally:
         stop(proc, term)
     assert target.read_text() == "hello"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [(b"\x03", b"cancelled"), (b"\x04", b"you declined")],
+    ids=["ctrl-c", "ctrl-d"],
+)
+def test_ctrl_c_or_d_at_the_approval_question_keeps_the_session(
+    hc_home: Path, fake_ollama: FakeOllama, tmp_path: Path, key: bytes, shown: bytes
+) -> None:
+    """Ctrl-C at `allow ...?` cancels that turn and Ctrl-D says no; neither ends the REPL
+    (Ctrl-C exited with 130, Ctrl-D printed an internal error) nor runs the call."""
+    from tests.fakes.chat_plugins import write_plugin
+    from tests.fakes.ollama_server import tool_call
+    from tests.surfaces.cli.test_chat_approval import VAULT_PY, VAULT_YAML
+
+    target = tmp_path / "vault.txt"
+    vault = write_plugin(tmp_path / "test-plugins", "vault", VAULT_YAML, VAULT_PY)
+    (vault / "config.yml").write_text(f"target: {target}\n")
+    fake_ollama.add_model("llama3.2")
+
+    def save_or_answer(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["content"] == "second":
+            return text("second answer")
+        return tool_call("vault__save", {"text": "hello"})
+
+    fake_ollama.script(*[save_or_answer] * 5)
+    env = {  # no index: retrieval falls back to keyword matching, which finds the vault
+        "HOMECLAW_PLUGINS__REFRESH_ON_STARTUP": "false",
+        "HOMECLAW_SKILLS__REFRESH_ON_STARTUP": "false",
+        "HOMECLAW_PLUGINS_PATH": str(tmp_path / "test-plugins"),
+    }
+    proc, term = start_repl(fake_ollama.host, env)
+    try:
+        term.expect(b"you>")
+        term.send(b"save hello to the vault\r")
+        term.expect(b"[a]lways this session")
+        term.send(key)
+        term.expect(shown)
+        term.expect(b"you>")
+        term.send(b"second\r")
+        term.expect(b"second answer")
+        term.expect(b"you>")
+        term.send(b"\x04")
+        term.expect(b"bye")
+        assert proc.wait(timeout=30) == 0
+    finally:
+        stop(proc, term)
+    assert not target.exists()
+    assert b"internal error" not in term.seen
