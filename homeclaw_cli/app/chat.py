@@ -247,6 +247,12 @@ class ChatSession:
         turn.timings.setdefault("total", time.perf_counter() - started)
         self.log.record(self.model, turn, cancelled=cancelled)
 
+    def clear(self) -> None:
+        """Forget the conversation so far; later turns are logged as a new session, which
+        `chat -c` continues without the cleared turns."""
+        self.agent.clear()
+        self.session_id = self.log.new_session() if self.log is not None else None
+
     def set_model(self, model: str) -> None:
         settings = self.settings.model_copy(deep=True)
         settings.llm.model = model

@@ -131,6 +131,12 @@ class ConversationLog:
             )
         return turn_id
 
+    def new_session(self) -> str:
+        """Log the next turns under a fresh session id (after /clear), so that continuing
+        the conversation later does not bring back what was cleared."""
+        self.session = uuid.uuid4().hex[:12]
+        return self.session
+
     def close(self) -> None:
         self._db.close()
 

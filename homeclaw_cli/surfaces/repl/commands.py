@@ -28,7 +28,7 @@ COMMANDS: dict[str, str] = {
     "/trace": "toggle the trace after each answer",
     "/context": "tokens used (system, tools, history) against the model's window",
     "/status": "model, server, index and MCP sessions; /status reconnect ID",
-    "/clear": "forget the conversation so far",
+    "/clear": "forget the conversation so far (a new session from here)",
     "/sessions": "/sessions [ID]: recent conversations, or one whole (chat -c continues)",
     "/exit": "leave (Ctrl-D works too)",
 }
@@ -210,8 +210,9 @@ class SlashCommands:
         show_status(self.out, await status_report(self._session))
 
     async def _clear(self, _: str) -> None:
-        self._session.agent.clear()
-        self.out.text("conversation cleared")
+        self._session.clear()
+        new = f"; new session {self._session.session_id}" if self._session.session_id else ""
+        self.out.text(f"conversation cleared{new}")
 
     async def _sessions(self, wanted: str) -> None:
         from homeclaw_cli.state.conversations import (

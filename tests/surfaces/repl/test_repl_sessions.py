@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.conversations import list_sessions, log_path
 from tests.fakes.ollama_server import FakeOllama, text, tool_call
@@ -38,3 +40,18 @@ def test_a_repl_continues_a_logged_session(settings: Settings, fake: FakeOllama)
     assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
     [same] = list_sessions(log_path(settings.state_dir))
     assert same["session"] == earlier["session"] and same["turns"] == 2
+
+
+def test_chat_c_after_clear_does_not_bring_back_what_was_cleared(
+    settings: Settings, fake: FakeOllama, cli: Any
+) -> None:
+    fake.script(text("noted"), text("hi"), text("I do not know"))
+    out = drive(settings, "my secret is 42\n/clear\nhello again\n/exit\n")
+    assert "conversation cleared; new session " in out
+    result = cli("chat", "--host", fake.host, "-c", "-q", "what was my secret?")
+    assert result.exit_code == 0, result.output
+    contents = [m["content"] for m in fake.last_chat["messages"]]
+    assert "hello again" in contents and "what was my secret?" in contents
+    assert not any("42" in c for c in contents)
+    # the cleared turns stay logged, under the earlier session
+    assert len(list_sessions(log_path(settings.state_dir))) == 2
