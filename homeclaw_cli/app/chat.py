@@ -286,7 +286,9 @@ class ChatSession:
     async def start(self) -> None:
         """Check the model first (fail fast when the server is down or the model missing),
         then bring the index up to date (seed 002 §8.4 `refresh_on_startup`, per kind): a
-        no-change sync is a stat walk, it loads neither LanceDB nor the embedding model."""
+        no-change sync is a stat walk, it loads neither LanceDB nor the embedding model.
+        An --approve-rule that names nothing installed is refused before anything runs."""
+        self._warnings += self._check_approval_rules()
         try:
             await self.llm.supports_tools()  # /api/show: server up, model pulled
         except NotFoundError as exc:
@@ -305,6 +307,14 @@ class ChatSession:
                 "plugins changed since the last sync and plugins.refresh_on_startup is off; "
                 "run `homeclaw sync` to search them"
             )
+
+    def _check_approval_rules(self) -> list[str]:
+        from homeclaw_cli.app.approval_rules import check_rules, rule_names
+
+        skills = self.skills.registry.skills if self.skills is not None else {}
+        tools = [*self._builtins.names(), "run_skill"]
+        names, open_ended = rule_names(self.registry.plugins.values(), skills, tools)
+        return check_rules(self.settings, names, open_ended)
 
     async def plan_window(self) -> None:
         """Without llm.num_ctx, plan the prompt with the window the server says it runs the

@@ -282,6 +282,33 @@ def test_an_unknown_approve_rule_mode_names_the_valid_modes(chat: Callable[..., 
     assert "MODE is one of ask, auto, never, e.g. --approve-rule notes=auto" in result.stderr
 
 
+def test_an_approve_rule_naming_nothing_installed_is_refused_before_any_call(
+    chat: Callable[..., Any], fake: FakeOllama, target: Path
+) -> None:
+    """A typo in a `never` rule was ignored, and with --approve auto the call it was meant
+    to stop ran."""
+    fake.script(tool_call("vault__save", {"text": "x"}))
+    result = chat("-q", "save x", "--approve", "auto", "--approve-rule", "vault.sav=never")
+    assert result.exit_code == 2
+    assert envelope(result)["error"]["message"] == (
+        "--approve-rule vault.sav=never names no installed plugin, capability or tool"
+        " (did you mean `vault.save`?)"
+    )
+    assert not target.exists() and fake.chat_requests == []
+
+
+def test_a_config_approve_rule_naming_nothing_installed_is_a_warning(
+    chat: Callable[..., Any], fake: FakeOllama, hc_home: Path
+) -> None:
+    (hc_home / "config.yaml").write_text("tools:\n  approve_rules: {vaul: never}\n")
+    fake.script(text("hello"))
+    result = chat("-q", "hi")
+    assert result.exit_code == 0, result.stderr
+    [warning] = envelope(result)["warnings"]
+    assert warning.startswith("tools.approve_rules: vaul in ")
+    assert "(did you mean `vault`?); it applies to nothing" in warning
+
+
 def test_a_skill_script_is_a_write_unless_its_skill_says_it_only_reads(
     cli: Callable[..., Any], fake: FakeOllama, tmp_path: Path
 ) -> None:
