@@ -74,7 +74,11 @@ def terminal_asker() -> Asker | None:
         while True:
             sys.stderr.write(text)
             sys.stderr.flush()
-            line = await asyncio.to_thread(sys.stdin.readline)
+            try:
+                line = await _read_line()
+            except asyncio.CancelledError:  # Ctrl-C: `cancelled` goes on a line of its own
+                sys.stderr.write("\n")
+                raise
             if not line:  # end of input: nobody said yes
                 return "no"
             if (answer := parse_answer(line)) is not None:
@@ -82,3 +86,24 @@ def terminal_asker() -> Asker | None:
             text = f"{CHOICES}: "
 
     return ask
+
+
+async def _read_line() -> str:
+    """A line from stdin, waiting in the event loop rather than in a thread: Ctrl-C then
+    cancels at once (asyncio.run would wait for a thread blocked in readline until Enter)."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    try:
+        loop.add_reader(sys.stdin.fileno(), readable)
+    except (NotImplementedError, OSError, ValueError):  # no selector loop (Windows)
+        return await asyncio.to_thread(sys.stdin.readline)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(sys.stdin.fileno())
+    return sys.stdin.readline()

@@ -53,9 +53,10 @@ class Terminal:
 
 
 def start_repl(
-    host: str, env: dict[str, str] | None = None
+    host: str, env: dict[str, str] | None = None, *args: str
 ) -> tuple[subprocess.Popen[bytes], Terminal]:
-    """`homeclaw chat` with a pty as its controlling terminal (so Ctrl-C sends SIGINT)."""
+    """`homeclaw chat` (with `args`, e.g. -q) with a pty as its controlling terminal (so
+    Ctrl-C sends SIGINT)."""
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO_ROOT),
@@ -67,7 +68,7 @@ def start_repl(
     }
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", host, "--no-watch"],
+        [sys.executable, "-m", "homeclaw_cli", "chat", "--host", host, "--no-watch", *args],
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -220,3 +221,33 @@ def test_ctrl_c_or_d_at_the_approval_question_keeps_the_session(
         stop(proc, term)
     assert not target.exists()
     assert b"internal error" not in term.seen
+
+
+def test_ctrl_c_at_the_one_shot_approval_question_exits_at_once(
+    hc_home: Path, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """`chat -q` on a terminal asks before a write; Ctrl-C there ends it with 130 at once (it
+    waited for Enter, the question's reader thread blocking the exit)."""
+    from tests.fakes.chat_plugins import write_plugin
+    from tests.fakes.ollama_server import tool_call
+    from tests.surfaces.cli.test_chat_approval import VAULT_PY, VAULT_YAML
+
+    target = tmp_path / "vault.txt"
+    vault = write_plugin(tmp_path / "test-plugins", "vault", VAULT_YAML, VAULT_PY)
+    (vault / "config.yml").write_text(f"target: {target}\n")
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(tool_call("vault__save", {"text": "hello"}))
+    env = {
+        "HOMECLAW_PLUGINS__REFRESH_ON_STARTUP": "false",
+        "HOMECLAW_SKILLS__REFRESH_ON_STARTUP": "false",
+        "HOMECLAW_PLUGINS_PATH": str(tmp_path / "test-plugins"),
+    }
+    proc, term = start_repl(fake_ollama.host, env, "-q", "save hello to the vault")
+    try:
+        term.expect(b"[a]lways this session")
+        term.send(b"\x03")
+        term.expect(b"cancelled", timeout=10)
+        assert proc.wait(timeout=10) == 130
+    finally:
+        stop(proc, term)
+    assert not target.exists()
