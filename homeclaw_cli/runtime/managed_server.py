@@ -41,6 +41,7 @@ from homeclaw_cli.runtime.runners.base import RunTarget
 from homeclaw_cli.settings import Settings
 
 LOG_TAIL_LINES = 12
+START_MARK = " homeclaw starts: "
 STOP_GRACE_SEC = 3.0
 POLL_SEC = 0.1
 PR_SET_PDEATHSIG = 1
@@ -186,7 +187,7 @@ class ManagedServers:
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("ab") as handle:
             stamp = datetime.now(UTC).isoformat(timespec="seconds")
-            handle.write(f"--- {stamp} homeclaw starts: {' '.join(spec.argv())}\n".encode())
+            handle.write(f"--- {stamp}{START_MARK}{' '.join(spec.argv())}\n".encode())
             handle.flush()
             try:
                 child = subprocess.Popen(  # the command of a trusted manifest
@@ -337,6 +338,10 @@ def _tail(path: Path) -> str:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return ""
+    # this start's lines only: earlier runs' output would read as this failure's cause
+    starts = [i for i, line in enumerate(lines) if line.startswith("--- ") and START_MARK in line]
+    if starts:
+        lines = lines[starts[-1] :]
     return "\n".join(f"  {line}" for line in lines[-LOG_TAIL_LINES:])
 
 

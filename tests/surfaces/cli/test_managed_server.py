@@ -168,6 +168,21 @@ def test_a_server_that_exits_is_one_clear_error_with_its_log(
     assert check["status"] == "fail" and "flaky.log" in check["fix"]
 
 
+def test_the_log_tail_of_a_failed_start_is_this_starts_output_only(
+    cli: Callable[..., Any], hc_home: Path
+) -> None:
+    managed({"args": ["-c", "import sys; print('port 3107 is taken'); sys.exit(3)"]})
+    log = hc_home / "data" / "logs" / "flaky.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(
+        "--- 2026-01-01T00:00:00 homeclaw starts: python old.py\nold run: API_KEY unset\n"
+    )
+    result = cli("plugin", "call", "flaky", "ping")
+    assert result.exit_code == ExitCode.UNAVAILABLE
+    assert "port 3107 is taken" in result.stderr
+    assert "API_KEY" not in result.stderr and "old.py" not in result.stderr
+
+
 def test_a_server_that_never_gets_ready_is_stopped_after_timeout_s(
     cli: Callable[..., Any],
 ) -> None:
