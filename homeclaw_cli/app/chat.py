@@ -276,6 +276,8 @@ class ChatSession:
                 self.context.set_skill_registry(self.skills.registry)
             self.registry = fresh
             self.context.set_registry(fresh)  # the caller keeps its live MCP sessions
+            if report.removed:  # their managed servers would otherwise run until exit
+                await asyncio.to_thread(self.caller.servers.stop, report.removed)
             await self._sync(self.context)  # what is active now, last good versions included
             self.retriever = build_retriever(
                 self.context, fresh, self.skills.keyword_documents if self.skills else None

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -256,6 +256,12 @@ class ManagedServers:
     def running(self) -> dict[str, int]:
         """plugin id -> pid of the servers this object started and that still run."""
         return {plugin_id: s.pid for plugin_id, s in self._servers.items() if s.alive()}
+
+    def stop(self, plugin_ids: Iterable[str]) -> None:
+        """Stop the servers of these plugins that this object started (a removed plugin)."""
+        for plugin_id in plugin_ids:
+            if plugin_id in self._servers:
+                self._stop(plugin_id)
 
     def stop_all(self) -> None:
         """Stop every server this object started (safe to call twice, and at exit)."""

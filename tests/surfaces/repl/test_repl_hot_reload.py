@@ -161,3 +161,49 @@ def test_leaving_the_repl_stops_the_managed_server_it_started(
     assert "No open tasks." in console.file.getvalue()  # type: ignore[attr-defined]
     with socket.socket() as sock:
         assert sock.connect_ex(("127.0.0.1", port)) != 0  # stopped with the REPL
+
+
+def test_removing_a_plugin_stops_the_server_homeclaw_started_for_it(
+    fake: FakeOllama, hc_home: Path, tmp_path: Path
+) -> None:
+    """A managed server of a plugin removed while chatting ran on until the chat ended."""
+    import shutil
+    import socket
+
+    from tests.fakes.ollama_server import Reply, text, tool_call
+    from tests.plugin_factory import BUNDLED, free_port
+
+    port = free_port()
+    folder = tmp_path / "dev" / "todo"
+    folder.mkdir(parents=True)
+    manifest = (BUNDLED / "todo" / "plugin.yaml").read_text().replace("3107", str(port))
+    (folder / "plugin.yaml").write_text(manifest)
+    shutil.copy(BUNDLED / "todo" / "server.py", folder / "server.py")
+    settings = load_settings(
+        extra_plugin_dirs=[folder.parent],
+        flags={"llm.host": fake.host, "bundled": False, "llm.decide": "never"},
+    )
+
+    def listening() -> bool:
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", port)) == 0
+
+    seen: list[bool] = []
+
+    def remove_it(body: dict[str, Any]) -> Reply:
+        seen.append(listening())
+        shutil.rmtree(folder)
+        return text("removed")
+
+    def after_reload(body: dict[str, Any]) -> Reply:
+        seen.append(listening())
+        return text("fine")
+
+    fake.script(tool_call("todo__list-todos"), remove_it, after_reload)
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    with create_pipe_input() as pipe:
+        pipe.send_text("what is on my todo list\nok\n/reload\nand now?\n/exit\n")
+        repl = Repl(settings, pt_input=pipe, pt_output=DummyOutput(), console=console, watch=False)
+        asyncio.run(repl.run())
+    assert "reloaded: removed todo" in console.file.getvalue()  # type: ignore[attr-defined]
+    assert seen == [True, False]
