@@ -144,26 +144,39 @@ class InlineRunner:
         async with lock:
             loaded = self._plugins.get(target.plugin_id)
             if loaded is None or loaded.key != key:
-                deps = deps_dir(target.folder)  # `plugin install --with-deps`
-                if deps is not None and str(deps) not in sys.path:
-                    sys.path.insert(0, str(deps))
-                # Importing may be slow (a plugin's own dependencies): keep the loop free.
-                wanted = {method_name(c.id) for c in target.manifest.capabilities} or {"run"}
-                cls = await asyncio.to_thread(_load_class, target.folder, module_path, wanted)
-                settings = _read_config(target.folder / config.config_file)
-                instance = cls(
-                    plugin_id=target.plugin_id,
-                    folder=target.folder,
-                    config=settings,
-                    data_dir=target.data_dir,
-                    permissions=target.granted,
-                )
-                loaded = _Loaded(key, instance)
-                self._plugins[target.plugin_id] = loaded
+                try:
+                    loaded = await self._load(target, module_path, key)
+                except Exception:
+                    if loaded is None:
+                        raise
+                    # A broken edit while chatting: the code loaded before keeps answering
+                    # (hot reload says it kept the last good version); a fixed edit loads.
+                else:
+                    self._plugins[target.plugin_id] = loaded
             if not loaded.initialized:
                 await _invoke(loaded.instance.initialize, {})
                 loaded.initialized = True
         return loaded
+
+    async def _load(self, target: RunTarget, module_path: Path, key: tuple[str, int]) -> _Loaded:
+        assert target.folder is not None
+        config = target.manifest.config
+        assert isinstance(config, InlineConfig)
+        deps = deps_dir(target.folder)  # `plugin install --with-deps`
+        if deps is not None and str(deps) not in sys.path:
+            sys.path.insert(0, str(deps))
+        # Importing may be slow (a plugin's own dependencies): keep the loop free.
+        wanted = {method_name(c.id) for c in target.manifest.capabilities} or {"run"}
+        cls = await asyncio.to_thread(_load_class, target.folder, module_path, wanted)
+        settings = _read_config(target.folder / config.config_file)
+        instance = cls(
+            plugin_id=target.plugin_id,
+            folder=target.folder,
+            config=settings,
+            data_dir=target.data_dir,
+            permissions=target.granted,
+        )
+        return _Loaded(key, instance)
 
     async def aclose(self) -> None:
         for loaded in self._plugins.values():

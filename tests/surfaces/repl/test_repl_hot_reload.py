@@ -207,3 +207,31 @@ def test_removing_a_plugin_stops_the_server_homeclaw_started_for_it(
         asyncio.run(repl.run())
     assert "reloaded: removed todo" in console.file.getvalue()  # type: ignore[attr-defined]
     assert seen == [True, False]
+
+
+def test_a_broken_edit_of_an_inline_plugins_code_keeps_the_loaded_code_answering(
+    fake: FakeOllama, hc_home: Path, tmp_path: Path
+) -> None:
+    """'not reloaded (kept the last good version)' held for the manifest only: the next call
+    imported the broken plugin.py and failed."""
+    from tests.fakes.ollama_server import Reply, tool_call
+
+    dev = write_test_plugins(tmp_path / "dev")
+    settings = load_settings(
+        extra_plugin_dirs=[dev],
+        flags={"llm.host": fake.host, "bundled": False, "llm.decide": "never"},
+    )
+
+    def break_it(body: dict[str, Any]) -> Reply:
+        with (dev / "greeter" / "plugin.py").open("a") as code:
+            code.write("\nthis is not python(\n")
+        return tool_call("greeter__hello", {"name": "Bob"})
+
+    fake.script(tool_call("greeter__hello", {"name": "Ada"}), break_it)
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    with create_pipe_input() as pipe:
+        pipe.send_text("greet Ada hello\ngreet Bob hello\n/exit\n")
+        repl = Repl(settings, pt_input=pipe, pt_output=DummyOutput(), console=console, watch=False)
+        asyncio.run(repl.run())
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "Hello, Ada!" in out and "Hello, Bob!" in out, out
