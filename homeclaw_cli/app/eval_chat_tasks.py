@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from homeclaw_cli.app.jsonl_file import read_jsonl_lines
 from homeclaw_cli.document import DocumentError, FieldPath, read_document
 from homeclaw_cli.errors import NotFoundError, UsageError, problems_error
 from homeclaw_cli.suggest import did_you_mean
@@ -191,7 +192,7 @@ def _read_yaml(path: Path, problems: list[str]) -> list[ChatTask]:
 
 def _read_jsonl(path: Path, problems: list[str]) -> list[ChatTask]:
     tasks = []
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, text in enumerate(read_jsonl_lines(path, FORMAT_HINT), start=1):
         if not text.strip():
             continue
         try:

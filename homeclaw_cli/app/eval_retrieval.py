@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeclaw_cli.app.jsonl_file import read_jsonl_lines
 from homeclaw_cli.errors import NotFoundError, UsageError, problems_error
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.suggest import did_you_mean
@@ -116,7 +117,7 @@ def read_queries(path: Path) -> list[EvalQuery]:
         what = "is a folder, not a file" if path.is_dir() else "no such file"
         raise NotFoundError(f"{path}: {what}", hint="pass a .jsonl file of labelled queries")
     queries, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_jsonl_lines(path, FORMAT_HINT), start=1):
         if not line.strip():
             continue
         try:

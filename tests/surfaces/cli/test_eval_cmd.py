@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.json_output import payload
 
 
@@ -143,3 +145,30 @@ def test_every_bad_line_is_named_with_its_fix(cli: Any, tmp_path: Path) -> None:
     assert 'hint: one JSON object per line: {"query": "...", "expected": ["plugin-id"]}' in (
         result.stderr
     )
+
+
+@pytest.mark.parametrize("command", ["retrieval", "chat"])
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b'{"query": "caf\xe9", "expected": []}\n', "not UTF-8 text"),
+        (b"\xff\xfe{\x00}\x00\n", "binary"),
+    ],
+)
+def test_a_file_that_is_not_utf8_text_is_named_not_a_traceback(
+    cli: Any, tmp_path: Path, command: str, raw: bytes, said: str
+) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(raw)
+    result = cli("eval", command, str(path))
+    assert result.exit_code == 2, result.output
+    assert f"error: {path}: " in result.stderr and said in result.stderr
+    assert "hint: save it as UTF-8 text; " in result.stderr
+
+
+def test_a_utf8_file_with_a_byte_order_mark_is_read(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"query": "", "expected": []}\n')
+    result = cli("eval", "retrieval", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:1: the `query` is empty" in result.stderr  # the line parsed as JSON
