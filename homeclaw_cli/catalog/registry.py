@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,7 @@ class Registry:
     disabled: dict[str, PluginEntry] = field(default_factory=dict)
     # ./plugins folders of an untrusted workspace: shown by `plugin list --all`, never loaded.
     untrusted: list[Path] = field(default_factory=list)
+    cwd: Path | None = None  # where a plugin id that is a folder path is looked for
 
     def warnings(self) -> list[str]:
         """What a user must hear on every start: a workspace plugin replacing an installed one,
@@ -125,10 +127,33 @@ class Registry:
                     f"plugin {plugin_id!r} failed to load: {broken.summary}",
                     hint=f"run `homeclaw plugin validate {broken.folder}`",
                 ) from None
-            raise NotFoundError(
-                f"no plugin with id {plugin_id!r}{did_you_mean(plugin_id, self.plugins)}",
-                hint="`homeclaw plugin list` shows the installed plugins",
-            ) from None
+            raise self._not_found(plugin_id) from None
+
+    def _not_found(self, plugin_id: str) -> NotFoundError:
+        """Say why a plugin folder the user can see is not loaded, when one is."""
+        untrusted = next((f for f in self.untrusted if f.name == plugin_id), None)
+        if untrusted is not None:
+            return NotFoundError(
+                f"plugin {plugin_id!r} in {untrusted.parent} is not loaded: "
+                "plugins in ./plugins run only in a trusted workspace",
+                hint="add --trust-workspace before the command, or set "
+                "`plugins.trust_workspace: true` in the config file",
+            )
+        folder = (self.cwd or Path.cwd()) / plugin_id
+        if is_plugin_folder(folder):
+            loaded = load_plugin(folder).manifest
+            pid = loaded.id if loaded is not None else folder.name
+            parent = shlex.quote(str(folder.resolve().parent))
+            return NotFoundError(
+                f"{folder} is a plugin folder, but not in a folder homeclaw loads plugins from",
+                hint=f"add `--plugins-dir {parent}` before the command, e.g. "
+                f"`homeclaw --plugins-dir {parent} plugin show {pid}`, or install it with "
+                f"`homeclaw plugin install {shlex.quote(str(folder))}`",
+            )
+        return NotFoundError(
+            f"no plugin with id {plugin_id!r}{did_you_mean(plugin_id, self.plugins)}",
+            hint="`homeclaw plugin list` shows the installed plugins",
+        )
 
     def diff(self, newer: Registry) -> ChangeSet:
         """Plugin ids added, updated (another content hash) and removed in `newer`."""
@@ -210,6 +235,7 @@ def scan(settings: Settings) -> Registry:
     if problems:
         registry.broken.append(BrokenPlugin("external", settings.external_plugins_file, problems))
     registry.untrusted = untrusted_workspace_plugins(settings, registry.roots)
+    registry.cwd = settings.cwd
     return registry
 
 

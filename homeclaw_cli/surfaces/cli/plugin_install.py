@@ -150,6 +150,8 @@ def new(  # noqa: PLR0917 - typer options
     as_json: JsonFlag = False,
 ) -> None:
     """Create a plugin folder that validates and runs at once, with its own test."""
+    import shlex
+
     from homeclaw_cli.app.scaffold import scaffold_plugin
 
     result = scaffold_plugin(name, plugin_type, lang, directory)
@@ -163,3 +165,8 @@ def new(  # noqa: PLR0917 - typer options
         out.text(f"  {name_}")
     out.info(f"next: homeclaw plugin validate {result.folder}")
     out.info(f"      {result.test_command}")
+    # The folder is outside the plugin folders homeclaw loads from until it is installed.
+    parent = shlex.quote(str(result.folder.parent))
+    call = f"homeclaw --plugins-dir {parent} plugin call {result.plugin_id} greet -p name=Ada"
+    server = "server.py" if lang == "python" else "server.js"
+    out.info(f"      {call}" + (f"  (with {server} running)" if plugin_type == "http" else ""))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -120,3 +121,30 @@ def test_scaffold_refuses_bad_input(cli: Any, tmp_path: Path) -> None:
     again = cli("plugin", "new", "x", "--dir", str(tmp_path))
     assert again.exit_code == 2 and "already exists" in again.stderr
     assert cli("plugin", "new", "!!!", "--dir", str(tmp_path)).exit_code == 2
+
+
+def test_a_new_plugin_called_from_its_folder_says_how_to_load_it(cli: Any) -> None:
+    made = cli("plugin", "new", "Greeter")
+    assert made.exit_code == 0, made.output
+    line = next(li.strip() for li in made.stderr.splitlines() if "plugin call greeter" in li)
+    assert line.startswith("homeclaw --plugins-dir ")
+    answered = cli(*shlex.split(line)[1:])  # the printed line runs as written
+    assert answered.exit_code == 0, answered.output
+    assert answered.stdout.strip() == "Hello, Ada!"
+    for given in ("greeter", "./greeter"):
+        result = cli("plugin", "call", given, "greet", "-p", "name=Ada")
+        assert result.exit_code == 4
+        folder = Path.cwd() / "greeter"
+        assert f"error: {folder} is a plugin folder, but not in a folder homeclaw" in result.stderr
+        assert f"`homeclaw --plugins-dir {folder.parent} plugin show greeter`" in result.stderr
+
+
+def test_an_untrusted_workspace_plugin_says_it_needs_trust(cli: Any) -> None:
+    cli("plugin", "new", "Greeter", "--dir", "plugins")
+    untrusted = {"HOMECLAW_PLUGINS__TRUST_WORKSPACE": "false"}
+    result = cli("plugin", "call", "greeter", "greet", "-p", "name=Ada", env=untrusted)
+    assert result.exit_code == 4
+    assert "plugin 'greeter' in " in result.stderr and "trusted workspace" in result.stderr
+    assert "hint: add --trust-workspace before the command" in result.stderr
+    trusted = cli("--trust-workspace", "plugin", "call", "greeter", "-p", "name=Ada", env=untrusted)
+    assert trusted.exit_code == 0, trusted.output
