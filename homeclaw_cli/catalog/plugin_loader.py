@@ -65,6 +65,21 @@ def find_manifest(folder: Path) -> Path | None:
     return None
 
 
+def _ignored_manifests(folder: Path, used: Path) -> list[Diagnostic]:
+    """A second manifest in one folder is never read: edits to it would change nothing."""
+    return [
+        Diagnostic(
+            "warning",
+            "ignored-manifest",
+            folder / name,
+            f"{name} is ignored: {used.name} in the same folder is the manifest homeclaw reads",
+            hint=f"keep one manifest: merge what {name} adds into {used.name}, then delete {name}",
+        )
+        for name in MANIFEST_NAMES
+        if name != used.name and (folder / name).is_file()
+    ]
+
+
 def is_plugin_folder(folder: Path) -> bool:
     return find_manifest(folder) is not None or (folder / LEGACY_CONFIG).is_file()
 
@@ -76,7 +91,9 @@ def load_plugin(target: Path) -> LoadResult:
             return _load_manifest(target.parent, target)
         manifest_path = find_manifest(target)
         if manifest_path is not None:
-            return _load_manifest(target, manifest_path)
+            result = _load_manifest(target, manifest_path)
+            result.diagnostics.extend(_ignored_manifests(target, manifest_path))
+            return result
         if (target / LEGACY_CONFIG).is_file():
             return _load_legacy(target)
     except OSError as exc:  # a folder this user may not read: broken, the others still load

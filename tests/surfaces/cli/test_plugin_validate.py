@@ -72,6 +72,23 @@ def test_alternative_manifest_names(cli: Any, tmp_path: Path, name: str) -> None
     assert only_plugin(report)["id"] == "demo"
 
 
+def test_a_second_manifest_in_the_folder_is_named_as_ignored(cli: Any, tmp_path: Path) -> None:
+    import yaml
+
+    folder = write_plugin(tmp_path, VALID)
+    edited = {**yaml.safe_load(VALID), "description": "The description I edited."}
+    (folder / "plugin.json").write_text(json.dumps(edited), encoding="utf-8")
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    (warning,) = only_plugin(report)["warnings"]
+    assert warning["file"].endswith("plugin.json") and warning["code"] == "ignored-manifest"
+    assert warning["message"].startswith("plugin.json is ignored: plugin.yaml in the same folder")
+    assert "delete plugin.json" in warning["hint"]
+    assert validate_json(cli, folder, strict=True)[0] == 1
+    (folder / "plugin.json").unlink()
+    assert only_plugin(validate_json(cli, folder, strict=True)[1])["warnings"] == []
+
+
 def test_yaml_syntax_error_has_line_and_column(cli: Any, tmp_path: Path) -> None:
     folder = write_plugin(tmp_path, "id: demo\nname: [unclosed\ndescription: x\n")
     code, report = validate_json(cli, folder)
