@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 from homeclaw_cli.core.approval import Effect
 from homeclaw_cli.core.examples import Example, ExampleError, check_examples
 from homeclaw_cli.core.ids import check_id, check_plugin_id
+from homeclaw_cli.core.param_schema import schema_problem
 from homeclaw_cli.core.plugin_needs import ENV_VAR_RE, Need
 from homeclaw_cli.core.server_start import ServerStart, check_http_url
 
@@ -115,8 +116,13 @@ class Parameter(_Model):
                 raise rule_error(f"enum value {value!r} is not {_a(self.type)}", "enum", index)
         if self.enum and self.has_default and self.default not in self.enum:
             raise rule_error(f"default {self.default!r} is not one of the enum values", "default")
+        if self.enum == []:
+            raise rule_error("an empty enum allows no value; list the allowed values", "enum")
         if self.json_schema is not None and self.type not in ("object", "array"):
             raise rule_error("json_schema is only for object and array parameters", "json_schema")
+        problem = schema_problem(self.json_schema or {}, self.type)
+        if problem:
+            raise rule_error(problem[0], "json_schema", *problem[1])
         return self
 
 

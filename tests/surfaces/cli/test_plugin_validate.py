@@ -116,6 +116,60 @@ def test_schema_error_names_field_path_and_line(cli: Any, tmp_path: Path) -> Non
     assert "'string'" in error["message"] and "'str'" in error["message"]
 
 
+SCHEMA_PARAM = """\
+      - name: who
+        type: {kind}
+        json_schema: {schema}
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "schema", "field", "said"),
+    [
+        ("object", "{properties: 5}", "json_schema.properties", "properties must map each"),
+        ("object", "{type: objct}", "json_schema.type", "json_schema type 'objct' differs"),
+        (
+            "object",
+            "{properties: {city: {type: strng}}}",
+            "json_schema.properties.city.type",
+            "type 'strng' is not a JSON Schema type",
+        ),
+        (
+            "object",
+            "{properties: {city: {type: string}}, required: [cty]}",
+            "json_schema.required",
+            "required names 'cty', which is not in properties",
+        ),
+        ("array", "{items: [1]}", "json_schema.items[0]", "a schema must be a mapping"),
+        ("array", "{items: {type: string, enum: []}}", "json_schema.items.enum", "non-empty"),
+    ],
+)
+def test_a_broken_json_schema_is_named_with_its_path(
+    cli: Any, tmp_path: Path, kind: str, schema: str, field: str, said: str
+) -> None:
+    head = VALID[: VALID.index("    parameters:\n")] + "    parameters:\n"
+    folder = write_plugin(tmp_path, head + SCHEMA_PARAM.format(kind=kind, schema=schema))
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    (error,) = only_plugin(report)["errors"]
+    assert error["field"] == f"capabilities[0].parameters[0].{field}", error
+    assert said in error["message"] and error["line"] is not None
+    good = "{properties: {city: {type: string}}}" if kind == "object" else "{items: {type: string}}"
+    fixed = write_plugin(tmp_path, head + SCHEMA_PARAM.format(kind=kind, schema=good), folder="ok")
+    assert validate_json(cli, fixed, strict=True)[0] == 0
+
+
+def test_an_empty_enum_is_an_error(cli: Any, tmp_path: Path) -> None:
+    folder = write_plugin(
+        tmp_path, VALID.replace("default: world", "default: world\n        enum: []")
+    )
+    code, report = validate_json(cli, folder)
+    assert code == 1
+    (error,) = only_plugin(report)["errors"]
+    assert error["field"] == "capabilities[0].parameters[0].enum"
+    assert "empty enum allows no value" in error["message"]
+
+
 def test_missing_required_field(cli: Any, tmp_path: Path) -> None:
     folder = write_plugin(tmp_path, VALID.replace("name: Demo\n", ""))
     code, report = validate_json(cli, folder)
