@@ -46,6 +46,17 @@ def schema_message(err: Any, loc: FieldPath, known: Iterable[str]) -> str:
         return f"must be a list, one item each: {_LIST_FORMS[loc[-1:]]}"
     if kind == "list_type" and isinstance(err.get("input"), str | int | float):
         return f"must be a list: write [{err['input']}] (got the single value {err['input']!r})"
+    if kind == "string_type" and isinstance(err.get("input"), bool | int | float):
+        value = err["input"]
+        what = (
+            f"the boolean {str(value).lower()}"
+            if isinstance(value, bool)
+            else f"the number {value}"
+        )
+        return (
+            f"must be text, but the unquoted value reads as {what}: "
+            f'put it in quotes as written, e.g. {loc[-1]}: "..."'
+        )
     message = str(err["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
