@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from homeclaw_cli.catalog.tool_name_checks import check_tool_names
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.embedded_text import plugin_text
 from homeclaw_cli.core.manifest import InlineConfig, McpConfig, PluginManifest, SubprocessConfig
@@ -69,6 +70,7 @@ def semantic_checks(manifest: PluginManifest, folder: Path, document: Document) 
         _check_script_args(config.args, folder, add)
     _check_start(manifest, folder, add)
     _check_capabilities(manifest, add)
+    check_tool_names(manifest, add)
     _check_description_sizes(manifest, add)
     return out
 

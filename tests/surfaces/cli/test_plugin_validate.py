@@ -528,3 +528,20 @@ def test_capabilities_without_examples_are_named(cli: Any, tmp_path: Path) -> No
     assert warning["field"] == "capabilities"
     assert "1 capabilities have no example requests (wave)" in warning["message"]
     assert "do not say which capability" in warning["message"]
+
+
+def test_a_tool_name_too_long_for_openai_compatible_servers_is_warned(
+    cli: Any, tmp_path: Path
+) -> None:
+    long_id = "a" * 40
+    text = VALID.replace("id: demo", f"id: {long_id}").replace("- id: greet", "- id: " + "g" * 23)
+    folder = write_plugin(tmp_path, text)
+    code, report = validate_json(cli, folder)
+    assert code == 0
+    (warning,) = only_plugin(report)["warnings"]
+    assert warning["code"] == "tool-name-too-long" and warning["field"] == "capabilities[0].id"
+    assert f"tool name '{long_id}__{'g' * 23}' is 65 characters" in warning["message"]
+    assert warning["hint"] == "shorten the plugin id or the capability id by 1 character"
+    assert validate_json(cli, folder, strict=True)[0] == 1
+    fits = write_plugin(tmp_path, text.replace("g" * 23, "g" * 22), folder="fits")
+    assert validate_json(cli, fits, strict=True)[0] == 0
