@@ -109,7 +109,7 @@ class McpSession:
             raise
         except TimeoutError:
             note = self._stderr_note()
-            await self.aclose()
+            await self._abort()  # it never read its queue, so it cannot be asked to stop
             raise McpUnavailable(
                 f"{self.label}: the MCP server did not complete its handshake within "
                 f"{timeout:g} s{note}"

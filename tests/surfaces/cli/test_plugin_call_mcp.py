@@ -143,6 +143,27 @@ def test_server_that_cannot_start(cli: Any, tmp_path: Path) -> None:
     assert "`python` is there, but the server it starts did not answer" in result.stderr
 
 
+def test_a_server_that_never_answers_the_handshake_fails_cleanly(
+    hc_home: Path, tmp_path: Path
+) -> None:
+    silent = tmp_path / "silent_server.py"
+    silent.write_text("import time\ntime.sleep(120)\n")
+    mcp_plugin([cap("x")], args=[str(silent)], timeout_sec=1)  # the handshake gets 15 s
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "homeclaw_cli", "plugin", "call", "testmcp", "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert done.returncode == ExitCode.UNAVAILABLE, done.stderr
+    assert "did not complete its handshake within 15 s" in done.stderr
+    assert "Future exception was never retrieved" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert time.monotonic() - started < 24  # the stuck server is stopped at once, not after 10 s
+
+
 def test_no_matching_tool_and_no_designated_tool(cli: Any) -> None:
     mcp_plugin([cap("nothing")], tool="no_such_tool")
     result = cli("plugin", "call", "testmcp", "nothing")
