@@ -12,6 +12,17 @@ from typing import Any
 JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 SchemaPath = tuple[str | int, ...]
 MAX_DEPTH = 32
+# Keywords that bring properties from elsewhere, which `required` may name.
+_MORE_PROPERTIES = (
+    "additionalProperties",
+    "patternProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "dependentSchemas",
+    "if",
+)
 
 
 def schema_problem(schema: dict[str, Any], param_type: str) -> tuple[str, SchemaPath] | None:
@@ -79,6 +90,8 @@ def _required_problem(schema: dict[str, Any], path: SchemaPath) -> tuple[str, Sc
         return None
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         return "required must be a list of property names", (*path, "required")
+    if any(key in schema for key in _MORE_PROPERTIES):  # required may name those
+        return None
     properties = schema.get("properties")
     known = properties if isinstance(properties, dict) else {}
     missing = [r for r in required if r not in known]

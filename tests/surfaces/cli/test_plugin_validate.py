@@ -159,6 +159,13 @@ def test_a_broken_json_schema_is_named_with_its_path(
     assert validate_json(cli, fixed, strict=True)[0] == 0
 
 
+def test_required_may_name_properties_a_composed_schema_brings(cli: Any, tmp_path: Path) -> None:
+    head = VALID[: VALID.index("    parameters:\n")] + "    parameters:\n"
+    schema = "{properties: {city: {type: string}}, additionalProperties: true, required: [zip]}"
+    folder = write_plugin(tmp_path, head + SCHEMA_PARAM.format(kind="object", schema=schema))
+    assert validate_json(cli, folder, strict=True)[0] == 0
+
+
 def test_an_empty_enum_is_an_error(cli: Any, tmp_path: Path) -> None:
     folder = write_plugin(
         tmp_path, VALID.replace("default: world", "default: world\n        enum: []")
