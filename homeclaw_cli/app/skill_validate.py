@@ -16,6 +16,8 @@ from homeclaw_cli.catalog.skills import (
     apply_eligibility,
     load_skill,
     skill_folders,
+    skill_id_problem,
+    suggested_skill_id,
 )
 from homeclaw_cli.core.examples import WHY_EXAMPLES, examples_fix
 from homeclaw_cli.errors import HomeclawError, missing_path
@@ -94,8 +96,10 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
     if not (folder / SKILL_FILE).is_file():
         check.errors.append(f"{folder}: no {SKILL_FILE} here (a skill is a folder with one)")
         return check
+    # `skill validate .` names the folder it stands for, as install does
+    skill_id = folder.resolve().name if folder.name in ("", "..") else folder.name
     try:
-        skill = load_skill(folder, "path")
+        skill = load_skill(folder, "path", skill_id)
     except SkillParseError as exc:
         check.errors.extend(exc.lines)
         check.errors.extend(skill_folder_errors(folder))
@@ -114,4 +118,11 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
             fix = f" ({exc.hint})" if exc.hint else ""
             check.warnings.append(f"scripts/{script}: {exc.message}{fix}")
     check.errors.extend(skill_folder_errors(skill.folder))
+    problem = skill_id_problem(skill_id)
+    if problem:
+        slug = suggested_skill_id(skill_id)
+        check.errors.append(
+            f"{folder}: the folder name is the skill's id, and {problem}: rename the folder "
+            f"(e.g. to {slug!r}), or install it with `--id {slug}`"
+        )
     return check

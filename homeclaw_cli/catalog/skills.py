@@ -38,6 +38,7 @@ from homeclaw_cli.catalog.skill_eligibility import (
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md_full
 from homeclaw_cli.catalog.skill_interpreters import unrunnable_reason
 from homeclaw_cli.core.examples import Example
+from homeclaw_cli.core.ids import id_slug
 from homeclaw_cli.errors import NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
 from homeclaw_cli.state.disabled_plugins import read_disabled
@@ -47,6 +48,24 @@ SKILL_FILE = "SKILL.md"
 TEST_PREFIX = "test__"
 MAX_DESCRIPTION_CHARS = 1024
 _SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# A skill's id is its folder's name: it becomes the MCP tool skill__<id>, whose name MCP
+# clients hold to letters, digits, '.', '_' and '-'; test__ ids are the test dir's.
+_SKILL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def skill_id_problem(skill_id: str) -> str | None:
+    """Why `skill_id` cannot be a skill's id, or None when it can."""
+    if _SKILL_ID.match(skill_id) and not skill_id.startswith(TEST_PREFIX):
+        return None
+    return (
+        f"{skill_id!r} is not a usable skill id (letters, digits, `.`, `_`, `-`; at most 64; "
+        f"not starting with {TEST_PREFIX})"
+    )
+
+
+def suggested_skill_id(name: str) -> str:
+    """A usable id close to `name` ("Weird Name!" -> "weird-name")."""
+    return id_slug(name)[:64].strip("-_") or "my-skill"
 
 
 @dataclass
@@ -280,6 +299,11 @@ def apply_eligibility(skill: Skill, ctx: EligibilityContext) -> None:
 
 
 def _add(registry: SkillRegistry, folder: Path, source: str, skill_id: str | None = None) -> None:
+    problem = None if skill_id else skill_id_problem(folder.name)
+    if problem:
+        fix = f"rename the folder, e.g. to {suggested_skill_id(folder.name)!r}"
+        registry.broken.append(BrokenSkill(source, folder, f"{folder}: {problem}: {fix}"))
+        return
     try:
         skill = load_skill(folder, source, skill_id)
     except SkillParseError as exc:

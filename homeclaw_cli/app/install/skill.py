@@ -24,17 +24,17 @@ from homeclaw_cli.catalog.skill_eligibility import EligibilityContext
 from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_md
 from homeclaw_cli.catalog.skills import (
     SKILL_FILE,
-    TEST_PREFIX,
     Skill,
     apply_eligibility,
     load_skill,
     skill_folders,
+    skill_id_problem,
+    suggested_skill_id,
 )
 from homeclaw_cli.core.permissions import skill_permissions
 from homeclaw_cli.errors import ConfigError, ManifestError, NotFoundError, UsageError
 from homeclaw_cli.state.lockfile import LockEntry
 
-SKILL_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 SKILL_NOTICE = (
     "a skill's instructions go into the model's prompt and its scripts run as your user: "
     "homeclaw passes them only the approved environment variables but does not sandbox "
@@ -173,11 +173,10 @@ def skill_kind(skill_id: str | None = None, subdir: str | None = None) -> ItemKi
 
 
 def _validate(fetched: Fetched, skill_id: str) -> StagedItem:
-    if not SKILL_ID_RE.match(skill_id) or skill_id.startswith(TEST_PREFIX):
+    problem = skill_id_problem(skill_id)
+    if problem:
         raise UsageError(
-            f"{skill_id!r} is not a usable skill id (letters, digits, `.`, `_`, `-`; at "
-            f"most 64; not starting with {TEST_PREFIX})",
-            hint="choose one with --id",
+            problem, hint=f"choose one with --id, e.g. --id {suggested_skill_id(skill_id)}"
         )
     shown = fetched.spec.location if fetched.spec.kind == "folder" else fetched.spec.raw
     try:

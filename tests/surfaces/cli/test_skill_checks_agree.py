@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.json_output import payload
 from tests.skill_helpers import make_skill
 
 
@@ -77,3 +78,36 @@ def test_a_failing_script_test_shows_what_the_script_printed(
     result = cli("skill", "test", "s3")
     assert result.exit_code == 1
     assert "stdout does not contain 'goodbye'; it was 'hello'" in result.stdout
+
+
+@pytest.mark.parametrize(("folder_name", "fix"), [("My Skill!", "my-skill"), ("test__x", "test_x")])
+def test_a_folder_name_that_is_no_skill_id_is_refused_everywhere(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder_name: str, fix: str
+) -> None:
+    """The folder's name is the skill's id and its MCP tool's name (skill__<id>), and test__
+    ids are the test dir's: validate and list said ok to what install refused."""
+    folder = make_skill(tmp_path / "skills", folder_name, name="my-skill")
+    checked = cli("skill", "validate", str(folder))
+    assert checked.exit_code == 1, checked.output
+    assert f"{folder}: the folder name is the skill's id, and '{folder_name}' is not" in (
+        checked.stdout
+    )
+    assert f"rename the folder (e.g. to '{fix}'), or install it with `--id {fix}`" in (
+        checked.stdout
+    )
+    installed = cli("skill", "install", str(folder), "--yes")
+    assert installed.exit_code == 2 and f"--id {fix}" in installed.stderr, installed.output
+    monkeypatch.setenv("HOMECLAW_SKILLS_PATH", str(tmp_path / "skills"))
+    rows = [r for r in payload(cli("skill", "list", "--all", "--json")) if r["source"] == "path"]
+    assert [(r["id"], r["status"]) for r in rows] == [(folder_name, "broken")]
+    assert f"rename the folder, e.g. to '{fix}'" in rows[0]["reason"]
+    assert cli("skill", "install", str(folder), "--id", fix, "--yes").exit_code == 0
+
+
+def test_validate_dot_names_the_folder_it_stands_for(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(make_skill(tmp_path, "tidy", extra='examples: ["tidy my desk"]\n'))
+    checked = cli("skill", "validate", ".", "--json")
+    assert checked.exit_code == 0, checked.output
+    assert payload(checked)["skills"][0]["id"] == "tidy"
