@@ -285,9 +285,10 @@ def test(  # noqa: PLR0917 - Typer maps parameters to options
         str | None, typer.Option("--script", "-s", help="Run this script as run_skill would.")
     ] = None,
     args_line: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            "--args", help="Script arguments as one string, split like a shell: \"a 'b c'\"."
+            "--args",
+            help="Script arguments as one string, split like a shell: \"a 'b c'\". Repeatable.",
         ),
     ] = None,
     query: Annotated[

@@ -29,13 +29,25 @@ def find_skill(registry: SkillRegistry, skill_id: str) -> Skill:
 
 
 def script_arguments(
-    args_line: str | None, script_args: list[str] | None, *, script: str | None
+    args_lines: list[str] | None, script_args: list[str] | None, *, script: str | None
 ) -> list[str]:
-    """--args split like a shell, then the arguments after `--`; both need --script."""
-    args = [*(shlex.split(args_line) if args_line else []), *(script_args or [])]
+    """Each --args split like a shell, then the arguments after `--`; both need --script."""
+    args = [arg for line in args_lines or [] for arg in _shell_split(line)]
+    args += script_args or []
     if args and not script:
         raise UsageError("script arguments given without --script", hint="add --script NAME")
     return args
+
+
+def _shell_split(line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:  # an unclosed quote: "No closing quotation"
+        raise UsageError(
+            f"--args {line!r}: {str(exc).lower()}",
+            hint="close the quote, or pass the arguments after `--`, each quoted by your shell: "
+            '--script NAME -- "it\'s mine"',
+        ) from None
 
 
 def run_script(

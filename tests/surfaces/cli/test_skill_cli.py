@@ -129,6 +129,23 @@ def test_test_script_runs_like_run_skill(cli: Any, user_skills: Path) -> None:
     assert cli("skill", "test", "echo", "--", "x").exit_code == 2
 
 
+def test_test_script_takes_every_args_given_and_names_an_unclosed_quote(
+    cli: Any, user_skills: Path
+) -> None:
+    """A second --args replaced the first, so the script ran on fewer arguments than typed;
+    an unclosed quote was a ValueError traceback."""
+    make_skill(user_skills, "echo", scripts={"echo.py": "import sys\nprint(sys.argv[1:])\n"})
+    run = ("skill", "test", "echo", "--script", "echo.py")
+    both = cli(*run, "--args", "a 'b c'", "--args", "--top 5", "--json", "--", "last")
+    assert both.exit_code == 0, both.output
+    assert payload(both)["stdout"] == "['a', 'b c', '--top', '5', 'last']\n"
+    unclosed = cli(*run, "--args", "it's mine")
+    assert unclosed.exit_code == 2, unclosed.output
+    assert '--args "it\'s mine": no closing quotation' in unclosed.stderr
+    assert "pass the arguments after `--`" in unclosed.stderr
+    assert "Traceback" not in unclosed.output
+
+
 def test_test_query_against_the_retrieval_contract(
     cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
