@@ -39,7 +39,7 @@ from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_
 from homeclaw_cli.catalog.skill_interpreters import unrunnable_reason
 from homeclaw_cli.core.examples import Example
 from homeclaw_cli.core.ids import id_slug
-from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.errors import ManifestError, NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
 from homeclaw_cli.state.disabled_plugins import read_disabled
 from homeclaw_cli.suggest import did_you_mean
@@ -154,6 +154,13 @@ class SkillRegistry:
                     f"skill {skill_id!r} is disabled",
                     hint=f"`homeclaw skill enable {skill_id}` turns it back on",
                 ) from None
+            for broken in self.broken:
+                if broken.folder.name == skill_id:
+                    raise ManifestError(
+                        f"skill {skill_id!r} cannot be loaded: {broken.error}",
+                        hint=f"fix it; `homeclaw skill validate {broken.folder}` shows every "
+                        "problem at once",
+                    ) from None
             hint = "`homeclaw skill list` shows the available skills"
             if self.untrusted_workspace:
                 hint += "; ./skills is not loaded unless trusted (--trust-workspace)"

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 def find_skill(registry: SkillRegistry, skill_id: str) -> Skill:
     """The skill to test; a folder path gets a hint instead of a bare not-found."""
-    if skill_id not in registry.skills and ("/" in skill_id or Path(skill_id).is_dir()):
+    known = {*registry.skills, *registry.disabled, *(b.folder.name for b in registry.broken)}
+    if skill_id not in known and ("/" in skill_id or Path(skill_id).is_dir()):
         raise NotFoundError(
             f"`skill test` takes a skill id, not a folder: {skill_id}",
             hint=f"install it first (`homeclaw skill install {skill_id}`), or set "

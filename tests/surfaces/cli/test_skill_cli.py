@@ -51,6 +51,28 @@ def test_list_all_shows_ineligible_shadowed_and_broken(cli: Any, user_skills: Pa
     assert status[("broken", "user")][0] == "broken"
 
 
+def test_show_and_test_of_a_broken_or_disabled_skill_say_why(
+    cli: Any, user_skills: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken skill was 'no skill' (exit 4) though skill list named it; a disabled one
+    was 'takes a skill id, not a folder' when a folder of its name was in the cwd."""
+    (user_skills / "brk").mkdir(parents=True)
+    (user_skills / "brk" / "SKILL.md").write_text("nothing")
+    for command in ("show", "test"):
+        result = cli("skill", command, "brk")
+        assert result.exit_code == 1, result.output
+        assert "skill 'brk' cannot be loaded: " in result.stderr
+        assert f"{user_skills}/brk/SKILL.md:1: no YAML frontmatter" in result.stderr
+        assert f"`homeclaw skill validate {user_skills}/brk`" in result.stderr
+    make_skill(user_skills, "tidy")
+    assert cli("skill", "disable", "tidy").exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tidy").mkdir()
+    disabled = cli("skill", "test", "tidy")
+    assert disabled.exit_code == 4 and "skill 'tidy' is disabled" in disabled.stderr
+    assert "`homeclaw skill enable tidy`" in disabled.stderr
+
+
 def test_workspace_skills_need_trust(cli: Any, hc_home: Path) -> None:
     make_skill(Path.cwd() / "skills", "ws-skill")
     result = cli("skill", "list", "--json")
