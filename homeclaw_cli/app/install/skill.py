@@ -169,6 +169,23 @@ def skill_kind(skill_id: str | None = None, subdir: str | None = None) -> ItemKi
         subdir=subdir,
         for_entry=for_entry,
         describe=_frontmatter,
+        explain_missing=_explain_not_installed,
+    )
+
+
+def _explain_not_installed(context: AppContext, skill_id: str) -> None:
+    """A bundled, path, config or plugin skill cannot be removed: say so instead of 'not found'."""
+    registry = context.skill_registry
+    skill = registry.skills.get(skill_id) or registry.disabled.get(skill_id)
+    if skill is None:
+        return
+    hint = f"`homeclaw skill disable {skill_id}` turns it off without deleting it"
+    if skill_id in registry.disabled:
+        hint = "it is disabled already: chat, search and run_skill skip it"
+    raise UsageError(
+        f"skill {skill_id!r} is a {skill.source} skill ({skill.folder}), not one installed "
+        "in the user skills dir",
+        hint=hint,
     )
 
 

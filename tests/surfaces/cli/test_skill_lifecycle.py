@@ -129,3 +129,24 @@ def test_update_needs_one_id_or_all(cli: Any, hc_home: Path) -> None:
         assert result.exit_code == 2 and f"give one {kind} id, or --all" in result.stderr
         nothing = cli(kind, "update", "--all", "--json")
         assert nothing.exit_code == 0 and payload(nothing) == []
+
+
+def test_remove_of_a_skill_homeclaw_did_not_install_says_where_it_comes_from(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was 'no installed skill' though skill list showed it: remove deletes only what
+    skill install put in the user skills dir, so it names the source and `disable`."""
+    monkeypatch.setenv("HOMECLAW_SKILLS_PATH", str(tmp_path / "mine"))
+    folder = write_skill(tmp_path / "mine" / "gh-helper")
+    bundled = cli("skill", "remove", "disk-usage", "--yes")
+    assert bundled.exit_code == 2, bundled.output
+    assert "skill 'disk-usage' is a bundled skill (" in bundled.stderr
+    assert "`homeclaw skill disable disk-usage` turns it off" in bundled.stderr
+    path = cli("skill", "remove", "gh-helper", "--yes")
+    assert path.exit_code == 2, path.output
+    assert f"skill 'gh-helper' is a path skill ({folder})" in path.stderr
+    assert (folder / "SKILL.md").is_file()
+    assert cli("skill", "disable", "gh-helper").exit_code == 0
+    disabled = cli("skill", "remove", "gh-helper", "--yes")
+    assert disabled.exit_code == 2 and "it is disabled already" in disabled.stderr
+    assert cli("skill", "remove", "no-such", "--yes").exit_code == 4
