@@ -15,6 +15,8 @@ from homeclaw_cli.catalog.skills import (
     Skill,
     apply_eligibility,
     load_skill,
+    miscased_folders,
+    miscased_skill_file,
     skill_folders,
     skill_id_problem,
     suggested_skill_id,
@@ -74,7 +76,7 @@ def folders_to_check(path: Path) -> list[Path]:
         return [path.parent]
     if (path / SKILL_FILE).exists():
         return [path]
-    return skill_folders(path) or [path]
+    return skill_folders(path) or [f for f, _fix in miscased_folders(path)] or [path]
 
 
 def validate_skill_paths(
@@ -94,7 +96,10 @@ def check_folder(folder: Path, ctx: EligibilityContext) -> SkillCheck:
         check.errors.append(f"{folder}: no such file or folder")
         return check
     if not (folder / SKILL_FILE).is_file():
-        check.errors.append(f"{folder}: no {SKILL_FILE} here (a skill is a folder with one)")
+        miscased = folder.is_dir() and miscased_skill_file(folder)
+        check.errors.append(
+            miscased or f"{folder}: no {SKILL_FILE} here (a skill is a folder with one)"
+        )
         return check
     # `skill validate .` names the folder it stands for, as install does
     skill_id = folder.resolve().name if folder.name in ("", "..") else folder.name

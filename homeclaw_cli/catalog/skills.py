@@ -271,6 +271,28 @@ def _holds_skill(folder: Path) -> bool:
         return True
 
 
+def miscased_skill_file(folder: Path) -> str | None:
+    """What to do about a skill.md (any case but SKILL.md) in a folder with no SKILL.md, which
+    homeclaw and OpenClaw never find on a case-sensitive file system; None when there is none."""
+    if (folder / SKILL_FILE).is_file():
+        return None
+    found = next((p for p in folder.iterdir() if p.name.lower() == "skill.md"), None)
+    if found is None or not found.is_file():
+        return None
+    return f"{found}: the file must be named {SKILL_FILE} (upper case) to be found: rename it"
+
+
+def miscased_folders(root: Path) -> list[tuple[Path, str]]:
+    """`root` or its subfolders with a skill.md and no SKILL.md, each with what to do."""
+    try:
+        if not root.is_dir() or (root / SKILL_FILE).is_file():
+            return []
+        folders = [root, *(c for c in sorted(root.iterdir()) if c.is_dir())]
+        return [(f, fix) for f in folders if (fix := miscased_skill_file(f))]
+    except OSError:
+        return []  # an unreadable folder is named as broken by skill_folders' loading
+
+
 def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> SkillRegistry:
     """Every skill homeclaw can see, with precedence, shadowing and eligibility applied."""
     registry = SkillRegistry()
@@ -278,6 +300,7 @@ def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> 
     for source, root in roots:
         for folder in skill_folders(root):
             _add(registry, folder, source)
+        registry.broken += [BrokenSkill(source, f, fix) for f, fix in miscased_folders(root)]
     if settings.skills.test_dir:
         for folder in skill_folders(settings.skills.test_dir.expanduser()):
             _add(registry, folder, "test", TEST_PREFIX + folder.name)

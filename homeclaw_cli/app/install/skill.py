@@ -27,6 +27,7 @@ from homeclaw_cli.catalog.skills import (
     Skill,
     apply_eligibility,
     load_skill,
+    miscased_skill_file,
     skill_folders,
     skill_id_problem,
     suggested_skill_id,
@@ -241,7 +242,10 @@ def skill_root(staged: Path, subdir: str | None) -> Path:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise ManifestError(f"no {SKILL_FILE} found in the source", hint="is this a skill?")
+        hint = "is this a skill?"
+        if miscased_skill_file(staged):
+            hint = f"rename its skill.md to {SKILL_FILE} (upper case): homeclaw looks for that"
+        raise ManifestError(f"no {SKILL_FILE} found in the source", hint=hint)
     names = ", ".join(str(p.relative_to(staged)) for p in found[:10])
     raise UsageError(
         f"the source holds {len(found)} skills ({names}); install one at a time",

@@ -111,3 +111,24 @@ def test_validate_dot_names_the_folder_it_stands_for(
     checked = cli("skill", "validate", ".", "--json")
     assert checked.exit_code == 0, checked.output
     assert payload(checked)["skills"][0]["id"] == "tidy"
+
+
+def test_a_lower_case_skill_md_is_named_with_its_fix(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """skill.md is never found on a case-sensitive file system: list left the skill out
+    without a word, validate said 'no SKILL.md here', install 'is this a skill?'."""
+    folder = make_skill(tmp_path / "skills", "tidy")
+    (folder / "SKILL.md").rename(folder / "skill.md")
+    fix = f"{folder}/skill.md: the file must be named SKILL.md (upper case) to be found"
+    for target in (folder, folder.parent):
+        checked = cli("skill", "validate", str(target))
+        assert checked.exit_code == 1 and fix in checked.stdout, checked.output
+    installed = cli("skill", "install", str(folder), "--yes")
+    assert installed.exit_code == 1, installed.output
+    assert "rename its skill.md to SKILL.md" in installed.stderr
+    monkeypatch.setenv("HOMECLAW_SKILLS_PATH", str(folder.parent))
+    listed = cli("skill", "list")
+    assert fix in listed.stderr, listed.output
+    rows = [r for r in payload(cli("skill", "list", "--all", "--json")) if r["source"] == "path"]
+    assert [(r["id"], r["status"]) for r in rows] == [("tidy", "broken")]
