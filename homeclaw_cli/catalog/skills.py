@@ -287,7 +287,9 @@ def miscased_folders(root: Path) -> list[tuple[Path, str]]:
     try:
         if not root.is_dir() or (root / SKILL_FILE).is_file():
             return []
-        folders = [root, *(c for c in sorted(root.iterdir()) if c.is_dir())]
+        # dot folders are install staging/backups, never skills
+        children = (c for c in sorted(root.iterdir()) if c.is_dir() and not c.name.startswith("."))
+        folders = [root, *children]
         return [(f, fix) for f in folders if (fix := miscased_skill_file(f))]
     except OSError:
         return []  # an unreadable folder is named as broken by skill_folders' loading

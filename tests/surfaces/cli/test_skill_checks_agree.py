@@ -127,6 +127,8 @@ def test_a_lower_case_skill_md_is_named_with_its_fix(
     installed = cli("skill", "install", str(folder), "--yes")
     assert installed.exit_code == 1, installed.output
     assert "rename its skill.md to SKILL.md" in installed.stderr
+    staged = make_skill(tmp_path / "skills", ".tidy-staging")  # install's, never a skill
+    (staged / "SKILL.md").rename(staged / "skill.md")
     monkeypatch.setenv("HOMECLAW_SKILLS_PATH", str(folder.parent))
     listed = cli("skill", "list")
     assert fix in listed.stderr, listed.output
