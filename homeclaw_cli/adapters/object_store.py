@@ -92,6 +92,10 @@ def latest_version(uri: str, table: str, options: dict[str, str]) -> int | None:
         s3 = _s3_filesystem(options)
         path = f"{uri.removeprefix('s3://').rstrip('/')}/{table}.lance/_versions"
         names = [i.base_name for i in s3.get_file_info(fs.FileSelector(path, allow_not_found=True))]
+        # A missing bucket lists as empty too: "no table" there would read as a new index
+        bucket = path.partition("/")[0]
+        if not names and s3.get_file_info(bucket).type == fs.FileType.NotFound:
+            return None
     except Exception:  # any failure: the caller asks LanceDB, which reports it properly
         return None
     versions = [_manifest_version(n) for n in names if n.endswith(".manifest")]

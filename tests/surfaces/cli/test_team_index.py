@@ -218,3 +218,19 @@ def test_wrong_endpoint_and_wrong_keys_fail_fast_with_the_setting_to_fix(
     doctor = payload(cli("doctor", "--json"))
     index = next(c for c in doctor if c["name"] == "index store")
     assert index["status"] == "ok" and "writable" in index["detail"]
+
+
+def test_a_missing_bucket_fails_sync_check_with_exit_3_not_a_stale_index(
+    cli: Any, index_env: dict[str, Any], s3_server: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the cron line of docs/team.md: "stale" (exit 1) would hide a typo in index.uri
+    _use_s3(monkeypatch, s3_server, f"absent-{uuid.uuid4().hex[:8]}")
+    result = cli("sync", "--check")
+    assert result.exit_code == 3, result.output
+    assert "does not exist" in result.stderr and "index.uri" in result.stderr
+
+    # an existing bucket without the table yet is a new index: stale, exit 1
+    _use_s3(monkeypatch, s3_server, _bucket(s3_server))
+    result = cli("sync", "--check")
+    assert result.exit_code == 1, result.output
+    assert "stale" in result.output
