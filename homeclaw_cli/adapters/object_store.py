@@ -13,6 +13,7 @@ from __future__ import annotations
 import configparser
 import hashlib
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ from homeclaw_cli.errors import ConfigError
 REMOTE_SCHEMES = ("s3://", "s3+ddb://", "gs://", "az://", "abfs://")
 _U64_MAX = 2**64 - 1
 _RETRYABLE = ("conflict", "retryable", "incompatible transaction")
+# LanceDB parses index.uri as a URL: '#' and '?' end the path (s3://team/a#b writes every table
+# into s3://team/a itself), and spaces or '%' are signed differently from how they are sent.
+_UNSAFE_IN_PATH = re.compile(r"[#?%\s]")
 
 
 def is_remote(uri: str) -> bool:
@@ -38,6 +42,7 @@ def storage_options(index: Any, uri: str) -> dict[str, str]:
     """LanceDB storage_options from the `index` settings; empty for a local index."""
     if not is_remote(uri):
         return {}
+    check_path(uri)
     options: dict[str, str] = {
         "connect_timeout": f"{index.connect_timeout_sec:g}s",
         "timeout": f"{index.timeout_sec:g}s",
@@ -55,6 +60,22 @@ def storage_options(index: Any, uri: str) -> dict[str, str]:
         options.update(profile_credentials(index.profile))
     options.update({k.lower(): str(v) for k, v in index.storage_options.items()})
     return options
+
+
+def check_path(uri: str) -> None:
+    """Refuse an object-store `uri` whose path LanceDB would cut short or mis-sign."""
+    path = uri.partition("://")[2]
+    if uri.startswith("s3+ddb://"):
+        path = path.partition("?")[0]  # ?ddbTableName=... is the commit store's option
+    bad = sorted(set(_UNSAFE_IN_PATH.findall(path)))
+    if bad:
+        shown = ", ".join("a space" if c.isspace() else repr(c) for c in bad)
+        raise ConfigError(
+            f"index.uri {uri}: {shown} cannot be part of an object-store path "
+            "(LanceDB reads the URI as a URL, so the tables would land somewhere else)",
+            hint="use letters, digits, '-', '_', '.' and '/' after the bucket, "
+            "e.g. s3://team/homeclaw-index, in the config file (`homeclaw config path`)",
+        )
 
 
 def profile_credentials(profile: str) -> dict[str, str]:
