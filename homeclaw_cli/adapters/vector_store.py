@@ -12,6 +12,7 @@ from another model (or dimension) is rebuilt by overwriting it in one commit, so
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -174,6 +175,9 @@ class VectorStore:
     @property
     def db(self) -> Any:
         if self._db is None:
+            # LanceDB logs WARN lines such as "No existing dataset at ..." (the doctor's probe
+            # table) straight to stderr; homeclaw reports what matters itself.
+            os.environ.setdefault("LANCEDB_LOG", "error")
             import lancedb
 
             try:

@@ -234,3 +234,20 @@ def test_a_missing_bucket_fails_sync_check_with_exit_3_not_a_stale_index(
     result = cli("sync", "--check")
     assert result.exit_code == 1, result.output
     assert "stale" in result.output
+
+
+def test_doctor_on_an_object_store_prints_no_lancedb_log_lines(
+    hc_home: Path, s3_server: S3Server, tmp_path: Path
+) -> None:
+    # LanceDB's Rust logger writes to fd 2 itself: only a real process shows it
+    env = {**os.environ, **s3_server.env(_bucket(s3_server)), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("LANCEDB_LOG", None)
+    done = subprocess.run(
+        [sys.executable, "-c", SYNC_SCRIPT, "doctor"],
+        env={**env, "HOMECLAW_HOME": str(_second_home(tmp_path, []))},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "reachable and writable" in done.stdout, done.stdout + done.stderr
+    assert "lance::" not in done.stderr and "WARN" not in done.stderr, done.stderr
