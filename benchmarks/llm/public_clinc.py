@@ -1,0 +1,122 @@
+"""Write tasks-clinc.yaml: chat tasks from requests real users typed to an assistant (CLINC150).
+
+    python benchmarks/llm/public_clinc.py OOS_EVAL [--per-intent 10] [--seed 20261128] [--out FILE]
+
+OOS_EVAL is a clone of clinc/oos-eval, or its data/data_full.json itself. CLINC150 (Larson et
+al., 2019, CC BY 3.0) holds 150 intents of a voice assistant, 30 test requests each as
+crowd workers typed them.
+
+Each sampled request becomes a task over the bundled plugins:
+
+* an intent a bundled plugin serves (weather, calculator, unit conversion, the time or date,
+  a time zone, the to-do list) expects that plugin (either time plugin for the time ones);
+* an intent none serves (booking a flight, translating, a recipe, currency rates, ...)
+  expects no plugin call: the model has no tool for it, so a call is a wrong action.
+
+Left out, so that no call is scored against a reasonable choice: intents a bundled plugin
+could fairly take (shopping lists and reminders, which the to-do list or notes may hold;
+timers; spelling), and the set's "out of scope" requests, which are out of *its* intents
+only: "find articles about the protests in paris" is what the bundled news plugin is for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+DATA = "data/data_full.json"
+HERE = Path(__file__).resolve().parent
+TIME_PLUGINS = ["timezones", "mcp-time"]
+SERVED: dict[str, list[str]] = {
+    "weather": ["weather"],
+    "calculator": ["calculator"],
+    "measurement_conversion": ["units"],
+    "time": TIME_PLUGINS,
+    "timezone": TIME_PLUGINS,
+    "date": TIME_PLUGINS,
+    "todo_list": ["todo"],
+    "todo_list_update": ["todo"],
+}
+UNSERVED = (
+    "book_flight",
+    "restaurant_reservation",
+    "translate",
+    "definition",
+    "exchange_rate",
+    "recipe",
+    "play_music",
+    "directions",
+    "tell_joke",
+    "fun_fact",
+    "meaning_of_life",
+    "greeting",
+)
+
+
+def tasks(data: dict[str, list[list[str]]], per_intent: int, seed: int) -> list[dict[str, object]]:
+    """The sampled tasks: per_intent requests of each served intent and half as many of each
+    unserved one, in a fixed order (the intents as listed)."""
+    rng = random.Random(seed)
+    by_intent: dict[str, list[str]] = {}
+    for text, intent in data["test"]:
+        by_intent.setdefault(intent, []).append(text)
+    out: list[dict[str, object]] = []
+    for intent, plugins in SERVED.items():
+        for n, text in enumerate(rng.sample(by_intent[intent], per_intent), start=1):
+            task: dict[str, object] = {"id": f"clinc-{intent}-{n}", "request": text}
+            task["plugin"] = plugins if len(plugins) > 1 else plugins[0]
+            task["tags"] = ["served", intent]
+            out.append(task)
+    for intent in UNSERVED:
+        for n, text in enumerate(rng.sample(by_intent[intent], per_intent // 2), start=1):
+            out.append(
+                {
+                    "id": f"clinc-{intent}-{n}",
+                    "request": text,
+                    "no_plugin": True,
+                    "tags": ["unserved", intent],
+                }
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("oos_eval", type=Path, help="a clinc/oos-eval clone or its data_full.json")
+    parser.add_argument("--per-intent", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=20261128)
+    parser.add_argument("--out", type=Path, default=HERE / "tasks-clinc.yaml")
+    parser.add_argument("--commit", default="", help="the clone's commit, when not found from it")
+    args = parser.parse_args(argv)
+    source = args.oos_eval if args.oos_eval.is_file() else args.oos_eval / DATA
+    commit = (
+        args.commit
+        or subprocess.run(
+            ["git", "-C", str(source.parent), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    items = tasks(json.loads(source.read_text(encoding="utf-8")), args.per_intent, args.seed)
+    served = sum(1 for t in items if "plugin" in t)
+    header = (
+        f"# {len(items)} chat tasks from CLINC150's test requests (clinc/oos-eval {commit or '?'},\n"
+        f"# {DATA}, CC BY 3.0, Larson et al. 2019): {served} whose intent a bundled plugin\n"
+        f"# serves, {len(items) - served} of other intents, which no plugin serves.\n"
+        f"# Written by benchmarks/llm/public_clinc.py --per-intent {args.per_intent}"
+        f" --seed {args.seed}.\n"
+    )
+    body = yaml.safe_dump({"tasks": items}, sort_keys=False, allow_unicode=True, width=100)
+    args.out.write_text(header + body, encoding="utf-8")
+    print(f"{len(items)} tasks -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
