@@ -34,6 +34,13 @@ class RetrievalSettings(Section):
     relative_margin: float = Field(
         default=0.15, ge=0.0, le=2.0, description="drop hits this far below the best one"
     )
+    best_over_threshold: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="nothing is offered unless the best match clears similarity_threshold by "
+        "this much; the others need similarity_threshold",
+    )
     fusion: Literal["none", "max", "centroid", "weighted"] = Field(
         default="weighted",
         description="how example and capability vectors join the descriptor's score",
@@ -71,6 +78,13 @@ class PluginSettings(RetrievalSettings):
         ge=-1.0,
         le=1.0,
         description="calibrated on recall and on no-plugin turns: benchmarks/retrieval/CUT.md",
+    )
+    best_over_threshold: float = Field(
+        default=0.05,
+        ge=0.0,
+        le=1.0,
+        description="nothing is offered unless the best match clears similarity_threshold by "
+        "this much; the others need similarity_threshold (benchmarks/retrieval/CUT.md)",
     )
     embed_text: Literal["full", "description"] = Field(
         default="full",

@@ -161,6 +161,7 @@ class RetrievalService:
             threshold=section.similarity_threshold,
             max_in_prompt=cap,
             margin=section.relative_margin,
+            best_threshold=section.similarity_threshold + section.best_over_threshold,
         )
         everything = everything[: max(pool, len(kept))]
         if vector:

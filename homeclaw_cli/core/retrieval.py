@@ -277,13 +277,17 @@ def rank_candidates(
     threshold: float,
     max_in_prompt: int,
     margin: float = RELATIVE_MARGIN,
+    best_threshold: float | None = None,
 ) -> tuple[list[RetrievalHit], list[RetrievalHit]]:
-    """(kept hits best first, every candidate with its reason), ranked by Candidate.rank."""
+    """(kept hits best first, every candidate with its reason), ranked by Candidate.rank.
+    Nothing is kept unless the best candidate that clears `threshold` reaches
+    `best_threshold` as well (when given)."""
     scored = sorted(candidates, key=lambda c: (-c.rank(method), c.id))
     everything: list[RetrievalHit] = []
     kept: list[RetrievalHit] = []
     usable = [c.final(method) for c in scored if c.status == "ok"]
     floor = max(threshold, (max(usable) - margin) if usable else threshold)
+    weak_best = _weak_best(scored, method, threshold, best_threshold)
     for position, cand in enumerate(scored, start=1):
         score = cand.final(method)
         if cand.status != "ok":
@@ -296,6 +300,8 @@ def rank_candidates(
             reason = BELOW_THRESHOLD
         elif cand.admission(method) < threshold:
             reason = f"{BELOW_THRESHOLD}: only a weak keyword match lifts it over"
+        elif weak_best:
+            reason = f"{BELOW_THRESHOLD}: the best match is under {best_threshold:.3g}"
         elif (score < floor) if cand.gap is None else cand.gap > margin:
             reason = f"{BELOW_THRESHOLD}: more than {margin} under the best match"
         elif max_in_prompt and len(kept) >= max_in_prompt:
@@ -318,6 +324,23 @@ def rank_candidates(
         if hit.kept:
             kept.append(hit)
     return kept, everything
+
+
+def _weak_best(
+    scored: list[Candidate], method: str, threshold: float, best_threshold: float | None
+) -> bool:
+    """True when candidates clear `threshold` but none reaches `best_threshold`: a request
+    whose closest plugin is that far off needs none of them ("reserve a table for 5 at
+    8pm" is 0.22 from a to-do list, 0.21 from the weather)."""
+    if best_threshold is None or best_threshold <= threshold:
+        return False
+    # A weak keyword match cannot lift a candidate over this one either (Candidate.admission).
+    admitted = [
+        c.admission(method)
+        for c in scored
+        if c.status == "ok" and c.final(method) >= threshold and c.admission(method) >= threshold
+    ]
+    return bool(admitted) and max(admitted) < best_threshold
 
 
 def cut_across(

@@ -102,6 +102,46 @@ def test_threshold_margin_and_top_k_reasons() -> None:
     assert all(h.kept == (h.reason == "kept") for h in everything)
 
 
+def test_nothing_is_kept_when_the_best_match_is_under_the_best_threshold() -> None:
+    far_off = [Candidate("todo", {}, dense=0.22), Candidate("weather", {}, dense=0.21)]
+    kept, everything = rank_candidates(
+        far_off,
+        kind="plugin",
+        method="hybrid",
+        threshold=0.2,
+        max_in_prompt=5,
+        best_threshold=0.25,
+    )
+    assert kept == []
+    assert {h.reason for h in everything} == {"below threshold: the best match is under 0.25"}
+    # A best match that reaches it brings the others over the plain threshold along.
+    close = [Candidate("units", {}, dense=0.3), *far_off]
+    kept, _ = rank_candidates(
+        close,
+        kind="plugin",
+        method="hybrid",
+        threshold=0.2,
+        max_in_prompt=5,
+        best_threshold=0.25,
+    )
+    assert [h.id for h in kept] == ["units", "todo", "weather"]
+
+
+def test_a_weak_keyword_match_does_not_make_the_best_match() -> None:
+    # 0.21 by meaning; a BM25 of 1 lifts its final score past 0.25 but is too weak to count.
+    lifted = Candidate("news", {}, dense=0.21, keyword=1.0)
+    assert lifted.final("hybrid") > 0.25 and lifted.weak("hybrid")
+    kept, _ = rank_candidates(
+        [lifted, Candidate("notes", {}, dense=0.22)],
+        kind="plugin",
+        method="hybrid",
+        threshold=0.2,
+        max_in_prompt=5,
+        best_threshold=0.25,
+    )
+    assert kept == []
+
+
 def test_ineligible_unhealthy_and_stale_are_never_kept() -> None:
     cands = [
         Candidate("skill", {}, dense=0.9, status="ineligible", detail="needs ffmpeg"),

@@ -39,8 +39,13 @@ def test_chat_through_the_shim_streams_tool_calls_and_counts(
 ) -> None:
     plugins = write_test_plugins(tmp_path / "plugins")
     upstream.replies.extend([("tool", "greeter__hello", '{"name": "Ada"}')])
-    # the test embedder scores weakly, and a weak hit's call would be questioned first
-    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__DECIDE": "never", **shim.homeclaw_env()}
+    # the test embedder scores weakly: its best hit is offered as it is, and not questioned
+    env = {
+        "HOMECLAW_NO_BUNDLED": "1",
+        "HOMECLAW_LLM__DECIDE": "never",
+        "HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": "0",
+        **shim.homeclaw_env(),
+    }
     result = cli("--plugins-dir", str(plugins), "chat", "-q", "please greet Ada", "--json", env=env)
     assert result.exit_code == 0, result.stderr
     data = payload(result)

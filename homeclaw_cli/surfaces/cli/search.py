@@ -137,7 +137,7 @@ def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: s
         )
     if result.fallback:
         names = ", ".join(result.fallback_names) or "(none indexed: run `homeclaw sync`)"
-        out.info(f"no {kind} cleared the similarity threshold; closest: {names}")
+        out.info(f"no {kind} was close enough to offer; closest: {names}")
 
 
 def _matched(hit: RetrievalHit) -> str:

@@ -195,7 +195,11 @@ def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
     work figures out from memory, and get them wrong."""
     write_plugin(plugins, "scales", SCALES_YAML, SCALES_PY)
     fake.script(text("About 240 g."), _weigh, _weigh)
-    env = {"HOMECLAW_LLM__DECIDE": "auto", "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05"}
+    env = {
+        "HOMECLAW_LLM__DECIDE": "auto",
+        "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05",
+        "HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": "0",
+    }
     result = chat("-q", "heavy: 2 cups sugar?", "--trace", env=env)
     assert result.exit_code == 0, result.stderr
     assert re.search(r"plugins scales 0\.[1-4]", result.stderr), result.stderr

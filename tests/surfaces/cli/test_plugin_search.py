@@ -42,7 +42,21 @@ def test_search_fallback_is_explained(cli: Any, index_env: dict[str, Any]) -> No
     )
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert "no plugin cleared the similarity threshold; closest:" in result.stderr
+    assert "no plugin was close enough to offer; closest:" in result.stderr
+
+
+def test_search_offers_nothing_when_the_best_match_is_under_the_best_threshold(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    cli("sync")
+    offered = payload(cli("plugin", "search", "slack", "--json"))
+    best = offered["hits"][0]["score"]
+    over = round(best - 0.2 + 0.01, 3)  # the best match misses similarity_threshold + over
+    strict = {"HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": str(over)}
+    data = payload(cli("plugin", "search", "slack", "--explain", "--json", env=strict))
+    assert data["hits"] == [] and data["fallback"]
+    reasons = {c["reason"] for c in data["candidates"] if c["score"] >= 0.2}
+    assert reasons == {f"below threshold: the best match is under {0.2 + over:.3g}"}
 
 
 def test_bad_method_is_a_usage_error(cli: Any, index_env: dict[str, Any]) -> None:
