@@ -86,7 +86,7 @@ def check_examples(value: Any) -> list[str]:
     for index, item in enumerate(value):
         if not isinstance(item, str):
             raise ExampleError(
-                f"example {item!r} is a {type(item).__name__}; write it as text in quotes", index
+                f"example {item!r} is {_kind(item)}; write it as text in quotes", index
             )
         text = " ".join(item.split())
         if not MIN_CHARS <= len(text) <= MAX_CHARS:
@@ -103,6 +103,19 @@ def check_examples(value: Any) -> list[str]:
         seen[key] = index
         out.append(text)
     return out
+
+
+def _kind(value: Any) -> str:
+    """What YAML made of an unquoted example, in words ("a number", not "a int")."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping (a colon followed by a space makes one)"
+    return "empty" if value is None else f"a {type(value).__name__}"
 
 
 def merge_examples(*groups: list[Example]) -> list[Example]:

@@ -25,7 +25,9 @@ def test_examples_are_trimmed_and_kept_in_order() -> None:
         ([f"request {n}" for n in range(11)], None, "at most 10"),
         (["ok"], 0, "2 characters; write 3 to 200"),
         (["x" * 201], 0, "201 characters"),
-        (["fine", 42], 1, "is a int"),
+        (["fine", 42], 1, "is a number"),
+        (["fine", {"todo": "fix the bike"}], 1, "a colon followed by a space"),
+        ([True], 0, "is true/false"),
         (["Weather in Paris", "weather  in paris"], 1, "repeats example 1"),
     ],
 )
