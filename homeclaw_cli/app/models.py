@@ -87,11 +87,17 @@ async def stand_in(settings: Settings, llm: LLM) -> str | None:
     return listing.models[0].name
 
 
-def stand_in_warning(settings: Settings, model: str, other: str) -> str:
-    """What to tell a user whose `model` the one model `other` answers for."""
+def stand_in_warning(settings: Settings, model: str, other: str, *, in_chat: bool = False) -> str:
+    """What to tell a user whose `model` the one model `other` answers for (in a chat, how
+    /model switches to it)."""
+    fix = (
+        f"`/model {other}` switches to it"
+        if in_chat
+        else f"set {CONFIG_KEY} or pass --model {other}"
+    )
     return (
         f"{model} is not a model of the server at {settings.llm.host}; its one model, "
-        f"{other}, answers instead (set {CONFIG_KEY} or pass --model {other})"
+        f"{other}, answers instead ({fix})"
     )
 
 
@@ -102,9 +108,9 @@ def describe(model: ModelInfo) -> str:
     return f"{model.name} ({'tools' if model.tools else 'no tools'})"
 
 
-def missing_model(listing: ModelListing) -> NotFoundError:
+def missing_model(listing: ModelListing, *, in_chat: bool = False) -> NotFoundError:
     """The error for a configured model the server does not have: what is there instead,
-    the key to set and a model that supports tools."""
+    the key to set (in a chat: the /model command) and a model that supports tools."""
     where = f"{'Ollama' if listing.provider == 'ollama' else 'the server'} at {listing.host}"
     if not listing.models:
         pull = f"`ollama pull {listing.configured}`" if listing.provider == "ollama" else ""
@@ -119,18 +125,25 @@ def missing_model(listing: ModelListing) -> NotFoundError:
     assert best is not None
     why = " (it supports tools)" if best.tools else ""
     pull = f", or `ollama pull {listing.configured}`" if listing.provider == "ollama" else ""
+    hint = (
+        f"`/model {best.name}`{why} switches to it{pull}"
+        if in_chat
+        else f"set {CONFIG_KEY} in the config or {ENV_VAR}={best.name}{why}, "
+        f"or pass --model {best.name}{pull}"
+    )
     return NotFoundError(
         f"model {listing.configured} is not installed on {where}; installed: {names}{more}",
-        hint=f"set {CONFIG_KEY} in the config or {ENV_VAR}={best.name}{why}, "
-        f"or pass --model {best.name}{pull}",
+        hint=hint,
     )
 
 
-async def explain_missing(settings: Settings, llm: LLM, error: NotFoundError) -> NotFoundError:
+async def explain_missing(
+    settings: Settings, llm: LLM, error: NotFoundError, *, in_chat: bool = False
+) -> NotFoundError:
     """`error` (the model was not found) with the installed models; as is when the listing
     fails or shows the model is there after all (the error was about something else)."""
     try:
         listing = await list_models(settings, llm)
     except Exception:
         return error
-    return error if listing.configured_installed else missing_model(listing)
+    return error if listing.configured_installed else missing_model(listing, in_chat=in_chat)

@@ -173,14 +173,14 @@ class SlashCommands:
             native = await session.agent.native_tools()
         except HomeclawError as exc:
             if isinstance(exc, NotFoundError):
-                exc = await explain_missing(session.settings, session.llm, exc)
+                exc = await explain_missing(session.settings, session.llm, exc, in_chat=True)
             session.set_model(previous)
             raise exc from None
         await session.plan_window()
         mode = "native tool calls" if native else "JSON replies"
         self.out.text(f"model is now {name} ({mode})")
         if (other := await stand_in(session.settings, session.llm)) is not None:
-            self.out.warning(stand_in_warning(session.settings, name, other))
+            self.out.warning(stand_in_warning(session.settings, name, other, in_chat=True))
 
     async def _reload(self, _: str) -> None:
         self.show_reload(await self._session.reload())

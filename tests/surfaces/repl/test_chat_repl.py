@@ -131,6 +131,9 @@ def test_errors_are_one_sentence_and_the_repl_continues(
     out = drive(settings, "/model mistral\nhello\n/exit\n")
     assert "model mistral is not installed on Ollama" in out and "ollama pull mistral" in out
     assert "installed: llama3.2:latest (tools), tiny:latest (no tools)" in out
+    flat = " ".join(out.split())
+    assert "`/model llama3.2:latest` (it supports tools) switches to it" in flat
+    assert "--model" not in flat  # the command line's way, not the REPL's
     assert "fine" in out  # switched back to the working model
     assert "Traceback" not in out
 
@@ -148,7 +151,7 @@ def test_a_model_a_one_model_server_does_not_list_is_named_on_switching(
     assert "model is now zzz" in flat
     assert (
         f"zzz is not a model of the server at {one.host}; its one model, qwen-7b, answers "
-        "instead (set llm.model or pass --model qwen-7b)"
+        "instead (`/model qwen-7b` switches to it)"
     ) in flat
     assert flat.count("is not a model of the server") == 1  # not for qwen-7b, nor at start
 
