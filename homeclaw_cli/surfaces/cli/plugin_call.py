@@ -103,7 +103,9 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
     out.result(outcome, lambda: _show_answer(out, outcome))
     if not outcome.result.success:
         hint = _unavailable_hint(
-            context.registry.plugins.get(plugin_id), outcome.result.metadata.get("connect_failure")
+            context.registry.plugins.get(plugin_id),
+            outcome.result.metadata.get("connect_failure"),
+            context.settings.data_dir,
         )
         _fail(outcome, hint, as_json=as_json, debug=get_state(ctx).debug)
 
@@ -144,9 +146,12 @@ def _fail(outcome: CallOutcome, hint: str, *, as_json: bool, debug: bool) -> NoR
     raise error
 
 
-def _unavailable_hint(entry: PluginEntry | None, connect_failure: object = None) -> str:
+def _unavailable_hint(
+    entry: PluginEntry | None, connect_failure: object = None, data_dir: Path | None = None
+) -> str:
     """What to do when the plugin could not be reached: a command to install, a server to
-    start, or (`connect_failure` of an http plugin: dns, tls) a base_url to fix."""
+    start (or the log of the one homeclaw starts), or (`connect_failure` of an http plugin:
+    dns, tls) a base_url to fix."""
     if entry is None:
         return "`homeclaw plugin list` shows the installed plugins"
     check = f"`homeclaw plugin health {entry.id}` checks it"
@@ -168,6 +173,14 @@ def _unavailable_hint(entry: PluginEntry | None, connect_failure: object = None)
         )
     if command:
         return f"install `{command}` or fix config.command in {where}; then {check}"
+    if getattr(entry.manifest.config, "start", None) is not None and data_dir is not None:
+        from homeclaw_cli.runtime.managed_server import log_path
+
+        return (
+            f"homeclaw starts its server (config.start in {where}); its log, "
+            f"{log_path(data_dir, entry.id)}, says why it stopped or did not answer: fix "
+            f"that, then {check}"
+        )
     return f"start its server (`homeclaw plugin show {entry.id}` describes it), then {check}"
 
 

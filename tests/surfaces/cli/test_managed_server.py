@@ -161,6 +161,10 @@ def test_a_server_that_exits_is_one_clear_error_with_its_log(
     assert "plugin flaky: its server exited with code 3" in result.stderr
     assert "port 3107 is taken" in result.stderr  # the log's tail
     assert str(hc_home / "data" / "logs" / "flaky.log") in result.stderr
+    hint = " ".join(result.stderr.split())
+    assert "hint: homeclaw starts its server (config.start in" in hint  # not "start its server"
+    assert f"its log, {hc_home / 'data' / 'logs' / 'flaky.log'}, says why" in hint
+    assert "start its server (`homeclaw plugin show" not in hint
     health = cli("plugin", "health", "flaky")
     assert health.exit_code == ExitCode.UNAVAILABLE
     assert "managed: failed: plugin flaky: its server exited with code 3" in health.stdout
