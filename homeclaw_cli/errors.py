@@ -140,13 +140,25 @@ def damaged_index(uri: str, exc: BaseException) -> HomeclawError | None:
             hint="free some space on that disk (or move data_dir or index.uri), then run "
             "`homeclaw sync` again",
         )
-    local = "://" not in uri or uri.startswith("file://")
+    if "://" in uri and not uri.startswith("file://"):
+        # A shared index is other machines' too, and a store that answers oddly (a proxy, an
+        # outage, another LanceDB version) reads the same way as damage: never advise deleting.
+        return HomeclawError(
+            f"LanceDB could not read the search index at {uri} ({first.split(', /')[0]})",
+            hint="run `homeclaw doctor` here and `homeclaw sync --check` on another machine: "
+            "if that machine reads the index, the cause is on this one (network, keys, "
+            "homeclaw version); do not delete a shared index",
+        )
     return HomeclawError(
         f"the search index at {uri} is damaged ({first.split(', /')[0]})",
-        hint="run `homeclaw sync --full`: it rebuilds the index from your plugins and skills"
-        if local
-        else f"delete {uri} and run `homeclaw sync`: it is rebuilt from your plugins and skills",
+        hint="run `homeclaw sync --full`: it rebuilds the index from your plugins and skills",
     )
+
+
+def index_store_error(uri: str, exc: BaseException) -> HomeclawError | None:
+    """The user-facing error for any LanceDB failure on the index at `uri`: a store or commit
+    store that cannot be reached or refuses the keys before damaged files; else None."""
+    return object_store_error(uri, exc) or damaged_index(uri, exc)
 
 
 _UNREACHABLE = ("connect error", "connectionrefused", "dns error", "timed out", "sending request")
@@ -158,6 +170,8 @@ def object_store_error(uri: str, exc: BaseException) -> HomeclawError | None:
     if "://" not in uri or uri.startswith("file://"):
         return None
     text = str(exc).lower()
+    if uri.startswith("s3+ddb://") and "dynamodb" in text:
+        return commit_store_error(uri, text)
     if any(word in text for word in _REFUSED):
         return ConfigError(
             f"the object store refused the credentials for index.uri {uri}",
@@ -176,3 +190,34 @@ def object_store_error(uri: str, exc: BaseException) -> HomeclawError | None:
             "and that the server is up",
         )
     return None
+
+
+_DDB_REFUSED = ("unrecognizedclient", "invalidsignature", "accessdenied", "expiredtoken")
+
+
+def commit_store_error(uri: str, text: str) -> HomeclawError:
+    """The user-facing error for LanceDB's DynamoDB commit store (s3+ddb://) failing; `text`
+    is LanceDB's error in lower case, which names lance-table's commit/dynamodb.rs.
+
+    The AWS SDK reports a request that got no answer (endpoint down, DNS, timeout) as
+    "no service error"; the table files on S3 are not involved, so nothing is damaged.
+    """
+    table = uri.partition("ddbTableName=")[2].partition("&")[0] or "(no ddbTableName)"
+    if "resourcenotfoundexception" in text:
+        return ConfigError(
+            f"the DynamoDB table {table} (the commit store of index.uri {uri}) does not exist",
+            hint="create it with the key base_uri (string) and sort key version (number), "
+            "or fix ddbTableName in index.uri",
+        )
+    if any(word in text for word in _DDB_REFUSED):
+        return ConfigError(
+            f"DynamoDB refused the credentials for the commit store of index.uri {uri}",
+            hint="use keys (AWS_*, index.profile) that may read and write the DynamoDB "
+            f"table {table}",
+        )
+    return UnavailableError(
+        f"cannot reach the commit store (DynamoDB endpoint) of index.uri {uri}",
+        hint="check index.storage_options.dynamodb_endpoint, "
+        "index.region and that DynamoDB is up; the index itself is not damaged, "
+        "so keep it and run the command again once DynamoDB answers",
+    )

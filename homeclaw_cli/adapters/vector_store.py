@@ -200,6 +200,11 @@ class VectorStore:
             if known is not None:
                 raise known from None
             return None
+        except RuntimeError as exc:  # e.g. the s3+ddb:// commit store cannot be reached
+            known = object_store_error(self.uri, exc)
+            if known is not None:
+                raise known from None
+            raise
 
     def probe_write(self) -> None:
         """Create and drop a one-row table: the store takes this machine's writes (doctor)."""

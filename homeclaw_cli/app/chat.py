@@ -37,7 +37,7 @@ from homeclaw_cli.core.ports import LLM, ChatMessage, ModelServer, StatusSink, T
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.core.turn_result import TurnResult
-from homeclaw_cli.errors import HomeclawError, NotFoundError
+from homeclaw_cli.errors import HomeclawError, NotFoundError, index_store_error
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state import audit
@@ -357,9 +357,9 @@ class ChatSession:
         except HomeclawError as exc:
             self._warnings.append(f"index not updated: {exc.message}; run `homeclaw sync`")
         except Exception as exc:  # the chat works on the last index rather than not at all
-            self._warnings.append(
-                f"index not updated ({type(exc).__name__}: {exc}); run `homeclaw sync`"
-            )
+            known = index_store_error(self.settings.index_uri, exc)
+            reason = f"{type(exc).__name__}: {exc}" if known is None else known.message
+            self._warnings.append(f"index not updated ({reason}); run `homeclaw sync`")
 
     def _audit_decision(self, action: ToolAction, record: ApprovalRecord) -> None:
         """Every call that needed a decision goes to the audit log (`homeclaw audit`)."""

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.models import CONFIG_KEY, ENV_VAR, explain_missing, stand_in
-from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, damaged_index
+from homeclaw_cli.errors import ConfigError, HomeclawError, NotFoundError, index_store_error
 from homeclaw_cli.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]
@@ -113,7 +113,7 @@ def _index_check(context: AppContext) -> Check:
     except HomeclawError as exc:
         return Check("index", "fail", f"{uri}: {exc.message}", exc.hint or "")
     except (RuntimeError, OSError, ValueError) as exc:
-        damaged = damaged_index(uri, exc)
+        damaged = index_store_error(uri, exc)
         if damaged is None:
             raise
         return Check("index", "fail", damaged.message, damaged.hint or "")
@@ -129,7 +129,6 @@ def _index_check(context: AppContext) -> Check:
 def _index_store_checks(settings: Settings) -> list[Check]:
     """An object-store index: can this machine reach the store and write to it?"""
     from homeclaw_cli.adapters.vector_store import open_store
-    from homeclaw_cli.errors import object_store_error
 
     uri = settings.index_uri
     if "://" not in uri or uri.startswith("file://"):
@@ -140,7 +139,7 @@ def _index_store_checks(settings: Settings) -> list[Check]:
     except HomeclawError as exc:
         return [Check("index store", "fail", exc.message, exc.hint or "")]
     except (RuntimeError, OSError, ValueError) as exc:
-        known = object_store_error(uri, exc)
+        known = index_store_error(uri, exc)
         if known is None:
             detail = str(exc).splitlines()[0][:200]
             return [

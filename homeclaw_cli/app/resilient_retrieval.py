@@ -11,7 +11,7 @@ from homeclaw_cli.app.keyword_fallback import KeywordRetriever, SkillDocuments
 from homeclaw_cli.catalog.registry import Registry
 from homeclaw_cli.core.ports import Retriever
 from homeclaw_cli.core.retrieval import RetrievalResult
-from homeclaw_cli.errors import HomeclawError
+from homeclaw_cli.errors import HomeclawError, index_store_error
 
 Search = Callable[[Retriever], RetrievalResult]
 
@@ -19,8 +19,11 @@ Search = Callable[[Retriever], RetrievalResult]
 class ResilientRetriever:
     """`primary` until it fails once, then `fallback` for the rest of the session."""
 
-    def __init__(self, primary: Retriever | None, fallback: Retriever) -> None:
+    def __init__(
+        self, primary: Retriever | None, fallback: Retriever, *, index_uri: str = ""
+    ) -> None:
         self.primary = primary
+        self.index_uri = index_uri  # names the index in a LanceDB error
         self.fallback = fallback
         self.warnings: list[str] = []
 
@@ -37,6 +40,8 @@ class ResilientRetriever:
             try:
                 return search(self.primary)
             except Exception as exc:  # a broken index must not take the chat down
+                if not isinstance(exc, HomeclawError):
+                    exc = index_store_error(self.index_uri, exc) or exc
                 reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
                 self.warnings.append(f"retrieval fell back to keyword matching: {reason}")
                 self.primary = None
@@ -50,4 +55,4 @@ def build_retriever(
     fallback = KeywordRetriever(
         registry, max_in_prompt=context.settings.plugins.max_in_prompt, skills=skills
     )
-    return ResilientRetriever(context.retrieval, fallback)
+    return ResilientRetriever(context.retrieval, fallback, index_uri=context.settings.index_uri)

@@ -76,3 +76,14 @@ def test_config_show_masks_secrets(cli: object, hc_home: Path) -> None:
     assert storage == {"aws_secret_access_key": "***", "aws_region": "us-east-1"}
     text = cli("config", "show").stdout  # type: ignore[operator]
     assert "sk-123" not in text and "xyz" not in text and "abc" not in text
+
+
+def test_an_unreadable_shared_index_is_never_advice_to_delete_it() -> None:
+    from homeclaw_cli.errors import index_store_error
+
+    failure = RuntimeError("lance error: LanceError(IO): Execution error: odd reply, /x.rs:1:1")
+    remote = index_store_error("s3://team/index", failure)
+    assert remote is not None and "delete s3://" not in str(remote)
+    assert "do not delete a shared index" in str(remote)
+    local = index_store_error("/home/me/index", failure)
+    assert local is not None and "sync --full" in str(local)

@@ -20,9 +20,8 @@ from homeclaw_cli.errors import (
     HomeclawError,
     InterruptError,
     UsageError,
-    damaged_index,
+    index_store_error,
     missing_path,
-    object_store_error,
 )
 from homeclaw_cli.surfaces.cli import (
     audit,
@@ -124,7 +123,7 @@ class _ErrorBoundary(TyperGroup):
                 uri = state.settings().index_uri
             except HomeclawError:
                 uri = "the index folder"
-            error = object_store_error(uri, exc) or damaged_index(uri, exc)
+            error = index_store_error(uri, exc)
             if error is None or state.debug:
                 raise
             _fail(ctx, error)
