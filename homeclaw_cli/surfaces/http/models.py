@@ -30,12 +30,24 @@ class BodyTooLarge(HomeclawError):
     pass
 
 
+class IndexStatus(BaseModel):
+    """The index sync after registration changes (serve.sync_on_register), GET /api/index."""
+
+    state: str  # off | pending | synced | failed
+    request: int | None = None  # this change's sync request; in the index once synced >= it
+    requested: int = 0
+    synced: int = 0
+    error: str | None = None  # why the last sync failed, until one succeeds
+    hint: str | None = None
+
+
 class RegisterResponse(BaseModel):
     plugin_id: str
     registered: bool
     change: str
     health: dict[str, Any] | None = None
     warnings: list[str] = []
+    index: IndexStatus | None = None
 
 
 class UnregisterBody(BaseModel):
@@ -45,6 +57,7 @@ class UnregisterBody(BaseModel):
 class UnregisterResponse(BaseModel):
     plugin_id: str
     unregistered: bool
+    index: IndexStatus | None = None
 
 
 class HealthResponse(BaseModel):

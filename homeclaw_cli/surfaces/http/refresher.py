@@ -3,11 +3,34 @@
 import asyncio
 import logging
 import threading
+import time
+from dataclasses import dataclass
 
 from homeclaw_cli.app.registration import IndexSync
+from homeclaw_cli.errors import HomeclawError, index_store_error
 from homeclaw_cli.settings import Settings
 
 log = logging.getLogger("homeclaw.serve")
+
+
+@dataclass
+class SyncStatus:
+    """What became of the syncs asked for: request numbers count up from 1, so a caller
+    knows its change is in the index once `synced` reaches the number it was given."""
+
+    requested: int = 0
+    synced: int = 0  # the last request a finished sync covered
+    failed: int = 0  # the last request a failed sync covered
+    error: str | None = None
+    hint: str | None = None
+    finished_at: float | None = None
+
+    def state(self, enabled: bool) -> str:
+        if not enabled:
+            return "off"
+        if self.synced == self.requested:
+            return "synced"
+        return "failed" if self.failed == self.requested else "pending"
 
 
 class IndexRefresher:
@@ -15,18 +38,23 @@ class IndexRefresher:
 
     The sync runs in a daemon thread: stopping the server never waits for an embedding
     model to load, and an interrupted sync is repaired by the next one (the index
-    writes whole rows under its own lock).
+    writes whole rows under its own lock). `status` is what GET /api/index reports.
     """
 
     def __init__(self, settings: Settings, sync: IndexSync | None) -> None:
         self.settings = settings
         self.sync = sync
         self.pending = asyncio.Event()
+        self.status = SyncStatus()
 
-    def request(self) -> None:
-        """Ask for a sync (a no-op when syncing after registrations is turned off)."""
-        if self.sync is not None:
-            self.pending.set()
+    def request(self) -> int | None:
+        """Ask for a sync; its request number, or None when syncing after registrations
+        is turned off."""
+        if self.sync is None:
+            return None
+        self.status.requested += 1
+        self.pending.set()
+        return self.status.requested
 
     async def run(self) -> None:
         """Sync whenever asked, until cancelled."""
@@ -36,6 +64,7 @@ class IndexRefresher:
         while True:
             await self.pending.wait()
             self.pending.clear()
+            covers = self.status.requested
             done: asyncio.Future[object] = loop.create_future()
             threading.Thread(
                 target=self._sync_into, args=(loop, done), name="index-sync", daemon=True
@@ -43,9 +72,21 @@ class IndexRefresher:
             try:
                 report = await done
             except Exception as exc:  # the API stays up; the next registration retries
-                log.warning("index sync after registration failed: %s", exc)
+                self._failed(covers, exc)
             else:
+                self.status.synced = covers
+                self.status.error = self.status.hint = None
+                self.status.finished_at = time.time()
                 log.info("index synced%s", _summary(report))
+
+    def _failed(self, covers: int, exc: Exception) -> None:
+        error = exc if isinstance(exc, HomeclawError) else None
+        error = error or index_store_error(self.settings.index_uri, exc)
+        self.status.failed = covers
+        self.status.error = error.message if error else f"{type(exc).__name__}: {exc}"
+        self.status.hint = error.hint if error else "run `homeclaw sync` to see why"
+        self.status.finished_at = time.time()
+        log.warning("index sync after registration failed: %s", self.status.error)
 
     def _sync_into(self, loop: asyncio.AbstractEventLoop, done: asyncio.Future[object]) -> None:
         assert self.sync is not None

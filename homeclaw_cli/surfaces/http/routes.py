@@ -22,6 +22,7 @@ from homeclaw_cli.errors import UsageError
 from homeclaw_cli.surfaces.http.models import (
     ErrorResponse,
     HealthResponse,
+    IndexStatus,
     RegisterResponse,
     UnregisterResponse,
 )
@@ -81,9 +82,11 @@ async def register(request: Request, serve: Serve, replace: bool = False) -> Reg
     if result.health is not None and before is not None and before.ok != result.health.ok:
         log_health_change(result.plugin_id, result.health, before)
     response = RegisterResponse(**result.to_json())
+    number = None
     if response.change != "unchanged":
         log.info("registered %s (%s)", response.plugin_id, response.change)
-        serve.refresher.request()
+        number = serve.refresher.request()
+    response.index = serve.index_status(number)
     for warning in response.warnings:
         log.warning("%s", warning)
     return response
@@ -112,8 +115,15 @@ async def unregister(request: Request, serve: Serve) -> UnregisterResponse:
         )
     await asyncio.to_thread(unregister_plugin, serve.context, plugin_id, serialize=serve.write_lock)
     log.info("unregistered %s", plugin_id)
-    serve.refresher.request()
-    return UnregisterResponse(plugin_id=plugin_id, unregistered=True)
+    index = serve.index_status(serve.refresher.request())
+    return UnregisterResponse(plugin_id=plugin_id, unregistered=True, index=index)
+
+
+@router.get("/api/index", response_model=IndexStatus)
+async def index_status(serve: Serve) -> IndexStatus:
+    """The index sync after registration changes (serve.sync_on_register): `synced` is the
+    last request number in the index; `error` says why the last sync failed."""
+    return serve.index_status()
 
 
 @router.get("/api/plugins", summary="List plugins with their source and health")

@@ -18,7 +18,7 @@ from homeclaw_cli.document import DocumentError, parse_json_text
 from homeclaw_cli.runtime.health import probe_url
 from homeclaw_cli.state.health import HealthStatus
 from homeclaw_cli.state.serve_token import token_matches
-from homeclaw_cli.surfaces.http.models import AuthError, BodyTooLarge
+from homeclaw_cli.surfaces.http.models import AuthError, BodyTooLarge, IndexStatus
 from homeclaw_cli.surfaces.http.refresher import IndexRefresher
 
 log = logging.getLogger("homeclaw.serve")
@@ -74,6 +74,18 @@ class ServeState:
             if len(body) > limit:
                 raise too_large
         return await asyncio.to_thread(parse_body, bytes(body), hint)
+
+    def index_status(self, request: int | None = None) -> IndexStatus:
+        """Where the index sync after registration changes stands (GET /api/index)."""
+        status = self.refresher.status
+        return IndexStatus(
+            state=status.state(self.refresher.sync is not None),
+            request=request,
+            requested=status.requested,
+            synced=status.synced,
+            error=status.error,
+            hint=status.hint,
+        )
 
     async def aclose(self) -> None:
         """Close the probe client."""

@@ -226,7 +226,12 @@ def test_folder_plugin_id_is_refused(client: TestClient, settings: Settings) -> 
 def test_unregister(client: TestClient, settings: Settings) -> None:
     client.post("/api/plugins/register", json=descriptor(), headers=AUTH)
     done = client.post("/api/plugins/unregister", json={"plugin_id": "slack-bot"}, headers=AUTH)
-    assert done.json() == {"plugin_id": "slack-bot", "unregistered": True}
+    assert done.json() == {
+        "plugin_id": "slack-bot",
+        "unregistered": True,
+        "index": {"state": "off", "request": None, "requested": 0, "synced": 0}
+        | {"error": None, "hint": None},
+    }
     assert stored_ids(settings) == []
     again = client.post("/api/plugins/unregister", json={"plugin_id": "slack-bot"}, headers=AUTH)
     assert again.status_code == 404
