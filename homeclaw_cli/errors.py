@@ -184,12 +184,18 @@ def object_store_error(uri: str, exc: BaseException) -> HomeclawError | None:
             hint="create the bucket, or fix index.uri",
         )
     if any(word in text for word in _UNREACHABLE):
-        return UnavailableError(
-            f"cannot reach the object store of index.uri {uri}",
-            hint="check index.endpoint (or AWS_ENDPOINT_URL), index.allow_http for http://, "
-            "and that the server is up",
-        )
+        return unreachable_store(uri)
     return None
+
+
+def unreachable_store(uri: str, reason: str | None = None) -> UnavailableError:
+    """The one error for an object store that takes no connection (exit 5)."""
+    because = f" ({reason})" if reason else ""
+    return UnavailableError(
+        f"cannot reach the object store of index.uri {uri}{because}",
+        hint="check index.endpoint (or AWS_ENDPOINT_URL), index.allow_http for http://, "
+        "and that the server is up",
+    )
 
 
 _DDB_REFUSED = ("unrecognizedclient", "invalidsignature", "accessdenied", "expiredtoken")

@@ -14,11 +14,13 @@ import configparser
 import hashlib
 import os
 import re
+import socket
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.errors import ConfigError, unreachable_store
 
 REMOTE_SCHEMES = ("s3://", "s3+ddb://", "gs://", "az://", "abfs://")
 _U64_MAX = 2**64 - 1
@@ -105,8 +107,8 @@ def profile_credentials(profile: str) -> dict[str, str]:
 def latest_version(uri: str, table: str, options: dict[str, str]) -> int | None:
     """The newest version of `table` by listing its manifests (s3 only): 0 when the table
     has none (it does not exist); None when unknown (another store, or the listing failed)."""
-    if not uri.startswith("s3://"):
-        return None
+    if not uri.startswith("s3://") or unreachable_endpoint(options):
+        return None  # LanceDB then reports the store (an unreachable one at once)
     try:
         from pyarrow import fs
 
@@ -132,16 +134,21 @@ def _manifest_version(name: str) -> int | None:
     return _U64_MAX - number if number > 2**63 else number
 
 
-def _s3_filesystem(options: dict[str, str]) -> Any:
-    from pyarrow import fs
-
+def _s3_endpoint(options: dict[str, str]) -> str | None:
     env = os.environ
-    endpoint = (
+    return (
         options.get("aws_endpoint")
         or env.get("AWS_ENDPOINT_URL_S3")
         or env.get("AWS_ENDPOINT_URL")
         or env.get("AWS_ENDPOINT")
     )
+
+
+def _s3_filesystem(options: dict[str, str]) -> Any:
+    from pyarrow import fs
+
+    env = os.environ
+    endpoint = _s3_endpoint(options)
     kwargs: dict[str, Any] = {
         "region": options.get("aws_region") or env.get("AWS_REGION") or "us-east-1",
         "connect_timeout": float(options.get("connect_timeout", "3s").rstrip("s")),
@@ -171,3 +178,68 @@ def retry_commit(commit: Any, attempts: int = 6) -> Any:
                 raise
             time.sleep(0.2 * 2**attempt)
     return None
+
+
+_REMEMBER_SEC = 5.0  # one command asks several times; a long-lived serve or chat asks again
+_unreachable: dict[str, tuple[float, str]] = {}
+
+
+def require_reachable(uri: str, options: dict[str, str]) -> None:
+    """UnavailableError, before LanceDB is imported, for an s3 index whose endpoint takes no
+    connection."""
+    if uri.startswith(("s3://", "s3+ddb://")):
+        reason = unreachable_endpoint(options)
+        if reason:
+            raise unreachable_store(uri, reason)
+
+
+def unreachable_endpoint(options: dict[str, str]) -> str | None:
+    """Why the S3 endpoint set in `options` (or AWS_ENDPOINT_URL*) takes no connection, tried
+    1 + client_max_retries times with connect_timeout each; None when it does, or when there is
+    no endpoint to try directly (AWS's own, or one behind a proxy).
+
+    LanceDB repeats a failed request at each of several steps of opening a table (about
+    seven, each with its own retries), so a dead endpoint took ~7 times what the settings say.
+    """
+    endpoint = _s3_endpoint(options)
+    proxied = options.get("proxy_url") or any(
+        os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy")
+    )
+    if not endpoint or proxied:
+        return None
+    seen = _unreachable.get(endpoint)
+    if seen is not None and time.monotonic() - seen[0] < _REMEMBER_SEC:
+        return seen[1]
+    url = urllib.parse.urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+    host = url.hostname or ""
+    port = url.port or (80 if url.scheme == "http" else 443)
+    timeout = _seconds(options.get("connect_timeout", "3s"))
+    tries = 1 + int(options.get("client_max_retries", "2") or 0)
+    reason = ""
+    for attempt in range(tries):
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except socket.gaierror as exc:
+            reason = f"unknown host {host} ({exc.strerror})"
+            break
+        except TimeoutError:
+            reason = f"{host}:{port} did not answer within {timeout:g} s"
+        except OSError as exc:
+            reason = f"{host}:{port}: {exc.strerror or exc}"
+        else:
+            _unreachable.pop(endpoint, None)
+            return None
+        if attempt < tries - 1:
+            time.sleep(0.1 * 2**attempt)
+    _unreachable[endpoint] = (time.monotonic(), reason)
+    return reason
+
+
+def _seconds(duration: str) -> float:
+    """'3s', '500ms' or '3' (a LanceDB duration option) in seconds; 3 when unreadable."""
+    text = duration.strip().lower()
+    scale = 0.001 if text.endswith("ms") else 1.0
+    try:
+        return float(text.removesuffix("ms").removesuffix("s")) * scale
+    except ValueError:
+        return 3.0

@@ -178,6 +178,7 @@ class VectorStore:
             # LanceDB logs WARN lines such as "No existing dataset at ..." (the doctor's probe
             # table) straight to stderr; homeclaw reports what matters itself.
             os.environ.setdefault("LANCEDB_LOG", "error")
+            object_store.require_reachable(self.uri, self.storage_options)
             import lancedb
 
             try:
