@@ -112,7 +112,7 @@ def skill_tools(source: SkillSource, surface: Surface) -> list[Tool]:
         run = _from_definition(RUN_SKILL_TOOL, _run_skill(source))
         run.choice_args = frozenset({"skill_name", "script"})
         run.effects_of = _script_effects(source, "skill_name")
-        run.mend = _mend_run(source)
+        run.mend = _mend_run
         tools.append(run)
     return tools
 
@@ -147,25 +147,15 @@ def _script_effects(
     return effects_of
 
 
-def _mend_run(source: SkillSource) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """run_skill's repairs of what small models get wrong, the same way every time.
+def _mend_run(args: dict[str, Any]) -> dict[str, Any]:
+    """run_skill's repair of what small models get wrong: an option and its value written as
+    one argument (`"--sample 3"`, which argparse takes for an unknown positional) are two.
 
-    A script name a skill with one script does not have means that script: they guess names
-    (`dry_run.py`, `group_by_month.py` for organize-files' `plan.py`) and repeat the guess
-    after the error has listed the real one. An option and its value written as one argument
-    (`"--sample 3"`, which argparse takes for an unknown positional) are two."""
-
-    def mend(args: dict[str, Any]) -> dict[str, Any]:
-        argv = args.get("args")
-        if isinstance(argv, list):
-            args = {**args, "args": split_options(argv)}
-        skill = source.skills().get(str(args.get("skill_name")))
-        script = args.get("script")
-        if skill is None or len(skill.scripts) != 1 or not isinstance(script, str) or not script:
-            return args
-        return args if script in skill.scripts else {**args, "script": skill.scripts[0]}
-
-    return mend
+    A script name the skill does not have is never swapped for one it has, even when it has
+    only one: running code the model did not name is acting for it. The refusal lists the
+    skill's scripts, so the model can call again with a real one."""
+    argv = args.get("args")
+    return {**args, "args": split_options(argv)} if isinstance(argv, list) else args
 
 
 def split_options(argv: list[Any]) -> list[Any]:

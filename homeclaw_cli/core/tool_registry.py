@@ -68,8 +68,8 @@ class Tool:
     capability_id: str | None = None
     # A tool whose effect depends on its arguments (run_skill: the skill's declaration).
     effects_of: Callable[[dict[str, Any]], tuple[str | None, frozenset[Effect]]] | None = None
-    # The tool's own repair of a call's arguments, after coerce_arguments' (run_skill: a
-    # guessed script name of a skill with one script).
+    # The tool's own repair of a call's arguments, after coerce_arguments' (run_skill: an
+    # option and its value written as one argument).
     mend: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # Chat offers the tool only for a request matching this regex (None: always); keeps
     # built-ins out of prompts that have no use for them.

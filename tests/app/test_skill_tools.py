@@ -45,12 +45,14 @@ def test_chat_reads_and_runs_skills(source: ScannedSkills) -> None:
     assert single.ok and "hi a" in single.text
 
 
-def test_a_guessed_script_name_runs_the_one_script_a_skill_has(source: ScannedSkills) -> None:
+def test_a_script_name_a_skill_lacks_is_refused_not_swapped_for_its_one_script(
+    source: ScannedSkills,
+) -> None:
     registry = ToolRegistry(skill_tools(source, "chat"))
     args = {"skill_name": "hello", "script": "dry_run.py", "args": ["a"]}
-    assert registry.coerce("run_skill", args)["script"] == "hi.py"  # what approval is shown
+    assert registry.coerce("run_skill", args)["script"] == "dry_run.py"  # what approval is shown
     ran = call(registry, "run_skill", **args)
-    assert ran.ok and "hi a" in ran.text
+    assert not ran.ok and "'dry_run.py' does not exist" in ran.text and "hi.py" in ran.text
 
 
 def test_an_option_and_its_value_written_as_one_argument_are_two(source: ScannedSkills) -> None:
@@ -123,3 +125,5 @@ def test_mcp_has_one_tool_per_eligible_skill(source: ScannedSkills) -> None:
     failed = call(registry, "skill__hello", script="hi.py", args=["fail"])
     assert not failed.ok and failed.text.endswith("[exit code 3]")
     assert not call(registry, "skill__hello", script="../SKILL.md").ok
+    guessed = call(registry, "skill__hello", script="dry_run.py")
+    assert not guessed.ok and '"hi.py"' in guessed.text

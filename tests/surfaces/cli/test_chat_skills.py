@@ -85,23 +85,27 @@ def test_a_call_named_after_a_shown_skill_reads_that_skill(
     assert "# Hello world" in tool_results(fake_ollama.chat_requests[1])[0]
 
 
-def test_a_script_the_model_leaves_unsaid_is_the_answer(
+def test_a_script_the_skill_lacks_is_refused_with_its_scripts_and_nothing_runs(
     cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
 ) -> None:
-    """The model guesses the script's name (mended: the skill has one script), then says
-    nothing: the script's output is the answer, not an empty-answer error."""
+    """A read-only skill with one script that writes: the model names another script. Nothing
+    runs (no swap for the one script there is); the model is told which scripts exist."""
     env = hello_skill(tmp_path)
+    marker = tmp_path / "touched"
+    touch = f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\n"
+    (tmp_path / "skills" / "hello-world" / "scripts" / "hello.py").write_text(touch)
     fake_ollama.add_model("llama3.2")
-    guess = {"skill_name": "hello-world", "script": "greet.py", "args": ["Bob"]}
-    fake_ollama.script(tool_call("run_skill", guess), text(""))
+    guess = {"skill_name": "hello-world", "script": "link.sh", "args": ["Bob"]}
+    fake_ollama.script(tool_call("run_skill", guess), text("There is no link.sh."))
     result = cli(
         "chat", "--host", fake_ollama.host, "-q", "greet Bob warmly with hello", "--json", env=env
     )
     assert result.exit_code == 0, result.stderr
-    data = payload(result)
-    assert data["answer"] == "hello Bob" and data["ok"]
-    ran = [s for s in data["trace"] if s["kind"] == "tool"]
-    assert ran[0]["arguments"]["script"] == "hello.py"
+    assert not marker.exists()
+    told = tool_results(fake_ollama.chat_requests[1])[0]
+    assert "'link.sh' does not exist" in told and "hello.py" in told
+    ran = [s for s in payload(result)["trace"] if s["kind"] == "tool"]
+    assert ran[0]["arguments"]["script"] == "link.sh" and not ran[0]["ok"]
 
 
 def test_a_script_output_the_model_leaves_unsaid_is_printed(

@@ -148,6 +148,9 @@ def test_test_script_runs_like_run_skill(cli: Any, user_skills: Path) -> None:
     assert failing.exit_code == 1 and "exit 1" in failing.stderr
     refused = cli("skill", "test", "echo", "--script", "../SKILL.md")
     assert refused.exit_code == 2 and "contains `..`" in refused.stderr
+    missing = cli("skill", "test", "echo", "--script", "echo.sh")
+    assert missing.exit_code == 4 and "'echo.sh' does not exist" in missing.stderr
+    assert "there are: echo.py" in missing.stderr
     assert cli("skill", "test", "echo", "--", "x").exit_code == 2
 
 
