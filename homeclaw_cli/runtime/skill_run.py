@@ -41,6 +41,8 @@ from homeclaw_cli.catalog.skills import Skill, SkillRegistry
 from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.runtime.leftovers import CALL_ENV, end_leftovers, new_call_token
 from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.installed_scripts import unapproved
+from homeclaw_cli.state.lockfile import LockEntry
 
 MAX_ARGS = 64
 MAX_ARG_CHARS = 8192
@@ -153,6 +155,7 @@ def prepare_script(
     if any(part.startswith(".") for part in rel.split("/")):
         raise ScriptRefusedError(f"script {script!r} is a hidden file; refused")
     _check_allowlist(settings, skill.id, rel)
+    _check_installed(settings, skill, path)
     checked_args = _check_args(args)
     run_env = script_environment(settings, skill, env=env, caller_cwd=caller_cwd)
     try:
@@ -184,6 +187,28 @@ def _check_allowlist(settings: Settings, skill_id: str, rel: str) -> None:
             f"script {key!r} is not in skills.script_allowlist ({', '.join(patterns) or 'empty'})",
             hint=f"add `{key}` (or `{skill_id}/*`) to skills.script_allowlist in the config file",
         )
+
+
+def _check_installed(settings: Settings, skill: Skill, path: Path) -> None:
+    """Refuse a script added to an installed skill or plugin after its install was approved."""
+    found = unapproved(settings, path)
+    if found is None:
+        return
+    entry, rel = found
+    raise ScriptRefusedError(
+        f"{rel} of {entry.kind} {entry.id!r} ({entry.folder}) was not part of what "
+        f"`homeclaw {entry.kind} install` installed and approved; added since, it does not run "
+        f"(skill {skill.id!r} has these scripts: {', '.join(approved_names(entry, skill))})",
+        hint=f"delete it, or add it to the source ({entry.source}) and run "
+        f"`homeclaw {entry.kind} update {entry.id}`",
+    )
+
+
+def approved_names(entry: LockEntry, skill: Skill) -> list[str]:
+    """The skill's scripts its install recorded, as run_skill names them."""
+    prefix = skill.folder.resolve().relative_to(Path(entry.folder).resolve()) / "scripts"
+    names = [Path(s) for s in entry.scripts or []]
+    return [n.relative_to(prefix).as_posix() for n in names if n.is_relative_to(prefix)] or ["none"]
 
 
 def fnmatchcase_id(skill_id: str, pattern: str) -> bool:

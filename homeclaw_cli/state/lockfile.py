@@ -40,6 +40,8 @@ class LockEntry(BaseModel):
     installed_at: str
     folder: str
     subdir: str | None = None  # the item's folder inside the source, when chosen explicitly
+    # Its skills' scripts as installed (state/installed_scripts.py); None in older entries.
+    scripts: list[str] | None = None
 
 
 class Lockfile(BaseModel):

@@ -36,6 +36,7 @@ from homeclaw_cli.core.manifest_diff import FieldChange, manifest_diff
 from homeclaw_cli.core.permissions import Kind, PermissionDiff, describe
 from homeclaw_cli.errors import HomeclawError, ManifestError, NotFoundError, UsageError
 from homeclaw_cli.settings import Settings
+from homeclaw_cli.state.installed_scripts import added_scripts, scripts_in
 from homeclaw_cli.state.lockfile import LockEntry, lockfile_path, read_lockfile
 
 
@@ -165,6 +166,7 @@ def _compare_with_installed(
         manifest_changes=_descriptor_changes(kind, dest, fetched.root) if installed else [],
         notices=item.notices,
         warnings=item.warnings,
+        added_scripts=added_scripts(dest, fetched.root) if installed else [],
     )
 
 
@@ -240,6 +242,7 @@ def _lock_entry(kind: ItemKind, fetched: Fetched, result: InstallResult) -> Lock
         installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
         folder=str(result.folder),
         subdir=kind.subdir,
+        scripts=scripts_in(fetched.root),
     )
 
 

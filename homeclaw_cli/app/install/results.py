@@ -38,6 +38,8 @@ class InstallResult:
     synced: str | None = None
     kind: Kind = "plugin"
     error: str | None = None  # update --all: why this one failed
+    # Scripts in the installed copy the source lacks: never approved, run_skill refuses them.
+    added_scripts: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` form (keys are part of the CLI's contract)."""
@@ -69,6 +71,7 @@ class InstallResult:
             "warnings": self.warnings,
             "synced": self.synced,
             "error": self.error,
+            "added_scripts": self.added_scripts,
         }
 
 

@@ -106,8 +106,22 @@ def show_result(out: Output, result: InstallResult) -> None:
             out.warning(notice)
     for warning in result.warnings:
         out.warning(warning)
+    if result.action == "unchanged":  # an upgrade's swap leaves them out
+        show_added_scripts(out, result)
     if result.synced:
         out.info(result.synced)
+
+
+def show_added_scripts(out: Output, result: InstallResult) -> None:
+    """Name the scripts added to an installed copy since it was approved."""
+    if not result.added_scripts:
+        return
+    added = ", ".join(result.added_scripts)
+    out.warning(
+        f"{result.item_id}: {added} in {result.folder} came from no install and were never "
+        f"approved: run_skill refuses them. Delete them, or add them to the source "
+        f"({result.source}) and run `homeclaw {result.kind} update {result.item_id}`"
+    )
 
 
 def _show_changes(out: Output, result: InstallResult) -> None:
@@ -173,6 +187,7 @@ def _show_updates(out: Output, results: list[InstallResult]) -> None:
                 out.error(f"{result.item_id}: {result.error}")
             elif result.action == "unchanged":
                 out.text(f"{result.item_id}: up to date ({result.commit or result.digest})")
+                show_added_scripts(out, result)
             else:
                 show_result(out, result)
     if failed := [f"{r.item_id}: {r.error}" for r in results if r.error]:
