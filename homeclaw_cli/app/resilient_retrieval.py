@@ -26,6 +26,9 @@ class ResilientRetriever:
         self.index_uri = index_uri  # names the index in a LanceDB error
         self.fallback = fallback
         self.warnings: list[str] = []
+        # When set, a warning goes here the moment it arises (before the turn's calls run)
+        # instead of into `warnings`.
+        self.on_warning: Callable[[str], None] | None = None
 
     def search_plugins(self, query: str, *, limit: int | None = None) -> RetrievalResult:
         """The plugins for `query` from the index, or by keyword once the index failed."""
@@ -43,7 +46,11 @@ class ResilientRetriever:
                 if not isinstance(exc, HomeclawError):
                     exc = index_store_error(self.index_uri, exc) or exc
                 reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
-                self.warnings.append(f"retrieval fell back to keyword matching: {reason}")
+                warning = f"retrieval fell back to keyword matching: {reason}"
+                if self.on_warning is not None:
+                    self.on_warning(warning)
+                else:
+                    self.warnings.append(warning)
                 self.primary = None
         return search(self.fallback)
 

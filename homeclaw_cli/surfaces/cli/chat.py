@@ -187,6 +187,12 @@ async def _one_shot(
         except HomeclawError as exc:  # the server or model is not there: a failed turn
             session.log_unasked(query, exc)
             raise
+        finally:
+            # Before the turn, whose tool calls may act on what they warn about (a rule
+            # that names nothing, a stale index); later ones follow the answer.
+            for warning in session.take_warnings():
+                out.warning(warning)
+        session.retriever.on_warning = out.warning  # retrieval comes before the calls too
         with out.stream() as show:
 
             def show_text(piece: str) -> None:

@@ -3,6 +3,9 @@ and no write the user did not allow, least of all one asked for by text a tool r
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -307,6 +310,39 @@ def test_a_config_approve_rule_naming_nothing_installed_is_a_warning(
     [warning] = envelope(result)["warnings"]
     assert warning.startswith("tools.approve_rules: vaul in ")
     assert "(did you mean `vault`?); it applies to nothing" in warning
+
+
+def test_chat_q_warns_before_the_turn_runs_its_calls(
+    fake: FakeOllama, hc_home: Path, tmp_path: Path, target: Path
+) -> None:
+    """In the order a user sees them (one stream, the real entry point): the warning about a
+    rule that applies to nothing comes before the call it could have stopped, not after."""
+    (hc_home / "config.yaml").write_text("tools:\n  approve_rules: {vaul: never}\n")
+    plugins = tmp_path / "test-plugins"
+    vault = write_plugin(plugins, "vault", VAULT_YAML, VAULT_PY)
+    (vault / "config.yml").write_text(f"target: {target}\n")
+    fake.script(tool_call("vault__save", {"text": "x"}), text(""))
+    # No index: retrieval is keyword matching over what is installed (no embedding model).
+    env = {**os.environ, "HOMECLAW_NO_BUNDLED": "1", "PYTHONUNBUFFERED": "1"}
+    env |= {"HOMECLAW_PLUGINS__REFRESH_ON_STARTUP": "false"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[3])
+    argv = ["--plugins-dir", str(plugins), "chat", "--host", fake.host, "--approve", "auto"]
+    done = subprocess.run(
+        [sys.executable, "-m", "homeclaw_cli", *argv, "-q", "save x in my vault"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert target.exists(), done.stdout
+    assert target.read_text() == "x"
+    shown = done.stdout
+    answer = shown.index("\nsaved\n")  # the call's output, as the model said nothing
+    assert shown.index("tools.approve_rules: vaul in ") < answer, shown
+    assert shown.index("retrieval fell back to keyword matching: the index has no") < answer
 
 
 def test_a_skill_script_is_a_write_unless_its_skill_says_it_only_reads(
