@@ -8,7 +8,6 @@ embedder are opened on first use and reused.
 from __future__ import annotations
 
 import functools
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,11 +101,11 @@ class RetrievalService:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _section(self, kind: Kind) -> RetrievalSettings:
+    def section(self, kind: Kind) -> RetrievalSettings:
         return self.settings.plugins if kind == "plugin" else self.settings.skills
 
     def method(self, kind: Kind) -> str:
-        return self._method or self._section(kind).method
+        return self._method or self.section(kind).method
 
     def embed_query(self, query: str) -> list[float]:
         from homeclaw_cli.adapters.embedder import query_embedder
@@ -124,7 +123,7 @@ class RetrievalService:
 
     def _search(self, kind: Kind, query: str, limit: int | None) -> RetrievalResult:
         started = time.perf_counter()
-        section = self._section(kind)
+        section = self.section(kind)
         table = section.table
         method = self.method(kind)
         if not query.strip():
@@ -132,7 +131,9 @@ class RetrievalService:
         cap = limit if limit is not None else _cap(section)
         timings: dict[str, float] = {}
         if not section.use_vector_search:
-            return self._first_n(kind, query, cap, started)
+            from homeclaw_cli.app.first_n import first_n
+
+            return first_n(self, kind, query, cap, started)
 
         pool = max(MIN_POOL, section.max_retrieved * 4)
         reader = self.reader(table)
@@ -151,7 +152,7 @@ class RetrievalService:
             found = self._matches(search, clause, {})[:2]
             part = naming.apply(self._candidates(kind, saturation, *found))
             _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
-        self._drop_stale(kind, table, candidates)
+        self.drop_stale(table, candidates)
         _mark_complete(search, query, candidates, section.similarity_threshold)
         t0 = time.perf_counter()
         kept, everything = rank_candidates(
@@ -235,10 +236,10 @@ class RetrievalService:
         for match in keyword:
             out[match.id].keyword = match.score
         if kind == "plugin":
-            self._apply_health(out)
+            self.apply_health(out)
         return out
 
-    def _apply_health(self, candidates: dict[str, Candidate]) -> None:
+    def apply_health(self, candidates: dict[str, Candidate]) -> None:
         """Plugins whose last health check or call failed are dropped (the HealthStore)."""
         statuses = self.health.all()  # empty when nothing was checked (health is advisory)
         for cand in candidates.values():
@@ -247,7 +248,7 @@ class RetrievalService:
                 cand.status = "unhealthy"
                 cand.detail = status.detail
 
-    def _drop_stale(self, kind: Kind, table: str, candidates: dict[str, Candidate]) -> None:
+    def drop_stale(self, table: str, candidates: dict[str, Candidate]) -> None:
         """Seed 002 §8.6: an id whose folder or registration is gone is deleted and skipped."""
         if self.store.remote:
             return  # a shared index holds other machines' paths; their syncs delete their rows
@@ -266,34 +267,6 @@ class RetrievalService:
                 self.store.refresh_snapshot(table)
         except LockedError:
             pass  # a sync is running and will remove them itself
-
-    def _first_n(self, kind: Kind, query: str, count: int, started: float) -> RetrievalResult:
-        """Vector search off (seed 002 §8.4): the first N usable items, in id order."""
-        section = self._section(kind)
-        rows = sorted(self.reader(section.table).all_rows(section.table), key=lambda r: r["id"])
-        hits: list[RetrievalHit] = []
-        candidates: list[RetrievalHit] = []
-        for row in rows:
-            usable = (row.get("status") or "ok") == "ok"
-            kept = usable and len(hits) < count
-            hit = RetrievalHit(
-                id=row["id"],
-                kind=kind,
-                score=0.0,
-                dense_score=None,
-                keyword_score=None,
-                rank=len(candidates) + 1,
-                kept=kept,
-                reason="kept" if kept else ("top-k cut" if usable else "ineligible"),
-                descriptor=json.loads(row["descriptor"]),
-            )
-            candidates.append(hit)
-            if kept:
-                hits.append(hit)
-        total = time.perf_counter() - started
-        return RetrievalResult(
-            query, hits, candidates, False, [], {"total": total}, "first-n (vector search off)"
-        )
 
 
 @dataclass(frozen=True)

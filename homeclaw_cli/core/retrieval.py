@@ -33,6 +33,8 @@ TOP_K_CUT = "top-k cut"
 INELIGIBLE = "ineligible"
 UNHEALTHY = "unhealthy"
 STALE = "stale"
+# The method of a result when vector search is off: no ranking, the first usable ids.
+FIRST_N = "first-n (vector search off)"
 
 # Hybrid: score = dense + KEYWORD_WEIGHT * bm25 / (bm25 + saturation).
 # The bonus is bounded (< KEYWORD_WEIGHT), so it can lift an exact name or term over
@@ -153,17 +155,29 @@ class RetrievalResult:
         """The kept ids, best first."""
         return [h.id for h in self.hits]
 
+    @property
+    def ranked(self) -> bool:
+        """Whether the hits were ranked by the request (not so with vector search off)."""
+        return self.method != FIRST_N
+
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
             "query": self.query,
             "method": self.method,
-            "hits": [h.to_json(with_descriptor=True) for h in self.hits],
+            "ranked": self.ranked,
+            "hits": [self._hit_json(h, with_descriptor=True) for h in self.hits],
             "fallback": self.fallback,
             "fallback_names": self.fallback_names,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
         if explain:
-            data["candidates"] = [h.to_json() for h in self.candidates]
+            data["candidates"] = [self._hit_json(h) for h in self.candidates]
+        return data
+
+    def _hit_json(self, hit: RetrievalHit, *, with_descriptor: bool = False) -> dict[str, Any]:
+        data = hit.to_json(with_descriptor=with_descriptor)
+        if not self.ranked:
+            data["score"] = None  # nothing was scored: 0.0 would read as "no match"
         return data
 
 
@@ -352,6 +366,8 @@ def cut_across(
     disk-usage skill at 0.73 and the files plugin at 0.24: a small model offered both calls
     the plugin, which cannot read that folder."""
     if rival is None or not rival.hits or not result.hits:
+        return result
+    if not (result.ranked and rival.ranked):  # unranked (vector search off): no shared scale
         return result
     best = rival.hits[0]
     floor = best.score - margin

@@ -107,7 +107,9 @@ def _fmt(value: float | None) -> str:
 
 def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: str) -> None:
     """Kept hits (or the fallback), and with --explain every candidate and its reason."""
-    if explain:
+    if not result.ranked:
+        _show_unranked(out, result, explain=explain, kind=kind)
+    elif explain:
         rows = [
             [
                 c.rank,
@@ -138,6 +140,27 @@ def _show_search(out: Output, result: RetrievalResult, *, explain: bool, kind: s
     if result.fallback:
         names = ", ".join(result.fallback_names) or "(none indexed: run `homeclaw sync`)"
         out.info(f"no {kind} was close enough to offer; closest: {names}")
+
+
+def _show_unranked(out: Output, result: RetrievalResult, *, explain: bool, kind: str) -> None:
+    """Vector search off: what chat offers for any request, without scores it never had."""
+    if explain:
+        rows = [
+            [c.rank, c.id, "kept" if c.kept else "dropped", c.reason] for c in result.candidates
+        ]
+        out.table(["RANK", "ID", "RESULT", "WHY"], rows, styles={"ID": "cyan"})
+    else:
+        rows = [[h.id, _description(h.descriptor)] for h in result.hits]
+        out.table(["ID", "DESCRIPTION"], rows, styles={"ID": "cyan"})
+    setting = f"{kind}s.use_vector_search"
+    if not result.hits:
+        none = f"no usable {kind} indexed ({setting} is false): chat offers none"
+        out.info(f"{none}; run `homeclaw sync`")
+        return
+    out.info(
+        f"{setting} is false: nothing is ranked; chat offers these {len(result.hits)}, the "
+        f"first usable {kind}s in id order, whatever the request (true ranks by the request)"
+    )
 
 
 def _matched(hit: RetrievalHit) -> str:

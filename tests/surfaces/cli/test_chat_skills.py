@@ -191,3 +191,26 @@ def test_a_call_to_a_shown_skill_written_as_text_reads_that_skill(
     tools = [s for s in data["trace"] if s["kind"] == "tool"]
     assert (tools[0]["name"], tools[0]["arguments"]) == ("read_skill", {"skill": "hello-world"})
     assert "# Hello world" in tool_results(fake_ollama.chat_requests[1])[0]
+
+
+def test_with_plugin_vector_search_off_chat_offers_the_plugins_plugin_search_shows(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, tmp_path: Path, fast_retrieval: object
+) -> None:
+    """Unranked plugins (score 0) were all cut as far under a ranked skill, so chat offered
+    none of the plugins `plugin search` listed in that mode."""
+    from tests.fakes.chat_plugins import write_test_plugins
+
+    env = {**hello_skill(tmp_path), "HOMECLAW_PLUGINS__USE_VECTOR_SEARCH": "false"}
+    plugins = str(write_test_plugins(tmp_path / "test-plugins"))
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(text("Hello Bob!"))
+    question = "greet Bob warmly with hello"
+    result = cli(
+        "--plugins-dir", plugins, "chat", "--host", fake_ollama.host, "-q", question, env=env
+    )
+    assert result.exit_code == 0, result.stderr
+    shown = cli("--plugins-dir", plugins, "plugin", "search", question, "--json", env=env)
+    listed = [h["id"] for h in payload(shown)["hits"]]
+    assert listed == ["greeter", "tides"]
+    offered = {t["function"]["name"].split("__")[0] for t in fake_ollama.chat_requests[0]["tools"]}
+    assert set(listed) <= offered

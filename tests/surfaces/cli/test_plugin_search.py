@@ -199,3 +199,40 @@ def test_a_clause_far_from_the_whole_request_adds_a_plugin_only_when_sure_of_it(
     assert {"boats", "weather"} <= {
         h["id"] for h in payload(cli("plugin", "search", query, "--json"))["hits"]
     }
+
+
+def test_search_with_vector_search_off_shows_what_chat_offers_without_scores(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    """Vector search off ranks nothing: the first usable plugins in id order for any request.
+    It printed a 0.000 score for each, and listed plugins chat never offers: one whose folder
+    is gone since the sync, one whose health check failed."""
+    import shutil
+
+    from homeclaw_cli.state.health import HealthStore
+
+    assert cli("sync").exit_code == 0
+    shutil.rmtree(index_env["plugins"] / "calculator")
+    HealthStore(index_env["home"] / "data" / "state").set("slack", False, "connection refused")
+    off = {"HOMECLAW_PLUGINS__USE_VECTOR_SEARCH": "false", "HOMECLAW_PLUGINS__MAX_RETRIEVED": "1"}
+    explained = cli("plugin", "search", "weather", "--explain", env=off).stdout
+    rows = [line.split("\t") for line in explained.splitlines()]
+    assert [r[1:3] for r in rows] == [
+        ["calculator", "dropped"],
+        ["slack", "dropped"],
+        ["timer", "kept"],
+        ["weather", "dropped"],
+    ]
+    assert rows[0][3].startswith("stale") and rows[1][3] == "unhealthy: connection refused"
+    result = cli("plugin", "search", "weather", "forecast", env=off)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "timer\tSet a countdown timer or an alarm.\n"
+    assert "0.000" not in result.output
+    assert "plugins.use_vector_search is false: nothing is ranked; chat offers these 1" in (
+        result.stderr
+    )
+    data = payload(cli("plugin", "search", "weather", "--json", env=off))
+    assert (data["ranked"], [(h["id"], h["score"]) for h in data["hits"]]) == (
+        False,
+        [("timer", None)],
+    )
