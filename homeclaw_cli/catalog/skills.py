@@ -39,9 +39,10 @@ from homeclaw_cli.catalog.skill_frontmatter import SkillParseError, parse_skill_
 from homeclaw_cli.catalog.skill_interpreters import unrunnable_reason
 from homeclaw_cli.core.examples import Example
 from homeclaw_cli.core.ids import id_slug
-from homeclaw_cli.errors import ManifestError, NotFoundError
+from homeclaw_cli.errors import ConfigError, ManifestError, NotFoundError
 from homeclaw_cli.settings import BUNDLED_PLUGINS_DIR, BUNDLED_SKILLS_DIR, Settings
 from homeclaw_cli.state.disabled_plugins import read_disabled
+from homeclaw_cli.state.installed_scripts import approved_of, recorded_entries
 from homeclaw_cli.suggest import did_you_mean
 
 SKILL_FILE = "SKILL.md"
@@ -316,10 +317,23 @@ def scan_skills(settings: Settings, *, env: Mapping[str, str] | None = None) -> 
         registry.untrusted_workspace.append(workspace)
     for skill_id in read_disabled(settings.state_dir, "skill") & set(registry.skills):
         registry.disabled[skill_id] = registry.skills.pop(skill_id)
+    _hide_unapproved_scripts(settings, registry)
     ctx = EligibilityContext.from_settings(settings, env)
     for skill in [*registry.skills.values(), *(s.skill for s in registry.shadowed)]:
         apply_eligibility(skill, ctx)
     return registry
+
+
+def _hide_unapproved_scripts(settings: Settings, registry: SkillRegistry) -> None:
+    """A script added to an installed copy is not listed (so the model is not offered it);
+    run_skill refuses it by name too (runtime/skill_run.py)."""
+    try:
+        entries = recorded_entries(settings)
+    except ConfigError:  # a damaged lockfile: run_skill refuses every run and says why
+        return
+    if entries:
+        for skill in [*registry.skills.values(), *(s.skill for s in registry.shadowed)]:
+            skill.scripts = approved_of(entries, skill.folder, skill.scripts)
 
 
 def apply_eligibility(skill: Skill, ctx: EligibilityContext) -> None:

@@ -57,3 +57,22 @@ def unapproved(settings: Settings, script: Path) -> tuple[LockEntry, str] | None
         rel = real.relative_to(root).as_posix()
         return None if rel in entry.scripts else (entry, rel)
     return None
+
+
+def recorded_entries(settings: Settings) -> list[LockEntry]:
+    """The lockfile entries that record their scripts."""
+    lock = read_lockfile(lockfile_path(settings))
+    return [e for e in [*lock.skills.values(), *lock.plugins.values()] if e.scripts is not None]
+
+
+def approved_of(entries: list[LockEntry], folder: Path, scripts: list[str]) -> list[str]:
+    """Those of a skill's `scripts` (relative to folder/scripts) its install recorded: all of
+    them for a skill no recording install holds."""
+    real = folder.resolve()
+    for entry in entries:
+        root = Path(entry.folder).resolve()
+        if real.is_relative_to(root):
+            prefix = (real / SCRIPTS).relative_to(root).as_posix()
+            recorded = set(entry.scripts or [])
+            return [s for s in scripts if f"{prefix}/{s}" in recorded]
+    return scripts

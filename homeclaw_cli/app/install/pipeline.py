@@ -27,7 +27,12 @@ from homeclaw_cli.app.context import AppContext
 from homeclaw_cli.app.install.approval import Approver, permission_diff, require_approval
 from homeclaw_cli.app.install.deps import install_requirements
 from homeclaw_cli.app.install.kinds import ItemKind, StagedItem
-from homeclaw_cli.app.install.records import audit_install, audit_removal, recover_interrupted
+from homeclaw_cli.app.install.records import (
+    audit_install,
+    audit_removal,
+    backfill_scripts,
+    recover_interrupted,
+)
 from homeclaw_cli.app.install.results import InstallResult, RemoveResult
 from homeclaw_cli.app.install.swap import commit_install, commit_removal, install_lock
 from homeclaw_cli.catalog.plugin_files import DEPS_DIRNAME, REQUIREMENTS_FILE
@@ -89,6 +94,8 @@ def _install(
         )
         upgrade = result.action == "upgraded"
         if _stops_before_changes(result, options):
+            if result.action == "unchanged":
+                backfill_scripts(settings, kind.name, item.id, scripts_in(fetched.root))
             return result
         added = len(describe(diff.added))
         plural = "s" if added != 1 else ""

@@ -51,6 +51,17 @@ def restore_records(
     write_lockfile(path, lock)
 
 
+def backfill_scripts(settings: Settings, kind: Kind, item_id: str, scripts: list[str]) -> None:
+    """Record the scripts of an entry written before installs recorded them (update found
+    its source unchanged, so these are the ones that were approved)."""
+    path = lockfile_path(settings)
+    lock = read_lockfile(path)
+    entry = lock.section(kind).get(item_id)
+    if entry is not None and entry.scripts is None:
+        entry.scripts = scripts
+        write_lockfile(path, lock)
+
+
 def recover_interrupted(context: AppContext) -> list[str]:
     """Roll back installs a killed process left half-done (call under the install lock).
 

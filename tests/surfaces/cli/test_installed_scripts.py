@@ -46,6 +46,7 @@ def test_a_script_added_to_an_installed_skill_is_refused_and_named_by_update(
     assert "homeclaw skill update notes" in refused.stderr
     ran = cli("skill", "test", "notes", "--script", "list.py", env=ALLOW)
     assert ran.exit_code == 0 and ran.stdout == "the notes\n"
+    assert payload(cli("skill", "show", "notes", "--json"))["scripts"] == ["list.py"]
 
     update = cli("skill", "update", "notes")
     assert update.exit_code == 0, update.output
@@ -75,6 +76,8 @@ def test_chat_refuses_a_script_added_to_an_installed_skill(
     )
     assert result.exit_code == 0, result.stderr
     assert not marker.exists()
+    shown = fake_ollama.chat_requests[0]["messages"][0]["content"]
+    assert "<scripts>list.py</scripts>" in shown and "wipe.py" not in shown
     told = [m["content"] for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool"]
     assert "was not part of what `homeclaw skill install` installed" in told[0]
     assert [s["ok"] for s in payload(result)["trace"] if s["kind"] == "tool"] == [False]
@@ -94,3 +97,22 @@ def test_a_script_added_to_an_installed_plugins_skill_is_refused(
     assert cli("skill", "test", "notes", "--script", "list.py", env=ALLOW).exit_code == 0
     update = cli("plugin", "update", "jot")
     assert "skills/notes/scripts/wipe.py in " in update.stderr
+
+
+def test_update_records_the_scripts_of_an_entry_written_before_they_were(
+    cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    """A lockfile entry without `scripts` refuses nothing; the first update of an unchanged
+    source records them, and from then on an added script is refused."""
+    import json
+
+    assert cli("skill", "install", str(write_skill(tmp_path / "notes")), "--yes").exit_code == 0
+    lock_path = hc_home / "data" / "homeclaw-lock.json"
+    lock = json.loads(lock_path.read_text())
+    del lock["skills"]["notes"]["scripts"]  # as an older homeclaw wrote it
+    lock_path.write_text(json.dumps(lock))
+    (hc_home / "data" / "skills" / "notes" / "scripts" / "wipe.py").write_text("print('w')\n")
+    assert cli("skill", "test", "notes", "--script", "wipe.py", env=ALLOW).exit_code == 0
+    assert cli("skill", "update", "notes").exit_code == 0
+    assert json.loads(lock_path.read_text())["skills"]["notes"]["scripts"] == ["scripts/list.py"]
+    assert cli("skill", "test", "notes", "--script", "wipe.py", env=ALLOW).exit_code == 1
