@@ -17,9 +17,20 @@ from homeclaw_cli.core.retrieval import (
 from tests.fakes.retrieval import hit
 
 
-def _rank(cands: list[Candidate], method: str = "hybrid", threshold: float = 0.2, cap: int = 5):
+def _rank(
+    cands: list[Candidate],
+    method: str = "hybrid",
+    threshold: float = 0.2,
+    cap: int = 5,
+    best_threshold: float | None = None,
+):
     return rank_candidates(
-        cands, kind="plugin", method=method, threshold=threshold, max_in_prompt=cap
+        cands,
+        kind="plugin",
+        method=method,
+        threshold=threshold,
+        max_in_prompt=cap,
+        best_threshold=best_threshold,
     )
 
 
@@ -104,26 +115,11 @@ def test_threshold_margin_and_top_k_reasons() -> None:
 
 def test_nothing_is_kept_when_the_best_match_is_under_the_best_threshold() -> None:
     far_off = [Candidate("todo", {}, dense=0.22), Candidate("weather", {}, dense=0.21)]
-    kept, everything = rank_candidates(
-        far_off,
-        kind="plugin",
-        method="hybrid",
-        threshold=0.2,
-        max_in_prompt=5,
-        best_threshold=0.25,
-    )
+    kept, everything = _rank(far_off, best_threshold=0.25)
     assert kept == []
     assert {h.reason for h in everything} == {"below threshold: the best match is under 0.25"}
     # A best match that reaches it brings the others over the plain threshold along.
-    close = [Candidate("units", {}, dense=0.3), *far_off]
-    kept, _ = rank_candidates(
-        close,
-        kind="plugin",
-        method="hybrid",
-        threshold=0.2,
-        max_in_prompt=5,
-        best_threshold=0.25,
-    )
+    kept, _ = _rank([Candidate("units", {}, dense=0.3), *far_off], best_threshold=0.25)
     assert [h.id for h in kept] == ["units", "todo", "weather"]
 
 
@@ -131,14 +127,7 @@ def test_a_weak_keyword_match_does_not_make_the_best_match() -> None:
     # 0.21 by meaning; a BM25 of 1 lifts its final score past 0.25 but is too weak to count.
     lifted = Candidate("news", {}, dense=0.21, keyword=1.0)
     assert lifted.final("hybrid") > 0.25 and lifted.weak("hybrid")
-    kept, _ = rank_candidates(
-        [lifted, Candidate("notes", {}, dense=0.22)],
-        kind="plugin",
-        method="hybrid",
-        threshold=0.2,
-        max_in_prompt=5,
-        best_threshold=0.25,
-    )
+    kept, _ = _rank([lifted, Candidate("notes", {}, dense=0.22)], best_threshold=0.25)
     assert kept == []
 
 

@@ -81,6 +81,17 @@ def start_repl(
     return proc, Terminal(master)
 
 
+def second_turn_then_exit(proc: subprocess.Popen[bytes], term: Terminal) -> None:
+    """The session goes on: a second message is answered, then Ctrl-D ends it cleanly."""
+    term.expect(b"you>")
+    term.send(b"second\r")
+    term.expect(b"second answer")
+    term.expect(b"you>")
+    term.send(b"\x04")
+    term.expect(b"bye")
+    assert proc.wait(timeout=30) == 0
+
+
 def stop(proc: subprocess.Popen[bytes], term: Terminal) -> None:
     if proc.poll() is None:
         proc.kill()
@@ -129,13 +140,7 @@ def test_ctrl_c_cancels_the_answer_not_the_session(hc_home: Path, fake_ollama: F
         term.send(b"\x03")
         term.expect(b"cancelled")
         release.set()
-        term.expect(b"you>")
-        term.send(b"second\r")
-        term.expect(b"second answer")
-        term.expect(b"you>")
-        term.send(b"\x04")
-        term.expect(b"bye")
-        assert proc.wait(timeout=30) == 0
+        second_turn_then_exit(proc, term)
     finally:
         release.set()
         stop(proc, term)
@@ -210,13 +215,7 @@ def test_ctrl_c_or_d_at_the_approval_question_keeps_the_session(
         term.expect(b"[a]lways this session")
         term.send(key)
         term.expect(shown)
-        term.expect(b"you>")
-        term.send(b"second\r")
-        term.expect(b"second answer")
-        term.expect(b"you>")
-        term.send(b"\x04")
-        term.expect(b"bye")
-        assert proc.wait(timeout=30) == 0
+        second_turn_then_exit(proc, term)
     finally:
         stop(proc, term)
     assert not target.exists()
