@@ -42,7 +42,6 @@ from homeclaw_cli.errors import HomeclawError, UsageError
 from homeclaw_cli.runtime.leftovers import CALL_ENV, end_leftovers, new_call_token
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state.installed_scripts import unapproved
-from homeclaw_cli.state.lockfile import LockEntry
 
 MAX_ARGS = 64
 MAX_ARG_CHARS = 8192
@@ -198,17 +197,10 @@ def _check_installed(settings: Settings, skill: Skill, path: Path) -> None:
     raise ScriptRefusedError(
         f"{rel} of {entry.kind} {entry.id!r} ({entry.folder}) was not part of what "
         f"`homeclaw {entry.kind} install` installed and approved; added since, it does not run "
-        f"(skill {skill.id!r} has these scripts: {', '.join(approved_names(entry, skill))})",
+        f"(skill {skill.id!r} has these scripts: {', '.join(skill.scripts) or 'none'})",
         hint=f"delete it, or add it to the source ({entry.source}) and run "
         f"`homeclaw {entry.kind} update {entry.id}`",
     )
-
-
-def approved_names(entry: LockEntry, skill: Skill) -> list[str]:
-    """The skill's scripts its install recorded, as run_skill names them."""
-    prefix = skill.folder.resolve().relative_to(Path(entry.folder).resolve()) / "scripts"
-    names = [Path(s) for s in entry.scripts or []]
-    return [n.relative_to(prefix).as_posix() for n in names if n.is_relative_to(prefix)] or ["none"]
 
 
 def fnmatchcase_id(skill_id: str, pattern: str) -> bool:

@@ -46,17 +46,15 @@ def added_scripts(installed: Path, source: Path) -> list[str]:
 
 
 def unapproved(settings: Settings, script: Path) -> tuple[LockEntry, str] | None:
-    """The lockfile entry of the installed item holding `script` (a resolved path) and the
-    script's path relative to it, when that entry records its scripts and this is not one."""
+    """The lockfile entry of the installed item holding `script` and the script's path
+    relative to it, when that entry records its scripts and this is not one."""
     real = script.resolve()
-    lock = read_lockfile(lockfile_path(settings))
-    for entry in [*lock.skills.values(), *lock.plugins.values()]:
-        root = Path(entry.folder).resolve()
-        if entry.scripts is None or not real.is_relative_to(root):
-            continue
-        rel = real.relative_to(root).as_posix()
-        return None if rel in entry.scripts else (entry, rel)
-    return None
+    found = _holder(recorded_entries(settings), real)
+    if found is None:
+        return None
+    entry, root = found
+    rel = real.relative_to(root).as_posix()
+    return None if rel in (entry.scripts or []) else (entry, rel)
 
 
 def recorded_entries(settings: Settings) -> list[LockEntry]:
@@ -69,10 +67,19 @@ def approved_of(entries: list[LockEntry], folder: Path, scripts: list[str]) -> l
     """Those of a skill's `scripts` (relative to folder/scripts) its install recorded: all of
     them for a skill no recording install holds."""
     real = folder.resolve()
+    found = _holder(entries, real)
+    if found is None:
+        return scripts
+    entry, root = found
+    prefix = (real / SCRIPTS).relative_to(root).as_posix()
+    recorded = set(entry.scripts or [])
+    return [s for s in scripts if f"{prefix}/{s}" in recorded]
+
+
+def _holder(entries: list[LockEntry], real: Path) -> tuple[LockEntry, Path] | None:
+    """The first entry whose item folder holds the resolved path `real`, with that folder."""
     for entry in entries:
         root = Path(entry.folder).resolve()
         if real.is_relative_to(root):
-            prefix = (real / SCRIPTS).relative_to(root).as_posix()
-            recorded = set(entry.scripts or [])
-            return [s for s in scripts if f"{prefix}/{s}" in recorded]
-    return scripts
+            return entry, root
+    return None
