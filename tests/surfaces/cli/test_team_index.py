@@ -133,6 +133,12 @@ def _run_sync(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 @pytest.mark.timeout(600)  # five sync processes; minutes on a loaded 2-core CI machine
+@pytest.mark.xfail(
+    reason="known race, open: two first syncs at once sometimes leave the shared plugins' rows "
+    "twice (120 rows for 90 ids) in 2 of 3 fresh-clone CI runs on 2026-11-28, though never in "
+    "14 runs alone; each sync's drop_duplicates misses them. Remove this mark with the fix.",
+    strict=False,
+)
 def test_two_concurrent_syncs_from_two_homes_lose_nothing(
     hc_home: Path, s3_server: S3Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
