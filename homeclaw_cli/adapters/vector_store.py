@@ -182,7 +182,7 @@ class VectorStore:
             import lancedb
 
             try:
-                self._db = lancedb.connect(self.uri, storage_options=self.storage_options or None)
+                self._db = lancedb.connect(self.uri, storage_options=self._connect_options())
             except Exception as exc:  # bad scheme, missing credentials, permissions...
                 known = object_store_error(self.uri, exc)
                 if known is not None:
@@ -192,6 +192,13 @@ class VectorStore:
                     hint="check index.uri in the config (a folder or an object-store URI)",
                 ) from None
         return self._db
+
+    def _connect_options(self) -> dict[str, str] | None:
+        if not self.remote:
+            return None
+        # Row ids that survive another machine's compaction, so drop_duplicates deletes the
+        # copies it read (tables created by older versions get the re-read in drop_duplicates).
+        return {**self.storage_options, "new_table_enable_stable_row_ids": "true"}
 
     def _open(self, table: str) -> Any | None:
         try:
@@ -297,16 +304,20 @@ class VectorStore:
         empty (before embedding) and rows are merged into whichever create won."""
         self.db.create_table(table, schema=table_schema(dim), exist_ok=True)
 
-    def _commit(self, table: str, action: Any) -> None:
+    def _commit(self, table: str, action: Any) -> Any:
         """Run one commit on the newest version of `table`, retried when another writer's
         commit won (Lance itself retries a merge; this covers what it gives up on)."""
-        object_store.retry_commit(lambda: action(self._require(table)))
+        return object_store.retry_commit(lambda: action(self._require(table)))
 
-    def drop_duplicates(self, table: str) -> None:
+    def drop_duplicates(self, table: str, *, rounds: int = 5) -> None:
         """Keep one row per id. Two machines inserting the same new id at once both commit
         (Lance merges them as compatible appends); every machine keeps the lowest row id, so
-        concurrent clean-ups agree. Read and delete use one version; a retry reads again."""
-        self._commit(table, _drop_duplicates)
+        concurrent clean-ups agree. In a table without stable row ids, another machine's
+        compaction between the read and the delete renumbers the rows and the delete removes
+        nothing, so the table is read again until a read finds each id once."""
+        for _ in range(rounds):
+            if not self._commit(table, _drop_duplicates):
+                return
 
     def delete(self, table: str, ids: Iterable[str]) -> int:
         """Delete rows by id in one commit; returns how many ids were asked for."""
@@ -422,7 +433,8 @@ class VectorStore:
         return handle
 
 
-def _drop_duplicates(handle: Any) -> None:
+def _drop_duplicates(handle: Any) -> bool:
+    """Delete every copy of an id but the one with the lowest row id; True when it found any."""
     rows = handle.search().with_row_id(True).select(["id"]).limit(max(1, handle.count_rows()))
     first: dict[str, int] = {}
     extra: list[int] = []
@@ -433,3 +445,4 @@ def _drop_duplicates(handle: Any) -> None:
             first[row["id"]] = int(row["_rowid"])
     if extra:
         handle.delete(f"_rowid IN ({', '.join(map(str, extra))})")
+    return bool(extra)

@@ -34,8 +34,9 @@ from homeclaw_cli.app.index_rows import (
     plugin_rows,
     skill_rows,
 )
-from homeclaw_cli.app.sync_embed import Embedded, embed_rows
+from homeclaw_cli.app.sync_embed import embed_rows
 from homeclaw_cli.app.sync_repair import drop_if_damaged
+from homeclaw_cli.app.sync_upsert import upsert_rows
 from homeclaw_cli.catalog.skills import TEST_PREFIX
 from homeclaw_cli.core.changes import ChangeSet
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
@@ -387,27 +388,6 @@ def _progress_pair(
     return (lambda total: progress.start(kind, total)), progress.advance
 
 
-def _upsert(store: VectorStore, plan: _Plan, done: Embedded, model: str) -> None:
-    """Merge the embedded rows in. On object storage the table is created empty first, rows
-    a concurrent first create overwrote are merged again, and rows two machines inserted at
-    once are kept once."""
-    if store.remote:
-        store.create_empty(plan.table, done.dim)
-    store.upsert(plan.table, plan.embed, done.vectors, model, facets=done.facets)
-    if store.remote:
-        present = set(store.ids(plan.table))
-        lost = [i for i, row in enumerate(plan.embed) if row.id not in present]
-        if lost:
-            store.upsert(
-                plan.table,
-                [plan.embed[i] for i in lost],
-                done.vectors[lost],
-                model,
-                facets=[done.facets[i] for i in lost],
-            )
-        store.drop_duplicates(plan.table)
-
-
 def _apply(
     settings: Settings,
     store: VectorStore,
@@ -438,7 +418,7 @@ def _apply(
                 plan.table, plan.rows, done.vectors, model, done.dim, facets=done.facets
             )
         else:
-            _upsert(store, plan, done, model)
+            upsert_rows(store, plan.table, plan.embed, done, model)
     if plan.remove:
         store.delete(plan.table, plan.remove)
     changed_rows = bool(plan.embed or plan.remove)

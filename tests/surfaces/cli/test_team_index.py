@@ -120,6 +120,25 @@ def test_sync_and_search_on_s3_then_a_second_home_sees_the_change(
     assert cli("plugin", "sync", "--check").exit_code == 0
 
 
+@pytest.mark.timeout(300)
+def test_a_shared_table_keeps_its_row_ids_through_a_compaction(
+    cli: Any, index_env: dict[str, Any], s3_server: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Concurrent syncs drop duplicate rows by row id; another machine's compaction between
+    the read and the delete must not renumber them."""
+    bucket = _bucket(s3_server)
+    _use_s3(monkeypatch, s3_server, bucket)
+    assert cli("sync").exit_code == 0
+    table = _table(s3_server, bucket)
+    table.delete("id = 'slack'")
+    before = table.search().with_row_id(True).select(["id"]).to_list()
+    table.optimize()
+    after = _table(s3_server, bucket).search().with_row_id(True).select(["id"]).to_list()
+    assert sorted((r["id"], r["_rowid"]) for r in after) == sorted(
+        (r["id"], r["_rowid"]) for r in before
+    )
+
+
 def _run_sync(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     full = {**os.environ, **env, "HOMECLAW_HOME": str(home), "PYTHONPATH": str(REPO_ROOT)}
     return subprocess.Popen(
@@ -133,12 +152,6 @@ def _run_sync(home: Path, env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 @pytest.mark.timeout(600)  # five sync processes; minutes on a loaded 2-core CI machine
-@pytest.mark.xfail(
-    reason="known race, open: two first syncs at once sometimes leave the shared plugins' rows "
-    "twice (120 rows for 90 ids) in 2 of 3 fresh-clone CI runs on 2026-11-28, though never in "
-    "14 runs alone; each sync's drop_duplicates misses them. Remove this mark with the fix.",
-    strict=False,
-)
 def test_two_concurrent_syncs_from_two_homes_lose_nothing(
     hc_home: Path, s3_server: S3Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
