@@ -161,6 +161,12 @@ def index_store_error(uri: str, exc: BaseException) -> HomeclawError | None:
     return object_store_error(uri, exc) or damaged_index(uri, exc)
 
 
+def index_failure(uri: str, exc: BaseException) -> HomeclawError | None:
+    """`exc` when it is already a HomeclawError, else index_store_error(); None when neither
+    says what happened (the caller shows the exception itself)."""
+    return exc if isinstance(exc, HomeclawError) else index_store_error(uri, exc)
+
+
 _UNREACHABLE = ("connect error", "connectionrefused", "dns error", "timed out", "sending request")
 _REFUSED = ("invalidaccesskeyid", "signaturedoesnotmatch", "accessdenied", "forbidden", "403")
 

@@ -37,7 +37,7 @@ from homeclaw_cli.core.ports import LLM, ChatMessage, ModelServer, StatusSink, T
 from homeclaw_cli.core.retrieval import RetrievalHit
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.core.turn_result import TurnResult
-from homeclaw_cli.errors import HomeclawError, NotFoundError, index_store_error
+from homeclaw_cli.errors import HomeclawError, NotFoundError, index_failure
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 from homeclaw_cli.settings import Settings
 from homeclaw_cli.state import audit
@@ -354,12 +354,10 @@ class ChatSession:
             await asyncio.to_thread(
                 sync, self.settings, kinds=kinds, context=context, lock_timeout=SYNC_LOCK_WAIT
             )
-        except HomeclawError as exc:
-            self._warnings.append(f"index not updated: {exc.message}; run `homeclaw sync`")
         except Exception as exc:  # the chat works on the last index rather than not at all
-            known = index_store_error(self.settings.index_uri, exc)
+            known = index_failure(self.settings.index_uri, exc)
             reason = f"{type(exc).__name__}: {exc}" if known is None else known.message
-            self._warnings.append(f"index not updated ({reason}); run `homeclaw sync`")
+            self._warnings.append(f"index not updated: {reason}; run `homeclaw sync`")
 
     def _audit_decision(self, action: ToolAction, record: ApprovalRecord) -> None:
         """Every call that needed a decision goes to the audit log (`homeclaw audit`)."""

@@ -11,7 +11,7 @@ from homeclaw_cli.app.keyword_fallback import KeywordRetriever, SkillDocuments
 from homeclaw_cli.catalog.registry import Registry
 from homeclaw_cli.core.ports import Retriever
 from homeclaw_cli.core.retrieval import RetrievalResult
-from homeclaw_cli.errors import HomeclawError, index_store_error
+from homeclaw_cli.errors import index_failure
 
 Search = Callable[[Retriever], RetrievalResult]
 
@@ -43,9 +43,8 @@ class ResilientRetriever:
             try:
                 return search(self.primary)
             except Exception as exc:  # a broken index must not take the chat down
-                if not isinstance(exc, HomeclawError):
-                    exc = index_store_error(self.index_uri, exc) or exc
-                reason = exc.message if isinstance(exc, HomeclawError) else repr(exc)
+                known = index_failure(self.index_uri, exc)
+                reason = repr(exc) if known is None else known.message
                 warning = f"retrieval fell back to keyword matching: {reason}"
                 if self.on_warning is not None:
                     self.on_warning(warning)

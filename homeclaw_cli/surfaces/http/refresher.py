@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 
 from homeclaw_cli.app.registration import IndexSync
-from homeclaw_cli.errors import HomeclawError, index_store_error
+from homeclaw_cli.errors import index_failure
 from homeclaw_cli.settings import Settings
 
 log = logging.getLogger("homeclaw.serve")
@@ -80,8 +80,7 @@ class IndexRefresher:
                 log.info("index synced%s", _summary(report))
 
     def _failed(self, covers: int, exc: Exception) -> None:
-        error = exc if isinstance(exc, HomeclawError) else None
-        error = error or index_store_error(self.settings.index_uri, exc)
+        error = index_failure(self.settings.index_uri, exc)
         self.status.failed = covers
         self.status.error = error.message if error else f"{type(exc).__name__}: {exc}"
         self.status.hint = error.hint if error else "run `homeclaw sync` to see why"
