@@ -24,11 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from task_file import clone_commit, write_tasks
 
 DATA = "data/data_full.json"
 HERE = Path(__file__).resolve().parent
@@ -95,26 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", default="", help="the clone's commit, when not found from it")
     args = parser.parse_args(argv)
     source = args.oos_eval if args.oos_eval.is_file() else args.oos_eval / DATA
-    commit = (
-        args.commit
-        or subprocess.run(
-            ["git", "-C", str(source.parent), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
+    commit = args.commit or clone_commit(source)
     items = tasks(json.loads(source.read_text(encoding="utf-8")), args.per_intent, args.seed)
     served = sum(1 for t in items if "plugin" in t)
     header = (
-        f"# {len(items)} chat tasks from CLINC150's test requests (clinc/oos-eval {commit or '?'},\n"
+        f"# {len(items)} chat tasks from CLINC150's test requests (clinc/oos-eval {commit},\n"
         f"# {DATA}, CC BY 3.0, Larson et al. 2019): {served} whose intent a bundled plugin\n"
         f"# serves, {len(items) - served} of other intents, which no plugin serves.\n"
         f"# Written by benchmarks/llm/public_clinc.py --per-intent {args.per_intent}"
         f" --seed {args.seed}.\n"
     )
-    body = yaml.safe_dump({"tasks": items}, sort_keys=False, allow_unicode=True, width=100)
-    args.out.write_text(header + body, encoding="utf-8")
-    print(f"{len(items)} tasks -> {args.out}")
+    write_tasks(args.out, header, items)
     return 0
 
 

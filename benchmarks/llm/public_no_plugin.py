@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from task_file import clone_commit, write_tasks
 
 QUESTIONS = "fastchat/llm_judge/data/vicuna_bench/question.jsonl"
 SKIPPED_CATEGORIES = frozenset({"math"})
@@ -52,20 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "tasks-vicuna.yaml")
     args = parser.parse_args(argv)
     source = args.fastchat if args.fastchat.is_file() else args.fastchat / QUESTIONS
-    commit = subprocess.run(
-        ["git", "-C", str(source.parent), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    commit = clone_commit(source)
     items = tasks(source.read_text(encoding="utf-8").splitlines())
     header = (
         f"# {len(items)} no-plugin tasks: the Vicuna benchmark's questions\n"
-        f"# (lm-sys/FastChat {commit or '?'}, {QUESTIONS}, Apache-2.0),\n"
+        f"# (lm-sys/FastChat {commit}, {QUESTIONS}, Apache-2.0),\n"
         "# the math category left out. Written by benchmarks/llm/public_no_plugin.py.\n"
     )
-    body = yaml.safe_dump({"tasks": items}, sort_keys=False, allow_unicode=True, width=100)
-    args.out.write_text(header + body, encoding="utf-8")
-    print(f"{len(items)} tasks -> {args.out}")
+    write_tasks(args.out, header, items)
     return 0
 
 

@@ -23,7 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from task_file import write_tasks
 
 
 def sample_tasks(
@@ -55,9 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         f"# --count {args.count} --seed {args.seed}. Run with --plugins-dir pointing at the set's\n"
         "# converted plugins.\n"
     )
-    body = yaml.safe_dump({"tasks": tasks}, sort_keys=False, allow_unicode=True, width=100)
-    args.out.write_text(header + body, encoding="utf-8")
-    print(f"{len(tasks)} tasks -> {args.out}")
+    write_tasks(args.out, header, tasks)
     return 0
 
 

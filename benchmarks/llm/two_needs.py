@@ -22,6 +22,10 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from task_file import write_tasks
+
 HERE = Path(__file__).resolve().parent
 SEED = 20261127
 NETWORK = {"weather", "news"}
@@ -93,9 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         " two single-need\n"
         "# tasks joined, each plugin expected (`needs`). Format: `homeclaw eval chat --help`.\n"
     )
-    body = yaml.safe_dump({"tasks": rows}, sort_keys=False, allow_unicode=True, width=100)
-    args.out.write_text(header + body, encoding="utf-8")
-    print(f"{len(rows)} two-need tasks -> {args.out}")
+    write_tasks(args.out, header, rows, "two-need tasks")
     return 0
 
 
