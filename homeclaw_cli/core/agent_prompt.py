@@ -1,6 +1,8 @@
 """The system prompt, built from blocks in seed 002 §3 order, stable ones first.
 
   1. workspace: identity (IDENTITY.md / AGENTS.md) and TOOLS.md, or a short default
+  1b. today's date: small models otherwise answer date questions with their training cut-off's
+      date, or call the weather forecast for "what date is it tomorrow"
   2. tool rules: how to use tools, and that their output is data (only when tools are offered)
   3. routing: only the retrieved, healthy plugins, one line each
   4. <available_skills>: only the retrieved, eligible skills of this turn (catalog/skill_prompt)
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from homeclaw_cli.core.manifest import PluginManifest
@@ -114,6 +117,12 @@ def json_tools_text(tools: ToolRegistry) -> str:
     return "\n".join(lines)
 
 
+def date_block(today: date) -> PromptBlock:
+    """The user's date (not the time: tools give that, and it would change the prompt's
+    cached prefix every minute)."""
+    return PromptBlock("date", f"Today is {today:%A} {today.isoformat()}.")
+
+
 def build_system_prompt(
     workspace: list[PromptBlock],
     skills_text: str,
@@ -123,12 +132,15 @@ def build_system_prompt(
     json_tools: str | None = None,
     tools: bool = True,
     search: bool = False,
+    today: date | None = None,
 ) -> SystemPrompt:
     """The blocks in order; `json_tools` is the tool list for models without tool calling,
-    `tools` whether any tool is offered, `search` whether search_plugins is."""
+    `tools` whether any tool is offered, `search` whether search_plugins is, `today` the
+    local date (today's when not given)."""
     rule = PromptBlock("untrusted_data", TOOL_RULES if tools or json_tools else "")
     routing = routing_block(plugins, fallback_names, search=search)
-    blocks = [*workspace, rule, routing, PromptBlock("skills", skills_text)]
+    dated = date_block(today or date.today())
+    blocks = [*workspace, dated, rule, routing, PromptBlock("skills", skills_text)]
     if json_tools:
         blocks.append(PromptBlock("json_tools", json_tools))
     return SystemPrompt([b for b in blocks if b.text])

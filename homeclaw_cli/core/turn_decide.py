@@ -28,8 +28,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
+from homeclaw_cli.core.agent_prompt import date_block
 from homeclaw_cli.core.grounding import conversation_words, made_up
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMReply, LLMToolCall
@@ -264,14 +266,15 @@ def _decide_system(tools: list[Tool]) -> str:
 
 
 def _messages(state: TurnState, system: str) -> list[ChatMessage]:
-    """The request with the previous exchange (not this turn's tool traffic)."""
+    """The request with the previous exchange (not this turn's tool traffic), and the date as
+    the turn's own prompt gives it (an answer without tools may need it)."""
     earlier = [
         m
         for m in state.messages[1 : state.own_from]
         if m.get("role") in ("user", "assistant") and not m.get("tool_calls")
     ]
     return [
-        {"role": "system", "content": system},
+        {"role": "system", "content": f"{system}\n{date_block(date.today()).text}"},
         *earlier[-HISTORY_MESSAGES:],
         {"role": "user", "content": state.message},
     ]

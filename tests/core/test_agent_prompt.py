@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from homeclaw_cli.core.agent_prompt import (
@@ -37,8 +38,14 @@ def test_stable_blocks_first_then_routing_then_skills(tmp_path: Path) -> None:
         read_workspace([tmp_path]), "<available_skills/>", [WEATHER, NOTES], []
     )
     # what changes with every message comes last, so servers reuse their prompt cache
-    assert [b.name for b in prompt.blocks] == ["identity", "untrusted_data", "routing", "skills"]
-    routing = prompt.blocks[2].text
+    assert [b.name for b in prompt.blocks] == [
+        "identity",
+        "date",
+        "untrusted_data",
+        "routing",
+        "skills",
+    ]
+    routing = prompt.blocks[3].text
     assert "- weather: Current weather and forecast for a city." in routing
     assert "- notes: Write and search personal notes." in routing
     assert "search_plugins" not in prompt.text  # not offered unless asked for
@@ -47,7 +54,7 @@ def test_stable_blocks_first_then_routing_then_skills(tmp_path: Path) -> None:
 
 def test_a_turn_without_tools_has_no_tool_text(tmp_path: Path) -> None:
     prompt = build_system_prompt(read_workspace([tmp_path]), "", [], ["p1"], tools=False)
-    assert [b.name for b in prompt.blocks] == ["identity"] and prompt.tokens < 30
+    assert [b.name for b in prompt.blocks] == ["identity", "date"] and prompt.tokens < 45
 
 
 def test_no_plugins_offers_search_and_caps_fallback_names(tmp_path: Path) -> None:
@@ -56,4 +63,15 @@ def test_no_plugins_offers_search_and_caps_fallback_names(tmp_path: Path) -> Non
     routing = prompt.blocks[-1].text
     assert "search_plugins(query)" in routing
     assert f"p{MAX_FALLBACK_NAMES - 1}" in routing and f"p{MAX_FALLBACK_NAMES}," not in routing
-    assert [b.name for b in prompt.blocks] == ["identity", "untrusted_data", "routing"]  # no skills
+    names = [b.name for b in prompt.blocks]
+    assert names == ["identity", "date", "untrusted_data", "routing"]  # no skills
+
+
+def test_the_date_is_given_so_date_questions_need_no_tool(tmp_path: Path) -> None:
+    workspace = read_workspace([tmp_path])
+    prompt = build_system_prompt(workspace, "", [], [], tools=False, today=date(2026, 2, 28))
+    assert prompt.blocks[1].text == "Today is Saturday 2026-02-28."
+    assert (
+        f"Today is {date.today():%A} {date.today().isoformat()}."
+        in build_system_prompt(workspace, "", [], []).text
+    )

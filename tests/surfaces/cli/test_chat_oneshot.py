@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,17 @@ def test_plain_answer_only_on_stdout(chat: Callable[..., Any], fake: FakeOllama)
     assert result.stdout == "Paris is the capital of France.\n"
     assert fake.last_chat["model"] == "llama3.2"
     assert fake.last_chat["options"]["temperature"] == 0.2  # steady tool routing by default
+
+
+def test_the_model_is_told_the_date(chat: Callable[..., Any], fake: FakeOllama) -> None:
+    fake.script(text("Tomorrow is Sunday."))
+    days = {date.today()}
+    result = chat("-q", "what date will it be tomorrow")
+    assert result.exit_code == 0, result.stderr
+    days.add(date.today())  # the run may cross midnight
+    system = fake.chat_requests[0]["messages"][0]
+    assert system["role"] == "system"
+    assert any(f"Today is {d:%A} {d.isoformat()}." in system["content"] for d in days)
 
 
 def test_retrieval_narrows_tools_and_call_reaches_plugin(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -301,6 +302,8 @@ def test_a_weak_call_with_values_from_nowhere_is_not_run(
     assert skipped["name"] == "tides__times" and skipped["arguments"] == {"harbour": "Cork"}
     assert "made up 'Cork': in no message" in skipped["reason"]
     assert not fake.chat_requests[1].get("tools")
+    answer_system = fake.chat_requests[1]["messages"][0]["content"]
+    assert f"Today is {date.today():%A}" in answer_system  # "what's the date" needs no tool
     fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Dublin."))
     traced = chat("-q", "which city is the capital of ireland, the one with the harbour", "--trace")
     assert 'tool tides__times({"harbour": "Cork"}) -> not run: made up' in traced.stderr
