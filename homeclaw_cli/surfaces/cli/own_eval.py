@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from homeclaw_cli.errors import NotFoundError
+from homeclaw_cli.surfaces.cli import complete
 from homeclaw_cli.surfaces.cli.eval_chat_view import (
     FailUnderOpt,
     MaxLeakedOpt,
@@ -31,7 +32,7 @@ TasksOpt = Annotated[
 @plugin_app.command("eval")
 def eval_plugin(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
-    plugin_id: Annotated[str, typer.Argument(help="Plugin id.")],
+    plugin_id: Annotated[str, complete.plugin_argument("Plugin id.")],
     tasks_file: TasksOpt = None,
     model: ModelOpt = None,
     host: HostOpt = None,
@@ -54,7 +55,7 @@ def eval_plugin(  # noqa: PLR0917 - typer options
 @skill_app.command("eval")
 def eval_skill(  # noqa: PLR0917 - typer options
     ctx: typer.Context,
-    skill_id: Annotated[str, typer.Argument(help="Skill id.")],
+    skill_id: Annotated[str, complete.skill_argument("Skill id.")],
     tasks_file: TasksOpt = None,
     model: ModelOpt = None,
     host: HostOpt = None,

@@ -33,14 +33,16 @@ def test_plugin_ids_and_capabilities_complete(run_cli: Any) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
-    ["show", "call", "health", "enable", "disable", "remove", "update", "unregister"],
+    ["show", "call", "health", "enable", "disable", "remove", "update", "unregister", "eval"],
 )
 def test_every_command_that_takes_a_plugin_id_completes_it(run_cli: Any, command: str) -> None:
     assert complete(run_cli, f"homeclaw plugin {command} tim") == ["timezones"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["show", "test", "enable", "disable", "remove", "update"])
+@pytest.mark.parametrize(
+    "command", ["show", "test", "enable", "disable", "remove", "update", "eval"]
+)
 def test_every_command_that_takes_a_skill_id_completes_it(run_cli: Any, command: str) -> None:
     assert complete(run_cli, f"homeclaw skill {command} disk") == ["disk-usage"]
 
