@@ -112,7 +112,7 @@ def _show_listing(out: Output, rows: list[dict[str, Any]]) -> None:
                 r["source"],
                 r["status"],
                 r["scripts"],
-                r["reason"] or clip(r["description"], 80),
+                r["reason"] or (clip(r["description"], 80) if out.rich else r["description"]),
             ]
             for r in rows
         ],

@@ -32,6 +32,16 @@ def test_list_shows_bundled_skills(cli: Any) -> None:
     assert "disk-usage\tdisk-usage\tbundled\tok\t1\t" in plain.stdout
 
 
+def test_piped_list_keeps_the_whole_description(cli: Any, user_skills: Path) -> None:
+    """Piped, the description was cut at 80 characters with `…`, as on a terminal."""
+    long = "Summarize a folder: " + "its largest files and their sizes, " * 5 + "then stop."
+    make_skill(user_skills, "summarize", description=long)
+    row = next(
+        line for line in cli("skill", "list").stdout.splitlines() if line[:10] == "summarize\t"
+    )
+    assert row.split("\t")[-1] == long
+
+
 def test_list_all_shows_ineligible_shadowed_and_broken(cli: Any, user_skills: Path) -> None:
     make_skill(user_skills, "mac-only", extra='metadata: {"openclaw":{"os":["darwin"]}}\n')
     make_skill(user_skills, "disk-usage", description="my override")
