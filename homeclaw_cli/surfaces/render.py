@@ -208,8 +208,8 @@ class Output:
         """A Rich table on a terminal, one tab-separated line per row otherwise. The `whole`
         columns (ids a user copies) never wrap: the other columns wrap to make room."""
         if not self.rich:
-            for row in rows:
-                self.text("\t".join("" if v is None else str(v) for v in row))
+            for row in rows:  # a tab or newline inside a cell would split its row or column
+                self.text("\t".join("" if v is None else " ".join(str(v).split()) for v in row))
             return
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
         for index, column in enumerate(columns):

@@ -109,6 +109,14 @@ def test_piped_tables_are_tab_separated_without_header(
     assert capsys.readouterr().out == "a\t\nb\t[red]x[/red]\n"
 
 
+def test_a_piped_cell_holding_lines_or_tabs_stays_on_its_row(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A reason of several lines (a SKILL.md with two problems) made rows `cut` misreads."""
+    Output().table(["ID", "WHY"], [["a", "two problems:\n  - one\n  - two"], ["b", "x\ty"]])
+    assert capsys.readouterr().out == "a\ttwo problems: - one - two\nb\tx y\n"
+
+
 def test_tables_for_people_keep_the_header_off_a_terminal() -> None:
     console = Console(file=io.StringIO(), width=80, color_system=None)
     Output(console=console, for_people=True).table(["ID", "NOTE"], [["a", "[b]kept[/b]"]])

@@ -42,6 +42,14 @@ def test_piped_list_keeps_the_whole_description(cli: Any, user_skills: Path) -> 
     assert row.split("\t")[-1] == long
 
 
+def test_piped_list_all_gives_a_broken_skill_one_row(cli: Any, user_skills: Path) -> None:
+    """The error of a SKILL.md with two problems was printed on two lines, the second no row."""
+    make_skill(user_skills, "broken", description='""', extra="metadata: {oops\n")
+    lines = cli("skill", "list", "--all").stdout.splitlines()
+    assert all(len(line.split("\t")) == 6 for line in lines), lines
+    assert any(line.startswith("broken\t") and "metadata" in line for line in lines)
+
+
 def test_list_all_shows_ineligible_shadowed_and_broken(cli: Any, user_skills: Path) -> None:
     make_skill(user_skills, "mac-only", extra='metadata: {"openclaw":{"os":["darwin"]}}\n')
     make_skill(user_skills, "disk-usage", description="my override")
