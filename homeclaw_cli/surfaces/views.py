@@ -31,6 +31,12 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def preview(out: Output, text: str, width: int) -> str:
+    """`text` on one line, cut to `width` for a person; a script gets it whole."""
+    flat = one_line(text)
+    return flat[:width] if out.rich else flat
+
+
 def show_sessions(out: Output, sessions: list[SessionSummary]) -> None:
     """The recent conversations, newest first."""
     if not sessions:
@@ -45,7 +51,7 @@ def show_sessions(out: Output, sessions: list[SessionSummary]) -> None:
                 when(s["last"]),
                 s["turns"],
                 s["model"],
-                one_line(s["first_message"])[:60],
+                preview(out, s["first_message"], 60),
             ]
             for s in sessions
         ],

@@ -15,7 +15,7 @@ from homeclaw_cli.surfaces.cli.confirm import DeleteYesFlag, confirm_deletion
 from homeclaw_cli.surfaces.cli.options import JsonFlag
 from homeclaw_cli.surfaces.cli.state import get_state
 from homeclaw_cli.surfaces.render import Output
-from homeclaw_cli.surfaces.views import one_line, when
+from homeclaw_cli.surfaces.views import preview, when
 
 if TYPE_CHECKING:
     from homeclaw_cli.state.conversations import LoggedTurn, TurnFilter
@@ -138,12 +138,12 @@ def _show_turns(out: Output, turns: list[LoggedTurn], *, filtered: bool) -> None
         return
     out.table(
         ["ID", "SESSION", "DATE", "MODEL", "STATUS", "TIME", "MESSAGE", "TOOLS", "ANSWER"],
-        [_turn_row(turn) for turn in turns],
+        [_turn_row(out, turn) for turn in turns],
         styles={"ID": "dim", "SESSION": "dim", "TOOLS": "cyan"},
     )
 
 
-def _turn_row(turn: LoggedTurn) -> list[Any]:
+def _turn_row(out: Output, turn: LoggedTurn) -> list[Any]:
     tools = ", ".join(f"{c['name']}{'' if c['ok'] else '!'}" for c in turn["tool_calls"])
     return [
         turn["id"],
@@ -152,7 +152,7 @@ def _turn_row(turn: LoggedTurn) -> list[Any]:
         turn["model"],
         _STATUS[turn["status"]],
         f"{turn['seconds']:.2f}s",
-        one_line(turn["message"])[:60],  # a message that spans lines stays one row
+        preview(out, turn["message"], 60),
         tools,
-        one_line(turn["answer"] or turn["error"] or "")[:80],
+        preview(out, turn["answer"] or turn["error"] or "", 80),
     ]

@@ -110,6 +110,18 @@ def test_each_turn_is_one_dated_row_even_when_its_message_spans_lines(
     assert "first line second line" in cells and "a b" in cells
 
 
+def test_piped_rows_keep_the_whole_message_and_answer(cli: Any, hc_home: Path) -> None:
+    """Piped, the message was cut at 60 characters and the answer at 80, as on a terminal."""
+    message, answer = "which " + "long words " * 10 + "end?", "It " + "says this " * 12 + "end."
+    path = log_path(load_settings().state_dir)
+    log = ConversationLog(path, session="abc")
+    log.record("qwen", TurnResult(message, answer=answer, ok=True))
+    log.close()
+    cells = cli("logs").stdout.splitlines()[0].split("\t")
+    assert cells[6] == message and cells[8] == answer
+    assert cli("logs", "sessions").stdout.rstrip("\n").split("\t")[-1] == message
+
+
 def test_a_filter_that_matches_nothing_says_so(cli: Any, hc_home: Path) -> None:
     log_turns("aaa111", "ok")
     assert "no matching turns" in cli("logs", "--failed").stderr
