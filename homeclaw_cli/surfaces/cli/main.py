@@ -76,7 +76,7 @@ class _ErrorBoundary(TyperGroup):
             args = (argv, *args[1:])
         else:
             kwargs["args"] = argv
-        as_json = "--json" in argv[: argv.index("--") if "--" in argv else len(argv)]
+        as_json = json_requested(self, argv)
         # typer draws a usage error in a box with this mode: on a terminal only; a script or
         # a log gets click's plain `Error: ...` lines (format_help keeps the help as it is)
         self.rich_markup_mode = "rich" if sys.stderr.isatty() and not as_json else None
@@ -139,27 +139,39 @@ def _envelope_usage_error(exc: ClickUsageError) -> None:
 
 
 def command_words(group: TyperGroup, argv: list[str]) -> str:
-    """The command `argv` names, as its envelope calls it ("plugin list"), read without parsing
-    it: the subcommand names, skipping options and the values of those that take one."""
+    """The command `argv` names, as its envelope calls it ("plugin list")."""
+    return " ".join(read_argv(group, argv)[0]) or "homeclaw"
+
+
+def json_requested(group: TyperGroup, argv: list[str]) -> bool:
+    """Whether `argv` gives the `--json` flag (not `--json` as an option's value: `logs -q
+    --json` searches for that text)."""
+    return "--json" in read_argv(group, argv)[1]
+
+
+def read_argv(group: TyperGroup, argv: list[str]) -> tuple[list[str], list[str]]:
+    """The subcommand names in `argv` and its option tokens, read without parsing it: the
+    values of options that take one are skipped, and nothing after `--` is read."""
     words: list[str] = []
-    command: click.Command = group
+    options: list[str] = []
+    command: click.Command | None = group  # None after a name no group knows
     tokens = iter(argv)
     for token in tokens:
         if token == "--":
             break
-        if token.startswith("-"):
-            option = next((p for p in command.params if token.split("=")[0] in p.opts), None)
+        if token.startswith("-") and token != "-":
+            options.append(token)
+            params = command.params if command is not None else []
+            option = next((p for p in params if token.split("=")[0] in p.opts), None)
             if isinstance(option, TyperOption) and not option.is_flag and "=" not in token:
                 next(tokens, None)
             continue
         if not isinstance(command, TyperGroup):
-            break
-        found = command.get_command(click.Context(command), token)
-        if found is None:
-            break
-        words.append(token)
-        command = found
-    return " ".join(words) or "homeclaw"
+            continue  # an argument of the command, or after an unknown name
+        command = command.get_command(click.Context(command), token)
+        if command is not None:
+            words.append(token)
+    return words, options
 
 
 GLOBAL_FLAGS = ("--debug", "--trust-workspace")

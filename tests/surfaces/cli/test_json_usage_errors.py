@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from homeclaw_cli.surfaces.cli.main import app, command_words
+from homeclaw_cli.surfaces.cli.main import app, command_words, json_requested
 from tests.json_output import envelope
 
 CASES = [
@@ -42,3 +42,26 @@ def test_command_words_skip_options_and_their_values() -> None:
     argv = ["--plugins-dir", "/x", "--config=c.yaml", "plugin", "call", "units", "--json"]
     assert command_words(group, argv) == "plugin call"  # type: ignore[arg-type]
     assert command_words(group, ["--", "sync"]) == "homeclaw"  # type: ignore[arg-type]
+
+
+def test_json_as_the_value_of_an_option_asks_for_no_envelope(cli: Any) -> None:
+    """`logs -q --json` searches the logs for the text --json: it printed a JSON envelope
+    (`data: null`) after the plain output, so stdout was neither text nor JSON."""
+    result = cli("logs", "-q", "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "" and "no matching turns" in result.stderr
+
+
+def test_json_requested_reads_the_flag_not_an_options_value() -> None:
+    import typer
+
+    group = typer.main.get_command(app)
+    asked = [
+        ["plugin", "search", "weather", "--json"],
+        ["plugin", "lst", "--json"],
+        ["--bogus", "plugin", "list", "--json"],
+        ["chat", "-q", "-", "--json"],
+    ]
+    assert all(json_requested(group, argv) for argv in asked)  # type: ignore[arg-type]
+    not_asked = [["chat", "-q", "--json"], ["logs", "--query", "--json"], ["sync", "--", "--json"]]
+    assert not any(json_requested(group, argv) for argv in not_asked)  # type: ignore[arg-type]
