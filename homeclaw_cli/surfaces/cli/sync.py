@@ -28,7 +28,14 @@ FullFlag = Annotated[
 CheckFlag = Annotated[
     bool, typer.Option("--check", help="Only report whether the index is stale (exit 1 if so).")
 ]
-QuietFlag = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing unless it fails.")]
+QuietFlag = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print only warnings and errors (what was not indexed, a stale --check).",
+    ),
+]
 ExpandFlag = Annotated[
     bool,
     typer.Option(

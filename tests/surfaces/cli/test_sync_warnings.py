@@ -31,3 +31,11 @@ def test_quiet_sync_still_says_what_was_not_indexed(cli: Any, index_env: dict[st
     assert quiet.exit_code == 0
     assert quiet.stdout == ""
     assert "warning: not indexed: " in quiet.stderr and "broken" in quiet.stderr
+
+
+def test_quiet_help_says_what_it_still_prints(cli: Any) -> None:
+    """`--quiet` was "Print nothing unless it fails", though a sync that succeeds still warns
+    of what it could not index."""
+    for command in (("sync",), ("plugin", "sync"), ("skill", "sync")):
+        text = " ".join(cli(*command, "--help").stdout.split())
+        assert "Print only warnings and errors" in text, command
