@@ -9,9 +9,9 @@ streaming ones raise httpx.ConnectError when iterated; both land in `_translate`
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing, asynccontextmanager
+from typing import Any, cast
 
 import httpx
 
@@ -184,17 +184,20 @@ class OllamaLLM:
                 stream=True,
                 options=self._options(max_tokens),
             )
-            async for chunk in stream:
-                message = chunk.message
-                if message.content:
-                    content.append(message.content)
-                    if on_text is not None:
-                        on_text(message.content)
-                for call in message.tool_calls or []:
-                    calls.append(LLMToolCall(call.function.name, dict(call.function.arguments)))
-                if chunk.done:
-                    prompt_tokens = chunk.prompt_eval_count
-                    eval_tokens = chunk.eval_count
+            # closed here when on_text raises: left to the event loop, its close fails loudly
+            # (ollama types the async generator it returns as an AsyncIterator)
+            async with aclosing(cast("AsyncGenerator[Any, None]", stream)):
+                async for chunk in stream:
+                    message = chunk.message
+                    if message.content:
+                        content.append(message.content)
+                        if on_text is not None:
+                            on_text(message.content)
+                    for call in message.tool_calls or []:
+                        calls.append(LLMToolCall(call.function.name, dict(call.function.arguments)))
+                    if chunk.done:
+                        prompt_tokens = chunk.prompt_eval_count
+                        eval_tokens = chunk.eval_count
         return LLMReply(
             "".join(content),
             calls,

@@ -197,7 +197,10 @@ async def _one_shot(
 
             def show_text(piece: str) -> None:
                 streamed.append(piece)
-                show(piece)
+                try:
+                    show(piece)
+                except BrokenPipeError:  # a ConnectionError: the LLM adapter would blame it
+                    raise HomeclawError("stdout was closed before the answer ended") from None
 
             result = await session.ask(query, on_text=None if out.json_mode else show_text)
     except asyncio.CancelledError:
