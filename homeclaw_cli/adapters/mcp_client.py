@@ -123,12 +123,11 @@ class McpSession:
     ) -> McpCallOutput:
         async def job(client: Any) -> McpCallOutput:
             import anyio
-            from mcp_types import TextContent
 
             with anyio.fail_after(timeout):
                 result = await client.call_tool(name, arguments)
-            texts = [c.text for c in result.content if isinstance(c, TextContent)]
-            return McpCallOutput("\n".join(texts), result.structured_content, result.is_error)
+            text = content_text(result.content)
+            return McpCallOutput(text, result.structured_content, result.is_error)
 
         return await self._submit(job)  # type: ignore[no-any-return]
 
@@ -294,6 +293,37 @@ def _settle(
         future.set_exception(exc)
     else:
         future.set_result(value)
+
+
+def content_text(content: list[Any]) -> str:
+    """A tool result's parts as text: text parts and embedded text resources as they are,
+    a one-line note for each part without text (image, audio, binary resource, link), so a
+    result of only those is neither an empty answer nor a dump of base64."""
+    return "\n".join(_part_text(part) for part in content)
+
+
+def _part_text(part: Any) -> str:
+    import base64
+    import binascii
+
+    from mcp_types import EmbeddedResource, ResourceLink, TextResourceContents
+
+    if isinstance(part, ResourceLink):
+        return f"[resource link: {part.name} {part.uri}]"
+    if isinstance(part, EmbeddedResource):
+        body = part.resource
+        if isinstance(body, TextResourceContents):
+            return body.text
+        kind, data, mime = f"resource {body.uri}", body.blob, body.mime_type
+    elif hasattr(part, "text"):
+        return str(part.text)
+    else:
+        kind, data, mime = part.type, getattr(part, "data", ""), getattr(part, "mime_type", None)
+    try:
+        size = f", {len(base64.b64decode(data))} bytes"
+    except (binascii.Error, TypeError, ValueError):
+        size = ""
+    return f"[{mime or 'unknown'} {kind}{size}]"
 
 
 def _leaf(exc: BaseException) -> BaseException:

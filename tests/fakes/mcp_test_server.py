@@ -12,7 +12,8 @@ import time
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.utilities.types import Image
+from mcp.types import EmbeddedResource, TextResourceContents, ToolAnnotations
 
 server = MCPServer("homeclaw-test")
 
@@ -69,6 +70,14 @@ async def hang() -> str:
     """Never answer."""
     await asyncio.Event().wait()
     return "unreachable"
+
+
+@server.tool()
+def snapshot() -> list[Any]:
+    """No text part: an image and an embedded text resource."""
+    body = TextResourceContents(uri="file:///notes.txt", text="resource body")
+    image = Image(data=b"\x89PNG0000", format="png").to_image_content()
+    return [image, EmbeddedResource(type="resource", resource=body)]
 
 
 @server.tool(name="getTime")

@@ -105,6 +105,14 @@ def test_other_capabilities_go_to_the_designated_tool_with_the_request(cli: Any)
     assert result.stdout == "handled summarize for 'tell me' with {'topic': 'cats'}\n"
 
 
+def test_content_without_text_parts_is_shown_not_an_empty_answer(cli: Any) -> None:
+    mcp_plugin([cap("snapshot")])
+    result = cli("plugin", "call", "testmcp", "snapshot")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "[image/png image, 8 bytes]\nresource body\n"
+    assert "empty answer" not in result.stderr
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 def test_a_daemon_the_stdio_server_started_ends_with_its_session(cli: Any) -> None:
     mcp_plugin([cap("detach")])
