@@ -151,6 +151,34 @@ def test_server_that_cannot_start(cli: Any, tmp_path: Path) -> None:
     assert "`python` is there, but the server it starts did not answer" in result.stderr
 
 
+def test_a_server_printing_a_banner_on_stdout_works_without_sdk_tracebacks(
+    hc_home: Path, tmp_path: Path
+) -> None:
+    chatty = tmp_path / "chatty_server.py"
+    chatty.write_text(
+        f"import runpy\nprint('Welcome to my server!', flush=True)\n"
+        f"runpy.run_path({str(SERVER)!r}, run_name='__main__')\n"
+    )
+    numbers = [{"name": "a", "type": "number"}, {"name": "b", "type": "number"}]
+    mcp_plugin([cap("add", *numbers)], args=[str(chatty)])
+
+    def call(*flags: str) -> subprocess.CompletedProcess[str]:
+        args = ["plugin", "call", "testmcp", "add", "-p", "a=1", "-p", "b=2"]
+        return subprocess.run(
+            [sys.executable, "-m", "homeclaw_cli", *flags, *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        )
+
+    done = call()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "3.0\n"
+    assert "Traceback" not in done.stderr and "JSONRPC" not in done.stderr
+    assert "debug: Failed to parse JSONRPC message from server" in call("--debug").stderr
+
+
 def test_a_server_that_never_answers_the_handshake_fails_cleanly(
     hc_home: Path, tmp_path: Path
 ) -> None:
