@@ -112,8 +112,9 @@ class PluginCaller:
                 hint=f"e.g. {example_call(plugin_id, caps[0])}",
             )
         wanted = method_name(capability_id)
-        for cap in caps:
-            if cap.id == capability_id or method_name(cap.id) == wanted:
+        # An exact id first: `a_b` may be a capability of its own next to `a-b`.
+        for cap in sorted(caps, key=lambda c: c.id != capability_id):
+            if method_name(cap.id) == wanted:
                 return entry, cap, bool(manifest.capabilities)
         raise NotFoundError(
             f"plugin {plugin_id} has no capability {capability_id!r}"

@@ -104,6 +104,18 @@ def test_capability_ids_may_use_underscores_for_dashes_and_be_omitted_when_singl
     assert run(scenario()) == ("a-b", "uuid")
 
 
+def test_an_exact_capability_id_wins_over_one_spelled_with_dashes(hc_home: Path) -> None:
+    # mcp-import writes both for a server with tools `list-files` and `list_files`
+    caps = [{"id": i, "name": i, "description": "d"} for i in ("list-files", "list_files")]
+    manifest = {"id": "twins", "name": "Twins", "description": "Twins.", "type": "mcp"}
+    write_plugin(
+        workspace_plugins(), {**manifest, "config": {"command": "x"}, "capabilities": caps}
+    )
+    caller = new_caller()
+    assert caller.resolve("twins", "list_files")[1].id == "list_files"
+    assert caller.resolve("twins", "list-files")[1].id == "list-files"
+
+
 def test_errors_raised_before_the_plugin_runs(counter: Path) -> None:
     async def call(plugin: str, capability: str | None, params: dict[str, Any]) -> None:
         async with new_caller() as caller:
