@@ -147,6 +147,7 @@ class McpRunner:
                     "unavailable",
                     f"{who}: the MCP server has no tool for capability "
                     f"{target.capability.id!r} and no `{config.tool}` tool (its tools: {names})",
+                    {"no_tool": True},  # it answered: the manifest needs fixing, not the server
                 )
             output = await session.call_tool(tool, arguments, config.timeout_sec)
         except McpUnavailable as exc:

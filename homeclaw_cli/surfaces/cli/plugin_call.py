@@ -102,10 +102,14 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
         out.warning(warning)
     out.result(outcome, lambda: _show_answer(out, outcome))
     if not outcome.result.success:
-        hint = _unavailable_hint(
-            context.registry.plugins.get(plugin_id),
-            outcome.result.metadata.get("connect_failure"),
-            context.settings.data_dir,
+        entry = context.registry.plugins.get(plugin_id)
+        metadata = outcome.result.metadata
+        hint = (
+            _no_tool_hint(entry)
+            if metadata.get("no_tool") and entry is not None
+            else _unavailable_hint(
+                entry, metadata.get("connect_failure"), context.settings.data_dir
+            )
         )
         _fail(outcome, hint, as_json=as_json, debug=get_state(ctx).debug)
 
@@ -144,6 +148,15 @@ def _fail(outcome: CallOutcome, hint: str, *, as_json: bool, debug: bool) -> NoR
     if as_json:
         exit_failed(Output(json_mode=True), error)
     raise error
+
+
+def _no_tool_hint(entry: PluginEntry) -> str:
+    """An MCP server that answered but has no tool for the capability."""
+    where = entry.manifest_path or entry.folder
+    return (
+        f"run `homeclaw plugin mcp-import {entry.folder or where}` to write the server's tools "
+        f"as capabilities, or map the capability to one of its tools in config.tools in {where}"
+    )
 
 
 def _unavailable_hint(

@@ -205,6 +205,10 @@ def test_no_matching_tool_and_no_designated_tool(cli: Any) -> None:
     result = cli("plugin", "call", "testmcp", "nothing")
     assert result.exit_code == ExitCode.UNAVAILABLE
     assert "has no tool for capability 'nothing' and no `no_such_tool` tool" in result.stderr
+    # the server answered: the hint is about mapping its tools, not about its stderr
+    assert "did not answer" not in result.stderr
+    assert "hint: run `homeclaw plugin mcp-import " in result.stderr
+    assert "or map the capability to one of its tools in config.tools" in result.stderr
 
 
 def test_caller_reuses_one_session_and_restarts_a_dead_server(hc_home: Path) -> None:
