@@ -1,9 +1,10 @@
 """Turn an MCP server's tools into capabilities of its plugin manifest (seed 001 §7).
 
 Each tool becomes a capability (updating one of the same id, keeping the others) whose
-id is the tool name made valid ([a-z0-9_-]); when the two differ, `config.tools` records
-the mapping so calls reach the right tool. The plugin's own dispatcher (`config.tool`,
-`handle_request` by default) is not a capability and is left out unless named with --only.
+id is the tool name made valid ([a-z0-9_-], numbered when two tools make the same id); when
+the two differ, `config.tools` records the mapping so calls reach the right tool. The
+plugin's own dispatcher (`config.tool`, `handle_request` by default) is not a capability and
+is left out unless named with --only.
 
 Parameters keep the tool's JSON Schema: its types (integer included), enums, defaults, and
 for object and array parameters the nested schema. Effects come from the server's
@@ -75,10 +76,11 @@ async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportR
     warnings: list[str] = []
     capabilities: list[dict[str, Any]] = []
     tool_map: dict[str, str] = {}
+    ids = capability_ids(names)
     for tool in tools:
         if (only and tool.name not in only) or (not only and tool.name == manifest.config.tool):
             continue
-        cap_id = capability_id(tool.name)
+        cap_id = ids[tool.name]
         if cap_id != tool.name:
             tool_map[cap_id] = tool.name
         capabilities.append(_capability(cap_id, tool, warnings))
@@ -95,6 +97,21 @@ def capability_id(tool_name: str) -> str:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", tool_name)
     slug = re.sub(r"[^a-z0-9_-]+", "-", spaced.lower()).strip("-_")
     return slug or "tool"
+
+
+def capability_ids(tool_names: list[str]) -> dict[str, str]:
+    """Tool name -> its capability id, no two alike (`a.b` and `a-b` both make `a-b`): a name
+    that already is a valid id keeps it, the others are numbered (`a-b-2`) when theirs is taken."""
+    taken = {name for name in tool_names if capability_id(name) == name}
+    ids: dict[str, str] = {}
+    for name in tool_names:
+        cap_id = base = capability_id(name)
+        number = 2
+        while cap_id != name and cap_id in taken:
+            cap_id, number = f"{base}-{number}", number + 1
+        taken.add(cap_id)
+        ids[name] = cap_id
+    return ids
 
 
 def short_description(text: str) -> str:

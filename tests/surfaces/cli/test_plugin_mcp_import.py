@@ -146,3 +146,31 @@ def test_a_server_that_exits_at_once_names_the_manifest_to_fix(cli: Any, tmp_pat
     assert "missing API key" in result.stderr
     assert f"check config.command and config.args in {manifest}" in result.stderr
     assert manifest.read_text() == before
+
+
+COLLIDING = """\
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("colliding")
+for name in ["名前", "日本", "a.b", "a-b", "A_B", "a_b"]:
+    server.add_tool(lambda name=name: name, name=name, description=f"Tool {name}.")
+server.run()
+"""
+
+
+def test_tools_whose_ids_collide_get_ids_of_their_own(cli: Any, tmp_path: Path) -> None:
+    folder = plugin_folder()
+    server = tmp_path / "colliding_server.py"
+    server.write_text(COLLIDING)
+    manifest = folder / "plugin.yaml"
+    manifest.write_text(manifest.read_text().replace(str(SERVER), str(server)))
+    result = cli("plugin", "mcp-import", str(folder))
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    tools = yaml.safe_load(manifest.read_text())["config"]["tools"]
+    # a name that already is a valid id keeps it; the others are numbered
+    assert tools == {"tool": "名前", "tool-2": "日本", "a-b-2": "a.b", "a_b-2": "A_B"}
+    assert {"pid", "tool", "tool-2", "a-b", "a-b-2", "a_b", "a_b-2"} == set(capabilities(folder))
+    for cap_id, answer in [("tool-2", "日本"), ("a-b", "a-b"), ("a_b", "a_b"), ("a_b-2", "A_B")]:
+        called = cli("plugin", "call", "testmcp", cap_id)
+        assert called.stdout == f"{answer}\n", called.output
