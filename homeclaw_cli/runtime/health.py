@@ -195,7 +195,10 @@ async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
     missing = unmapped_capabilities(manifest, session.tools)
     names = ", ".join(t.name for t in session.tools)
     if missing:
-        return False, f"capabilities without a server tool: {', '.join(missing)} (tools: {names})"
+        return False, (
+            f"capabilities without a server tool: {', '.join(missing)} (tools: {names}); run "
+            f"`homeclaw plugin mcp-import {entry.folder}`, or map them in config.tools"
+        )
     return True, f"{len(session.tools)} tools: {names}"
 
 

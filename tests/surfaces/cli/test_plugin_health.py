@@ -123,7 +123,7 @@ def test_mcp_health_initializes_and_checks_the_tool_mapping(cli: Any) -> None:
     assert result.exit_code == 0, result.output
     [report] = payload(result)
     assert report["detail"] == "2 tools: get_current_time, convert_time"
-    write_plugin(
+    folder = write_plugin(
         workspace_plugins(),
         {
             "id": "time-typo",
@@ -136,7 +136,9 @@ def test_mcp_health_initializes_and_checks_the_tool_mapping(cli: Any) -> None:
     )
     bad = cli("plugin", "health", "time-typo", "--json")
     assert bad.exit_code == ExitCode.UNAVAILABLE
-    assert "capabilities without a server tool: get_time" in payload(bad)[0]["detail"]
+    detail = payload(bad)[0]["detail"]
+    assert "capabilities without a server tool: get_time" in detail
+    assert f"run `homeclaw plugin mcp-import {folder}`, or map them in config.tools" in detail
 
 
 def test_validate_live_checks_http_plugins(cli: Any, tmp_path: Path) -> None:
