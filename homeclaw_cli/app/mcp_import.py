@@ -36,6 +36,7 @@ _SCHEMA_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "
 # What an object or array parameter's own schema keeps (the rest is said by homeclaw's fields).
 _NESTED_KEYS = ("properties", "required", "items", "additionalProperties", "minItems", "maxItems")
 DESCRIPTION_CHARS = 160
+MAX_REF_DEPTH = 5
 
 
 @dataclass
@@ -128,7 +129,9 @@ def short_description(text: str) -> str:
 
 
 def _capability(cap_id: str, tool: McpTool, warnings: list[str]) -> dict[str, Any]:
-    schema = tool.input_schema or {}
+    raw_schema = tool.input_schema or {}
+    defs = {**(raw_schema.get("definitions") or {}), **(raw_schema.get("$defs") or {})}
+    schema = _resolve_refs(raw_schema, defs)
     required = set(schema.get("required") or [])
     parameters = []
     for name, raw in (schema.get("properties") or {}).items():
@@ -146,6 +149,27 @@ def _capability(cap_id: str, tool: McpTool, warnings: list[str]) -> dict[str, An
         "effects": [_effect(tool)],
         "parameters": parameters,
     }
+
+
+def _resolve_refs(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    """`node` with each local `$ref` (`#/$defs/Point`, as pydantic models and TypedDicts
+    make) replaced by the schema it names: a parameter behind one is an object, not a string.
+    A model that contains itself is cut, past MAX_REF_DEPTH, to a plain object."""
+    if isinstance(node, list):
+        return [_resolve_refs(item, defs, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        target = defs.get(ref.rsplit("/", 1)[-1]) if ref.startswith("#/") else None
+        if not isinstance(target, dict):
+            return rest
+        if depth >= MAX_REF_DEPTH:
+            return {"type": "object", **rest}
+        return _resolve_refs({**target, **rest}, defs, depth + 1)
+    skip = ("$defs", "definitions")
+    return {k: _resolve_refs(v, defs, depth) for k, v in node.items() if k not in skip}
 
 
 def _effect(tool: McpTool) -> str:

@@ -174,3 +174,54 @@ def test_tools_whose_ids_collide_get_ids_of_their_own(cli: Any, tmp_path: Path) 
     for cap_id, answer in [("tool-2", "日本"), ("a-b", "a-b"), ("a_b", "a_b"), ("a_b-2", "A_B")]:
         called = cli("plugin", "call", "testmcp", cap_id)
         assert called.stdout == f"{answer}\n", called.output
+
+
+MODELS = """\
+from pydantic import BaseModel
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("models")
+
+
+class Point(BaseModel):
+    x: float
+    y: float
+
+
+class Shape(BaseModel):
+    points: list[Point]
+    name: str = "shape"
+
+
+@server.tool()
+def area(shape: Shape, origin: Point | None = None) -> str:
+    \"\"\"Pydantic model parameters: the schema refers to its $defs.\"\"\"
+    return f"{shape.name}: {len(shape.points)} points from {origin}"
+
+
+server.run()
+"""
+
+
+def test_model_parameters_behind_refs_are_imported_as_objects(cli: Any, tmp_path: Path) -> None:
+    folder = plugin_folder()
+    server = tmp_path / "models_server.py"
+    server.write_text(MODELS)
+    manifest = folder / "plugin.yaml"
+    manifest.write_text(manifest.read_text().replace(str(SERVER), str(server)))
+    result = cli("plugin", "mcp-import", str(folder))
+    assert result.exit_code == 0, result.output
+    params = {p["name"]: p for p in capabilities(folder)["area"]["parameters"]}
+    assert params["shape"]["type"] == "object" and params["shape"]["required"] is True
+    number = {"type": "number"}
+    point = {
+        "properties": {"x": {"title": "X", **number}, "y": {"title": "Y", **number}},
+        "required": ["x", "y"],
+        "title": "Point",
+        "type": "object",
+    }
+    assert params["shape"]["json_schema"]["properties"]["points"]["items"] == point
+    assert params["origin"]["type"] == "object" and params["origin"]["required"] is False
+    shape = '{"points": [{"x": 1, "y": 2}]}'
+    called = cli("plugin", "call", "testmcp", "area", "-p", f"shape:={shape}")
+    assert called.stdout == "shape: 1 points from None\n", called.output
