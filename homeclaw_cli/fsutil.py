@@ -21,10 +21,13 @@ from homeclaw_cli.errors import ConfigError, LockedError, not_writable
 
 def unwritable(path: Path, exc: OSError) -> ConfigError | None:
     """not_writable() for a write that permissions or a read-only mount refused, else None;
-    a file where a folder must be created (HOMECLAW_HOME naming a file) is named too.
+    a file where a folder must be created (HOMECLAW_HOME naming a file) is named too, and so is
+    a folder where a file must be written.
 
     Names the folder, or the file itself when only the file is read-only."""
     target = Path(exc.filename) if isinstance(exc.filename, str) else path
+    if exc.errno == errno.EISDIR:
+        return folder_in_the_way(path)
     if exc.errno in (errno.ENOTDIR, errno.EEXIST):
         blocker = next((p for p in (target, *target.parents) if p.exists()), None)
         if blocker is None or blocker.is_dir():
@@ -39,6 +42,14 @@ def unwritable(path: Path, exc: OSError) -> ConfigError | None:
     folder = target if target.is_dir() else target.parent
     folder_ok = folder.is_dir() and os.access(folder, os.W_OK)
     return not_writable(target if folder_ok and target.exists() else folder)
+
+
+def folder_in_the_way(path: Path) -> ConfigError:
+    """The error for a folder standing where homeclaw keeps the file `path`."""
+    return ConfigError(
+        f"{path} is a folder where homeclaw keeps a file",
+        hint="move that folder away (homeclaw creates the file anew), then run the command again",
+    )
 
 
 @contextlib.contextmanager
@@ -66,7 +77,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             os.fsync(handle.fileno())
         if mode is not None:
             tmp.chmod(mode)
-        tmp.replace(path)
+        with writing(path):
+            tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
