@@ -14,6 +14,7 @@ from homeclaw_cli.errors import (
     not_readable,
     not_writable,
 )
+from homeclaw_cli.fsutil import folder_in_the_way
 
 BUSY_TIMEOUT_SEC = 10.0  # how long a writer waits for another one
 SCHEMA = """
@@ -76,6 +77,8 @@ def open_log(path: Path, *, write: bool = False) -> sqlite3.Connection:
 
     A reader that may not write the log or its folder opens it immutable: SQLite cannot
     create the -shm file a WAL log needs, and no one who may write it is this user."""
+    if path.is_dir():
+        raise folder_in_the_way(path)
     if path.exists() and not os.access(path, os.R_OK):
         raise not_readable(path)
     if write or (os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)):

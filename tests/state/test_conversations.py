@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from homeclaw_cli.core.trace import LlmStep, ToolStep
 from homeclaw_cli.core.turn_result import TurnResult
+from homeclaw_cli.errors import ConfigError
 from homeclaw_cli.state.conversation_db import SCHEMA
 from homeclaw_cli.state.conversations import (
     ConversationLog,
@@ -114,3 +117,10 @@ def test_a_session_prefix_is_matched_literally(tmp_path: Path) -> None:
     assert [r["session"] for r in read_turns(path, session="a_b")] == ["a_b1"]
     assert [r["session"] for r in read_turns(path, session="100%")] == ["100%x"]
     assert read_turns(path, session="%") == []
+
+
+def test_a_folder_in_place_of_the_log_is_named_not_a_sqlite_error(tmp_path: Path) -> None:
+    path = log_path(tmp_path)
+    path.mkdir(parents=True)
+    with pytest.raises(ConfigError, match=f"{path} is a folder where homeclaw keeps a file"):
+        ConversationLog(path, session="s1")
