@@ -169,13 +169,16 @@ class InlineRunner:
         wanted = {method_name(c.id) for c in target.manifest.capabilities} or {"run"}
         cls = await asyncio.to_thread(_load_class, target.folder, module_path, wanted)
         settings = _read_config(target.folder / config.config_file)
-        instance = cls(
-            plugin_id=target.plugin_id,
-            folder=target.folder,
-            config=settings,
-            data_dir=target.data_dir,
-            permissions=target.granted,
-        )
+        try:
+            instance = cls(
+                plugin_id=target.plugin_id,
+                folder=target.folder,
+                config=settings,
+                data_dir=target.data_dir,
+                permissions=target.granted,
+            )
+        except SystemExit as exc:
+            raise _PluginExit(exc.code) from None
         return _Loaded(key, instance)
 
     async def aclose(self) -> None:
@@ -286,6 +289,9 @@ def _import_class(
     except SyntaxError as exc:  # also one in a module plugin.py imports
         place = syntax_location(exc, folder) or module_path.name
         raise InlineLoadError(f"{place}: syntax error: {exc.msg}") from None
+    except SystemExit as exc:  # it would end the whole event loop, chat and server alike
+        called = f"called sys.exit({exc.code!r})"
+        raise InlineLoadError(f"importing {module_path.name} {called}") from None
     except Exception as exc:
         where = plugin_location(exc, folder)
         at = f" at {where}" if where else ""

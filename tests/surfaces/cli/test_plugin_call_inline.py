@@ -209,3 +209,43 @@ def test_sys_exit_in_a_plugin_does_not_end_homeclaw(cli: Any) -> None:
     result = cli("plugin", "call", "quitter")
     assert result.exit_code == ExitCode.FAILURE
     assert "plugin quitter called sys.exit(7)" in result.stderr
+
+
+def test_sys_exit_while_a_plugin_loads_does_not_end_homeclaw(cli: Any) -> None:
+    inline_plugin(
+        "early",
+        """
+        import sys
+        from homeclaw_cli.sdk import BasePlugin
+
+        sys.exit(3)
+
+        class P(BasePlugin):
+            def go(self):
+                return "never"
+        """,
+        [cap("go")],
+    )
+    inline_plugin(
+        "creator",
+        """
+        import sys
+        from homeclaw_cli.sdk import BasePlugin
+
+        class P(BasePlugin):
+            def __init__(self, **kwargs):
+                sys.exit(4)
+
+            def go(self):
+                return "never"
+        """,
+        [cap("go")],
+    )
+    early = cli("plugin", "call", "early")
+    assert early.exit_code == ExitCode.UNAVAILABLE, early.output
+    assert "plugin early could not be loaded: importing plugin.py called sys.exit(3)" in (
+        early.stderr
+    )
+    creator = cli("plugin", "call", "creator")
+    assert creator.exit_code == ExitCode.FAILURE, creator.output
+    assert "plugin creator called sys.exit(4)" in creator.stderr
