@@ -162,9 +162,9 @@ def _no_tool_hint(entry: PluginEntry) -> str:
 def _unavailable_hint(
     entry: PluginEntry | None, connect_failure: object = None, data_dir: Path | None = None
 ) -> str:
-    """What to do when the plugin could not be reached: a command to install, a server to
-    start (or the log of the one homeclaw starts), or (`connect_failure` of an http plugin:
-    dns, tls) a base_url to fix."""
+    """What to do when the plugin could not be reached or loaded: an inline plugin's code to
+    fix, a command to install, a server to start (or the log of the one homeclaw starts), or
+    (`connect_failure` of an http plugin: dns, tls) a base_url to fix."""
     if entry is None:
         return "`homeclaw plugin list` shows the installed plugins"
     check = f"`homeclaw plugin health {entry.id}` checks it"
@@ -176,6 +176,8 @@ def _unavailable_hint(
             f"check that the server speaks TLS with a valid certificate, or use http:// in "
             f"config.base_url ({where}); then {check}"
         )
+    if entry.manifest.type == "inline":  # in-process: there is no server, only its code
+        return f"fix its code in {entry.folder} (the error above says where); then {check}"
     from homeclaw_cli.catalog.plugin_files import resolve_command
 
     command = getattr(entry.manifest.config, "command", None)

@@ -246,6 +246,8 @@ def test_sys_exit_while_a_plugin_loads_does_not_end_homeclaw(cli: Any) -> None:
     assert "plugin early could not be loaded: importing plugin.py called sys.exit(3)" in (
         early.stderr
     )
+    assert f"hint: fix its code in {workspace_plugins() / 'early'}" in early.stderr
+    assert "start its server" not in early.stderr
     creator = cli("plugin", "call", "creator")
     assert creator.exit_code == ExitCode.FAILURE, creator.output
     assert "plugin creator called sys.exit(4)" in creator.stderr
