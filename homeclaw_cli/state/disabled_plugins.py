@@ -4,7 +4,8 @@
 A disabled item stays on disk; its registry leaves it out and lists it as "disabled".
 A damaged list errs on the safe side: every id still legible in it stays disabled (a
 truncated `["units", "notes"` keeps both off), and the next write moves the damaged file to
-a .bak copy first, as external_plugins.json does.
+a .bak copy first, as external_plugins.json does. A list this user may not read is an error:
+read as empty, it would turn every plugin it names back on.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
+from homeclaw_cli.errors import not_readable
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
 from homeclaw_cli.state.external_registrations import backup_path
 
@@ -32,9 +34,16 @@ def read_disabled_checked(state_dir: Path, kind: Kind = "plugin") -> tuple[set[s
     """The disabled ids and, when the file is damaged, why (its legible ids stay disabled)."""
     path = disabled_path(state_dir, kind)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        raw = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):  # a folder holds no list; writing says so
         return set(), None
+    except OSError as exc:
+        # Read as empty, every plugin it names would run again, and the next write lose them.
+        raise not_readable(path, exc.strerror or str(exc)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _legible_ids(raw.decode("utf-8", errors="replace")), "not UTF-8 text"
     try:
         data = json.loads(text)
         if isinstance(data, list):
@@ -42,7 +51,11 @@ def read_disabled_checked(state_dir: Path, kind: Kind = "plugin") -> tuple[set[s
         reason = "not a JSON list"
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON: {exc.msg} (line {exc.lineno})"
-    return set(re.findall(r'"([^"\\\n]+)"', text)), reason
+    return _legible_ids(text), reason
+
+
+def _legible_ids(text: str) -> set[str]:
+    return set(re.findall(r'"([^"\\\n]+)"', text))
 
 
 def set_disabled(state_dir: Path, item_id: str, disabled: bool, kind: Kind = "plugin") -> bool:
