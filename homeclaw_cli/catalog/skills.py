@@ -251,10 +251,14 @@ def skill_roots(settings: Settings) -> list[tuple[str, Path]]:
 
 
 def skill_folders(root: Path) -> list[Path]:
-    """`root` itself when it holds a SKILL.md, else its subfolders that do."""
-    if not root.is_dir():
+    """`root` itself when it holds a SKILL.md or cannot be read (loading it then says why),
+    else its subfolders that do."""
+    try:
+        if not root.is_dir():
+            return []
+    except OSError:  # a folder above it is unreadable (a plugin's skills/: named as a plugin)
         return []
-    if (root / SKILL_FILE).is_file():
+    if _holds_skill(root):
         return [root]
     return sorted(
         c

@@ -71,3 +71,27 @@ def test_sync_check_and_lists_name_the_unreadable_ones(unreadable: dict[str, Pat
     assert "haiku" in skills.stdout and "private/SKILL.md: cannot read file" in skills.stdout
     for result in (check, plugins, skills):
         assert "Traceback" not in result.stderr
+
+
+def test_an_unreadable_installed_plugin_or_skills_folder_breaks_no_other(
+    unreadable: dict[str, Path], hc_home: Path
+) -> None:
+    """The skills of installed plugins are looked for in each one's skills/ folder, and the
+    user skills folder itself may be the unreadable one."""
+    locked = write_plugin(hc_home / "data" / "plugins", "vault", "Vault", "Nobody may read it.")
+    user_skills = hc_home / "data" / "skills"
+    write_skill(user_skills, "limerick", "limerick", "Write a limerick.")
+    locked.chmod(0)
+    user_skills.chmod(0)
+    try:
+        skills = run(unreadable, "skill", "list", "--all")
+        plugins = run(unreadable, "plugin", "list")
+    finally:
+        locked.chmod(0o755)
+        user_skills.chmod(0o755)
+    assert skills.returncode == 0, skills.stderr
+    assert "haiku" in skills.stdout
+    assert f"{user_skills}/SKILL.md: cannot read file: Permission denied" in skills.stdout
+    assert plugins.returncode == 0, plugins.stderr
+    assert f"{locked}: error: cannot read this folder" in plugins.stderr
+    assert "Traceback" not in skills.stderr + plugins.stderr
