@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from homeclaw_cli.core.permissions import Kind
-from homeclaw_cli.errors import ConfigError
+from homeclaw_cli.errors import ConfigError, not_readable
 from homeclaw_cli.fsutil import atomic_write_text
 from homeclaw_cli.settings import Settings
 
@@ -66,12 +66,32 @@ def read_lockfile(path: Path) -> Lockfile:
     if not path.is_file():
         return Lockfile()
     try:
-        return Lockfile.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError) as exc:
-        raise ConfigError(
-            f"{path}: the lockfile is damaged ({str(exc).splitlines()[0]})",
-            hint="restore it from a backup, or delete it and reinstall the plugins",
-        ) from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise _damaged(path, str(exc)) from None
+    except OSError as exc:  # no damage: deleting it, as a damaged one's hint says, would be
+        raise not_readable(path, exc.strerror or str(exc)) from None
+    try:
+        return Lockfile.model_validate(json.loads(text))
+    except ValidationError as exc:
+        raise _damaged(path, _first_problem(exc)) from None
+    except ValueError as exc:
+        raise _damaged(path, str(exc).splitlines()[0]) from None
+
+
+def _damaged(path: Path, why: str) -> ConfigError:
+    return ConfigError(
+        f"{path}: the lockfile is damaged ({why})",
+        hint="restore it from a backup, or delete it and reinstall the plugins",
+    )
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """`plugins.notes.scripts: Input should be a valid list` (and how many more)."""
+    errors = exc.errors()
+    where = ".".join(str(part) for part in errors[0]["loc"]) or "the file"
+    more = f"; {len(errors) - 1} more problem(s)" if len(errors) > 1 else ""
+    return f"{where}: {errors[0]['msg']}{more}"
 
 
 def write_lockfile(path: Path, lock: Lockfile) -> None:
