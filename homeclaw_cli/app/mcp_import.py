@@ -65,7 +65,7 @@ async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportR
         raise ManifestError(f"{target}: cannot import MCP tools: {problems}")
     manifest = loaded.manifest
     if not isinstance(manifest.config, McpConfig):
-        raise UsageError(f"{manifest.id} is a {manifest.type} plugin; mcp-import needs type: mcp")
+        raise UsageError(f"{manifest.id} has type: {manifest.type}; mcp-import needs type: mcp")
     tools = await _list_tools(manifest, loaded.folder, loaded.manifest_path)
     names = [t.name for t in tools]
     for name in only:

@@ -225,3 +225,9 @@ def test_model_parameters_behind_refs_are_imported_as_objects(cli: Any, tmp_path
     shape = '{"points": [{"x": 1, "y": 2}]}'
     called = cli("plugin", "call", "testmcp", "area", "-p", f"shape:={shape}")
     assert called.stdout == "shape: 1 points from None\n", called.output
+
+
+def test_a_plugin_of_another_type_is_refused_with_its_type(cli: Any) -> None:
+    result = cli("plugin", "mcp-import", str(REPO_ROOT / "plugins" / "units"))
+    assert result.exit_code == 2, result.output
+    assert "units has type: inline; mcp-import needs type: mcp" in result.stderr
