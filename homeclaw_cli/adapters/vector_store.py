@@ -34,6 +34,7 @@ from homeclaw_cli.adapters.index_table import (
 from homeclaw_cli.adapters.query_cache import SnapshotReader
 from homeclaw_cli.core.retrieval import Match
 from homeclaw_cli.errors import ConfigError, HomeclawError, object_store_error
+from homeclaw_cli.fsutil import unwritable
 
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
@@ -185,6 +186,8 @@ class VectorStore:
                 self._db = lancedb.connect(self.uri, storage_options=self._connect_options())
             except Exception as exc:  # bad scheme, missing credentials, permissions...
                 known = object_store_error(self.uri, exc)
+                if known is None and isinstance(exc, OSError) and not self.remote:
+                    known = unwritable(Path(self.uri), exc)  # e.g. a file named like the index
                 if known is not None:
                     raise known from None
                 raise ConfigError(
@@ -196,8 +199,7 @@ class VectorStore:
     def _connect_options(self) -> dict[str, str] | None:
         if not self.remote:
             return None
-        # Row ids that survive another machine's compaction, so drop_duplicates deletes the
-        # copies it read (tables created by older versions get the re-read in drop_duplicates).
+        # Row ids another machine's compaction keeps: drop_duplicates deletes the rows it read.
         return {**self.storage_options, "new_table_enable_stable_row_ids": "true"}
 
     def _open(self, table: str) -> Any | None:

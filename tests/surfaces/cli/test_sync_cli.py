@@ -155,3 +155,13 @@ def test_a_home_that_is_a_file_is_named_without_a_traceback(cli: Any, tmp_path: 
     assert result.exit_code == 3, result.output
     assert f"error: {home} is a file where homeclaw needs a folder" in result.stderr
     assert "set HOMECLAW_HOME" in result.stderr
+
+
+def test_a_file_where_the_index_folder_belongs_is_named(cli: Any, hc_home: Path) -> None:
+    index = hc_home / "data" / "index"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text("not a folder", encoding="utf-8")
+    result = cli("plugin", "search", "weather")
+    assert result.exit_code == 3, result.output
+    assert f"error: {index} is a file where homeclaw needs a folder" in result.stderr
+    assert "File exists" not in result.stderr
