@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.core.approval import ApprovalRecord, ToolAction
-from homeclaw_cli.errors import not_readable
+from homeclaw_cli.errors import HomeclawError, not_readable
 from homeclaw_cli.fsutil import file_lock, writing
 
 AUDIT_NAME = "audit.jsonl"
@@ -37,13 +37,17 @@ def record(data_dir: Path, action: str, item_id: str, **details: Any) -> dict[st
     }
     path = audit_path(data_dir)
     line = json.dumps(event, sort_keys=False, default=str) + "\n"
-    with file_lock(path.with_name(".audit.lock"), what="the audit log"), writing(path):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    try:
+        with file_lock(path.with_name(".audit.lock"), what="the audit log"), writing(path):
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8"))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    except HomeclawError as exc:  # what it records has happened: the error must not hide that
+        done = f"`{action} {item_id}` took effect, but the audit log has no line for it: "
+        raise type(exc)(done + exc.message, hint=exc.hint) from None
     return event
 
 

@@ -28,7 +28,9 @@ def test_a_folder_in_place_of_a_state_file_is_named(
     (path / "kept.txt").write_text("the user's", encoding="utf-8")
     result = cli("plugin", command, "timer", *(["--yes"] if command == "remove" else []))
     assert result.exit_code == 3, result.output
-    assert f"error: {path} is a folder where homeclaw keeps a file" in result.stderr
+    assert f"{path} is a folder where homeclaw keeps a file" in result.stderr
+    if state_file == "audit.jsonl":  # written after the change: the error says it was made
+        assert "`disable timer` took effect, but the audit log has no line for it" in result.stderr
     assert "move that folder away" in result.stderr
     assert (path / "kept.txt").read_text(encoding="utf-8") == "the user's"
     assert not list(path.parent.glob(f".{path.name}.*.tmp"))
