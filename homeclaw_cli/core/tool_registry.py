@@ -153,7 +153,10 @@ def _coerce(value: Any, spec: dict[str, Any]) -> Any:
     if wanted == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     if wanted == "array" and value is not None and not isinstance(value, list):
-        return [value]
+        value = [value]
+    items = spec.get("items")
+    if wanted == "array" and isinstance(items, dict) and isinstance(value, list):
+        return [_coerce(item, items) for item in value]
     enum = spec.get("enum")
     if enum and value not in enum and isinstance(value, str):
         folded = [e for e in enum if isinstance(e, str) and e.casefold() == value.casefold()]
@@ -177,14 +180,15 @@ def check_arguments(schema: dict[str, Any], arguments: Any) -> str | None:
             return f"unknown parameter `{name}`; this tool takes no parameters"
         wanted = spec.get("type")
         if value is not None and wanted and not _matches(value, wanted):
-            article = "an" if wanted[0] in "aeiou" else "a"
-            return f"parameter `{name}` must be {article} {wanted}, got {json_type(value)}"
+            return _wrong_type(f"parameter `{name}`", wanted, value)
         enum = spec.get("enum")
         if enum and value is not None and value not in enum:
             shown = ", ".join(json.dumps(e) for e in enum)
             return f"parameter `{name}` must be one of {shown}, got {json.dumps(value)}"
         if (out_of_range := _range_problem(name, value, spec)) is not None:
             return out_of_range
+        if (bad_item := _item_problem(name, value, spec)) is not None:
+            return bad_item
     for name in schema.get("required") or []:
         if arguments.get(name) is None:
             return f"missing required parameter `{name}`"
@@ -200,6 +204,23 @@ def _range_problem(name: str, value: Any, spec: dict[str, Any]) -> str | None:
         bounds = [f"at least {low}"] * (low is not None) + [f"at most {high}"] * (high is not None)
         return f"parameter `{name}` must be {' and '.join(bounds)}, got {json.dumps(value)}"
     return None
+
+
+def _item_problem(name: str, value: Any, spec: dict[str, Any]) -> str | None:
+    """An item of an array parameter that is not of the schema's `items` type."""
+    items = spec.get("items")
+    wanted = items.get("type") if isinstance(items, dict) else None
+    if not isinstance(value, list) or not isinstance(wanted, str):
+        return None
+    for index, item in enumerate(value):
+        if not _matches(item, wanted):
+            return _wrong_type(f"parameter `{name}` item {index}", wanted, item)
+    return None
+
+
+def _wrong_type(what: str, wanted: str, value: Any) -> str:
+    article = "an" if wanted[0] in "aeiou" else "a"
+    return f"{what} must be {article} {wanted}, got {json_type(value)}"
 
 
 def _matches(value: Any, wanted: str) -> bool:

@@ -42,6 +42,22 @@ def test_check_arguments(args: Any, problem: str | None) -> None:
     assert check_arguments(SCHEMA, args) == problem
 
 
+ARRAY_SCHEMA = {
+    "type": "object",
+    "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
+}
+
+
+def test_array_items_are_checked_and_repaired_like_parameters() -> None:
+    """A server refusing `["a"]` for integers is a worse error than homeclaw's own, and small
+    models write `["2", "3"]` for integers as they write "5" for a number."""
+    problem = check_arguments(ARRAY_SCHEMA, {"ids": [1, "a"]})
+    assert problem == "parameter `ids` item 1 must be an integer, got string"
+    repaired = coerce_arguments(ARRAY_SCHEMA, {"ids": ["2", "3"]})
+    assert repaired == {"ids": [2, 3]} and check_arguments(ARRAY_SCHEMA, repaired) is None
+    assert coerce_arguments(ARRAY_SCHEMA, {"ids": "4"}) == {"ids": [4]}
+
+
 @pytest.mark.parametrize(
     ("args", "repaired"),
     [
