@@ -23,6 +23,7 @@ from typing import Any
 
 from homeclaw_cli.adapters.mcp_client import McpTool
 from homeclaw_cli.catalog.plugin_loader import load_plugin
+from homeclaw_cli.catalog.tool_name_checks import MAX_TOOL_NAME
 from homeclaw_cli.core.manifest import PARAM_NAME_RE, McpConfig, PluginManifest, value_matches_type
 from homeclaw_cli.document import read_document
 from homeclaw_cli.errors import ManifestError, UnavailableError, UsageError, missing_path
@@ -77,7 +78,7 @@ async def import_tools(target: Path, *, only: list[str], write: bool) -> ImportR
     warnings: list[str] = []
     capabilities: list[dict[str, Any]] = []
     tool_map: dict[str, str] = {}
-    ids = capability_ids(names)
+    ids = capability_ids(names, max(8, MAX_TOOL_NAME - len(manifest.id) - 2))
     for tool in tools:
         if (only and tool.name not in only) or (not only and tool.name == manifest.config.tool):
             continue
@@ -100,16 +101,18 @@ def capability_id(tool_name: str) -> str:
     return slug or "tool"
 
 
-def capability_ids(tool_names: list[str]) -> dict[str, str]:
-    """Tool name -> its capability id, no two alike (`a.b` and `a-b` both make `a-b`): a name
-    that already is a valid id keeps it, the others are numbered (`a-b-2`) when theirs is taken."""
-    taken = {name for name in tool_names if capability_id(name) == name}
+def capability_ids(tool_names: list[str], max_len: int = MAX_TOOL_NAME) -> dict[str, str]:
+    """Tool name -> its capability id, no two alike (`a.b` and `a-b` both make `a-b`) and none
+    longer than `max_len` (the plugin's tool names must fit MAX_TOOL_NAME): a name that already
+    is a valid id keeps it, the others are cut and numbered (`a-b-2`) when theirs is taken."""
+    taken = {n for n in tool_names if capability_id(n) == n and len(n) <= max_len}
     ids: dict[str, str] = {}
     for name in tool_names:
-        cap_id = base = capability_id(name)
+        cap_id = base = capability_id(name)[:max_len].rstrip("-_") or "tool"
         number = 2
         while cap_id != name and cap_id in taken:
-            cap_id, number = f"{base}-{number}", number + 1
+            suffix = f"-{number}"
+            cap_id, number = f"{base[: max_len - len(suffix)].rstrip('-_')}{suffix}", number + 1
         taken.add(cap_id)
         ids[name] = cap_id
     return ids
