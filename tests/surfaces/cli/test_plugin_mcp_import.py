@@ -158,16 +158,22 @@ server.run()
 """
 
 
-def test_tools_whose_ids_collide_get_ids_of_their_own(cli: Any, tmp_path: Path) -> None:
+def import_from(cli: Any, server: Path, source: str) -> Path:
+    """The test plugin's folder, its server replaced by `source` (written to `server`), after
+    a successful `plugin mcp-import`."""
     folder = plugin_folder()
-    server = tmp_path / "colliding_server.py"
-    server.write_text(COLLIDING)
+    server.write_text(source)
     manifest = folder / "plugin.yaml"
     manifest.write_text(manifest.read_text().replace(str(SERVER), str(server)))
     result = cli("plugin", "mcp-import", str(folder))
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
-    tools = yaml.safe_load(manifest.read_text())["config"]["tools"]
+    return folder
+
+
+def test_tools_whose_ids_collide_get_ids_of_their_own(cli: Any, tmp_path: Path) -> None:
+    folder = import_from(cli, tmp_path / "colliding_server.py", COLLIDING)
+    tools = yaml.safe_load((folder / "plugin.yaml").read_text())["config"]["tools"]
     # a name that already is a valid id keeps it; the others are numbered
     assert tools == {"tool": "名前", "tool-2": "日本", "a-b-2": "a.b", "a_b-2": "A_B"}
     assert {"pid", "tool", "tool-2", "a-b", "a-b-2", "a_b", "a_b-2"} == set(capabilities(folder))
@@ -204,13 +210,7 @@ server.run()
 
 
 def test_model_parameters_behind_refs_are_imported_as_objects(cli: Any, tmp_path: Path) -> None:
-    folder = plugin_folder()
-    server = tmp_path / "models_server.py"
-    server.write_text(MODELS)
-    manifest = folder / "plugin.yaml"
-    manifest.write_text(manifest.read_text().replace(str(SERVER), str(server)))
-    result = cli("plugin", "mcp-import", str(folder))
-    assert result.exit_code == 0, result.output
+    folder = import_from(cli, tmp_path / "models_server.py", MODELS)
     params = {p["name"]: p for p in capabilities(folder)["area"]["parameters"]}
     assert params["shape"]["type"] == "object" and params["shape"]["required"] is True
     number = {"type": "number"}
