@@ -1,10 +1,10 @@
 """Turn an MCP server's tools into capabilities of its plugin manifest (seed 001 §7).
 
 Each tool becomes a capability (updating one of the same id, keeping the others) whose
-id is the tool name made valid ([a-z0-9_-], numbered when two tools make the same id); when
-the two differ, `config.tools` records the mapping so calls reach the right tool. The
-plugin's own dispatcher (`config.tool`, `handle_request` by default) is not a capability and
-is left out unless named with --only.
+id is the tool name made valid ([a-z0-9_-], cut so that the tool names the model sees fit 64
+characters, numbered when two tools make the same id); when the two differ, `config.tools`
+records the mapping so calls reach the right tool. The plugin's own dispatcher (`config.tool`,
+`handle_request` by default) is not a capability and is left out unless named with --only.
 
 Parameters keep the tool's JSON Schema: its types (integer included), enums, defaults, and
 for object and array parameters the nested schema. Effects come from the server's
