@@ -92,7 +92,8 @@ def test_a_guessed_script_name_of_a_skill_with_several_is_an_error_listing_them(
         ("run_skill", {"skill_name": "nope", "script": "x.py"}, "no skill 'nope'"),
         ("run_skill", {"skill_name": "hello"}, "missing required parameter `script`"),
         ("run_skill", {"skill_name": "hello", "script": ""}, "`script` is required"),
-        ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": [1]}, "list of strings"),
+        # [1] would be repaired to ["1"], as 5 is for a string parameter
+        ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": [{}]}, "item 0 must"),
         ("run_skill", {"skill_name": "hello", "script": "hi.py", "args": ["fail"]}, "code: 3"),
         ("delete_skill", {"skill": "hello"}, "unknown tool `delete_skill`"),
     ],
