@@ -56,7 +56,7 @@ def value_matches_type(value: Any, param_type: str) -> bool:
     return isinstance(value, _PY_TYPES[param_type])
 
 
-def _a(word: str) -> str:
+def with_article(word: str) -> str:
     """`a string`, `an integer`, `an object`."""
     return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
 
@@ -107,13 +107,15 @@ class Parameter(_Model):
             and self.default is not None
             and not value_matches_type(self.default, self.type)
         ):
+            kind = with_article(self.type)
             raise rule_error(
-                f"default {self.default!r} of parameter {self.name!r} is not {_a(self.type)}",
-                "default",
+                f"default {self.default!r} of parameter {self.name!r} is not {kind}", "default"
             )
         for index, value in enumerate(self.enum or []):
             if not value_matches_type(value, self.type):
-                raise rule_error(f"enum value {value!r} is not {_a(self.type)}", "enum", index)
+                raise rule_error(
+                    f"enum value {value!r} is not {with_article(self.type)}", "enum", index
+                )
         if self.enum and self.has_default and self.default not in self.enum:
             raise rule_error(f"default {self.default!r} is not one of the enum values", "default")
         if self.enum == []:

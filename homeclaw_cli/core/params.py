@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from homeclaw_cli.core.manifest import Capability, Parameter, value_matches_type
+from homeclaw_cli.core.manifest import Capability, Parameter, value_matches_type, with_article
 from homeclaw_cli.errors import UsageError
 from homeclaw_cli.suggest import did_you_mean
 
@@ -141,8 +141,7 @@ def _as_type(value: Any, param: Parameter) -> Any:
             return str(value)
         raise ValueError(f"must be a string, got {_kind(value)} {_short(value)}")
     if not isinstance(value, str):
-        article = "an" if kind in ("integer", "object", "array") else "a"
-        raise ValueError(f"must be {article} {kind}, got {_kind(value)} {_short(value)}")
+        raise ValueError(f"must be {with_article(kind)}, got {_kind(value)} {_short(value)}")
     text = value.strip()
     if kind == "number":
         return _number(text, value)

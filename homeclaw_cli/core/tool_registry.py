@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from homeclaw_cli.core.approval import READ_ONLY, Effect, ToolAction
-from homeclaw_cli.core.manifest import value_matches_type
+from homeclaw_cli.core.manifest import value_matches_type, with_article
 from homeclaw_cli.errors import HomeclawError
 from homeclaw_cli.suggest import did_you_mean
 
@@ -219,8 +219,7 @@ def _item_problem(name: str, value: Any, spec: dict[str, Any]) -> str | None:
 
 
 def _wrong_type(what: str, wanted: str, value: Any) -> str:
-    article = "an" if wanted[0] in "aeiou" else "a"
-    return f"{what} must be {article} {wanted}, got {json_type(value)}"
+    return f"{what} must be {with_article(wanted)}, got {json_type(value)}"
 
 
 def _matches(value: Any, wanted: str) -> bool:
