@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 CallSource = Literal["native", "content", "json", "decided"]
 # the constrained decision's own model calls, made within a round: the tool-or-answer
 # question, the picked tool's arguments, a plain answer without tools
-DecisionCall = Literal["pick", "arguments", "answer"]
+DecisionCall = Literal["pick", "arguments", "answer", "ask"]
 
 
 def _step_json(step: TraceStep) -> dict[str, Any]:

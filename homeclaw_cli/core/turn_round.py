@@ -21,6 +21,7 @@ from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_sch
 from homeclaw_cli.core.tool_registry import ToolOutcome
 from homeclaw_cli.core.tool_text import fit_tool_text, window_room
 from homeclaw_cli.core.trace import PostProcessStep
+from homeclaw_cli.core.turn_ask import ask_for_missing
 from homeclaw_cli.core.turn_calls import (
     ModelMove,
     TurnState,
@@ -73,6 +74,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     if move.calls:
         move = await answer_instead(llm, state, move, round_no)  # calls to invented tools
         move = await answer_unfounded(llm, state, move, round_no)  # made-up values
+        move = await ask_for_missing(llm, state, move, round_no)  # a required value made up
         move = await doubt(llm, state, move, round_no)  # a call only retrieval's weak hits
     elif written_call(move.answer) is None:
         move = await second_look(llm, state, move, round_no)  # a written call is corrected

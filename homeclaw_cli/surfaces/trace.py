@@ -82,5 +82,7 @@ def _decided(step: LlmStep) -> str:
             return f"picked {calls or 'answer'}"
         case "arguments":
             return f"arguments for {calls}" if calls else "arguments not usable"
+        case "ask":
+            return "asked the user for a value the call needs"
         case _:
             return "answered without tools"

@@ -1,0 +1,126 @@
+"""Asking the user for a value a tool needs, instead of running a call with one made up.
+
+"what's the weather like today" names no city; a small model calls the weather for "New York"
+anyway (7 of CLINC's 10 such requests), and the user reads another city's weather as their
+own. When the turn's first move only calls plugins with a required parameter holding words
+found in no message of the conversation (core/grounding.py), and no other value of the call
+is found there either, the calls do not run: the turn's answer is one short question for
+that value. The user's reply is a short follow-up, retrieved with this request, and the call
+it leads to carries the value they gave.
+
+Only words count: identifiers and codes a model derives from what the user said
+("US/Los_Angeles" for Las Vegas, "gbp" for British pounds, "notes.txt") are left to the tool
+to check. Calls to plugins retrieval ranked weakly never get here: they are answered without
+tools (core/turn_decide.py). `llm.decide: never` turns this off with the rest of the decision
+machinery.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from homeclaw_cli.core.grounding import conversation_words, made_up
+from homeclaw_cli.core.json_strings import json_strings
+from homeclaw_cli.core.ports import LLM, LLMToolCall
+from homeclaw_cli.core.tool_parse import strip_think
+from homeclaw_cli.core.tool_registry import Tool
+from homeclaw_cli.core.trace import SkippedCallStep
+from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
+
+ASK_MAX_TOKENS = 40
+MAX_QUESTION_CHARS = 200  # a longer reply is an answer or an explanation, not the question
+ASK_SYSTEM = (
+    "The user's request needs a tool for this: {description} The tool needs the {label}, "
+    "which the user has not said. Ask the user for the {label} in one short question. "
+    "Do not answer the request and do not guess the {label}."
+)
+# A word of letters, maybe with an inner apostrophe or hyphen, maybe closed by punctuation.
+_PLAIN_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*[,.!?]?")
+_MIN_LETTERS = 4  # "New York" is words; "UTC" and "gbp" are codes
+
+
+@dataclass(frozen=True)
+class MissingValue:
+    """A call whose required parameter holds only words the model made up."""
+
+    call: LLMToolCall
+    tool: Tool
+    parameter: str
+    values: list[str]
+
+    @property
+    def label(self) -> str:
+        return self.parameter.replace("_", " ")
+
+
+def plain_words(value: str) -> bool:
+    """True for words a user could have typed ("New York", "Hello, world!"), False for an
+    identifier, a path, a code or anything with digits ("Europe/London", "a.txt", "UTC")."""
+    parts = value.split()
+    if not parts or not all(_PLAIN_WORD.fullmatch(p) for p in parts):
+        return False
+    return max(sum(c.isalpha() for c in p) for p in parts) >= _MIN_LETTERS
+
+
+def missing_values(state: TurnState, move: ModelMove) -> list[MissingValue]:
+    """One MissingValue per call of the turn's first move when each of them has one; else []."""
+    if state.decide == "never" or not move.calls or state.tool_ran:
+        return []
+    said = conversation_words(state.messages)
+    found = []
+    for call in move.calls:
+        tool = state.tools.get(call.name)
+        arguments = coerce_arguments(call.arguments)
+        if tool is None or tool.kind != "plugin" or not isinstance(arguments, dict):
+            return []
+        missing = _missing(tool, call, arguments, made_up(tool, arguments, said))
+        if missing is None:
+            return []
+        found.append(missing)
+    return found
+
+
+def _missing(
+    tool: Tool, call: LLMToolCall, arguments: dict[str, Any], values: list[str]
+) -> MissingValue | None:
+    """The first required parameter of the call whose value is made-up plain words."""
+    made = {v for v in values if plain_words(v)}
+    for name in tool.parameters.get("required") or []:
+        if made & set(json_strings(arguments.get(name))):
+            return MissingValue(call, tool, name, values)
+    return None
+
+
+async def ask_for_missing(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
+    """A question for the value the first call needs (`missing_values`), `move` otherwise;
+    the trace says which calls were not run and why."""
+    found = missing_values(state, move)
+    if not found:
+        return move
+    for missing in found:
+        shown = ", ".join(repr(v) for v in missing.values)
+        reason = f"asked for the {missing.label}: made up {shown}, in no message"
+        state.steps.append(SkippedCallStep(0.0, missing.call.name, missing.call.arguments, reason))
+    question = await _question(llm, state, found[0], round_no)
+    return ModelMove(question, [], "decided", question)
+
+
+async def _question(llm: LLM, state: TurnState, missing: MissingValue, round_no: int) -> str:
+    """The model's question for the value, or a plain one when its reply is no question."""
+    system = ASK_SYSTEM.format(description=missing.tool.description, label=missing.label)
+    state.status("thinking")
+    try:
+        reply = await llm.chat(
+            [{"role": "system", "content": system}, {"role": "user", "content": state.message}],
+            max_tokens=ASK_MAX_TOKENS,
+        )
+    finally:
+        state.status(None)
+    state.record_reply(reply, round_no, [], None, "ask")
+    question = strip_think(reply.content).strip()
+    if "?" in question and len(question) <= MAX_QUESTION_CHARS and "{" not in question:
+        return question
+    owner = missing.tool.plugin_id or missing.tool.name
+    return f"Which {missing.label} do you mean? {owner} needs one, and I won't guess it."
