@@ -27,7 +27,7 @@ from homeclaw_cli.core.ports import LLM, LLMToolCall
 from homeclaw_cli.core.tool_parse import strip_think
 from homeclaw_cli.core.tool_registry import Tool
 from homeclaw_cli.core.trace import SkippedCallStep
-from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
+from homeclaw_cli.core.turn_calls import ModelMove, TurnState, resolved_calls
 
 ASK_MAX_TOKENS = 40
 MAX_QUESTION_CHARS = 200  # a longer reply is an answer or an explanation, not the question
@@ -70,10 +70,8 @@ def missing_values(state: TurnState, move: ModelMove) -> list[MissingValue]:
         return []
     said = conversation_words(state.messages)
     found = []
-    for call in move.calls:
-        tool = state.tools.get(call.name)
-        arguments = coerce_arguments(call.arguments)
-        if tool is None or tool.kind != "plugin" or not isinstance(arguments, dict):
+    for call, tool, arguments in resolved_calls(state.tools, move.calls):
+        if tool.kind != "plugin":
             return []
         missing = _missing(tool, call, arguments, made_up(tool, arguments, said))
         if missing is None:

@@ -22,7 +22,7 @@ from homeclaw_cli.core.tool_parse import (
     resolve_name,
     strip_think,
 )
-from homeclaw_cli.core.tool_registry import ToolOutcome, ToolRegistry
+from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, ToolRegistry
 from homeclaw_cli.core.tool_text import MAX_TOOL_TEXT, fit_tool_text
 from homeclaw_cli.core.trace import CallSource, DecisionCall, LlmStep, ToolStep, TraceStep
 from homeclaw_cli.core.user_paths import complete_paths, user_paths
@@ -322,6 +322,21 @@ def coerce_arguments(arguments: Any) -> Any:
         except json.JSONDecodeError:
             return arguments
     return {} if arguments is None else arguments
+
+
+def resolved_calls(
+    tools: ToolRegistry, calls: list[LLMToolCall]
+) -> list[tuple[LLMToolCall, Tool, dict[str, Any]]]:
+    """Each call with its tool and its arguments as an object; [] when any call names no
+    offered tool or its arguments are no object (the turn's repairs deal with those)."""
+    found = []
+    for call in calls:
+        tool = tools.get(call.name)
+        arguments = coerce_arguments(call.arguments)
+        if tool is None or not isinstance(arguments, dict):
+            return []
+        found.append((call, tool, arguments))
+    return found
 
 
 def assistant_message(content: str, calls: list[LLMToolCall]) -> ChatMessage:

@@ -39,7 +39,7 @@ from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
 from homeclaw_cli.core.trace import SkippedCallStep
-from homeclaw_cli.core.turn_calls import ModelMove, TurnState, coerce_arguments
+from homeclaw_cli.core.turn_calls import ModelMove, TurnState, resolved_calls
 
 DECIDE_MODES = ("never", "auto", "always")
 _NUMBER = re.compile(r"\d")
@@ -191,10 +191,8 @@ def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, 
         return []
     said = conversation_words(state.messages)
     found = []
-    for call in move.calls:
-        tool = state.tools.get(call.name)
-        arguments = coerce_arguments(call.arguments)
-        if tool is None or not isinstance(arguments, dict) or not _weak(state, tool, arguments):
+    for call, tool, arguments in resolved_calls(state.tools, move.calls):
+        if not _weak(state, tool, arguments):
             return []
         values = made_up(tool, arguments, said)
         if not values:
