@@ -56,9 +56,10 @@ class MissingValue:
 
 
 def plain_words(value: str) -> bool:
-    """True for words a user could have typed ("New York", "Hello, world!"), False for an
-    identifier, a path, a code or anything with digits ("Europe/London", "a.txt", "UTC")."""
-    parts = value.split()
+    """True for words a user could have typed ("New York", "Hello, world!") or a placeholder
+    of words ("your_city_name"), False for an identifier, a path, a code or anything with
+    digits ("Europe/London", "a.txt", "UTC")."""
+    parts = value.replace("_", " ").split()  # "your_city_name" is a placeholder of words
     if not parts or not all(_PLAIN_WORD.fullmatch(p) for p in parts):
         return False
     return max(sum(c.isalpha() for c in p) for p in parts) >= _MIN_LETTERS

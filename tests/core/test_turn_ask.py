@@ -7,7 +7,9 @@ import pytest
 from homeclaw_cli.core.turn_ask import plain_words
 
 
-@pytest.mark.parametrize("value", ["New York", "London", "Hello, world!", "miles", "Saint-Malo"])
+@pytest.mark.parametrize(
+    "value", ["New York", "London", "Hello, world!", "miles", "Saint-Malo", "your_city_name"]
+)
 def test_words_a_user_could_have_typed(value: str) -> None:
     assert plain_words(value)
 
