@@ -12,7 +12,8 @@ from typing import Any, ClassVar, Literal
 # structured calls, JSON in text, format mode, the constrained decision (core/turn_decide.py)
 CallSource = Literal["native", "content", "json", "decided"]
 # the constrained decision's own model calls, made within a round: the tool-or-answer
-# question, the picked tool's arguments, a plain answer without tools
+# question, the picked tool's arguments, a plain answer without tools, a question for a value
+# the user did not give (core/turn_ask.py)
 DecisionCall = Literal["pick", "arguments", "answer", "ask"]
 
 
