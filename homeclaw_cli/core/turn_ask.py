@@ -39,6 +39,7 @@ ASK_SYSTEM = (
 # A word of letters, maybe with an inner apostrophe or hyphen, maybe closed by punctuation.
 _PLAIN_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*[,.!?]?")
 _MIN_LETTERS = 4  # "New York" is words; "UTC" and "gbp" are codes
+_STEM = 4  # a question names the value by a word's first letters: "cities" for "city"
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,16 @@ async def _question(llm: LLM, state: TurnState, missing: MissingValue, round_no:
         state.status(None)
     state.record_reply(reply, round_no, [], None, "ask")
     question = strip_think(reply.content).strip()
-    if "?" in question and len(question) <= MAX_QUESTION_CHARS and "{" not in question:
+    if _asks_for(question, missing.label):
         return question
     owner = missing.tool.plugin_id or missing.tool.name
     return f"Which {missing.label} do you mean? {owner} needs one, and I won't guess it."
+
+
+def _asks_for(reply: str, label: str) -> bool:
+    """Whether `reply` is a short question naming the value ("What city are you in?"), not
+    the request asked back ("What is the date tomorrow?") or an answer."""
+    if "?" not in reply or len(reply) > MAX_QUESTION_CHARS or "{" in reply:
+        return False
+    said = reply.casefold()
+    return any(word[:_STEM] in said for word in label.casefold().split() if len(word) >= 3)

@@ -72,3 +72,14 @@ def test_llm_decide_never_runs_the_guess(chat: Callable[..., Any], fake: FakeOll
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "High tide in Cork at 06:12.\n"
     assert len(fake.chat_requests) == 1
+
+
+def test_a_question_that_does_not_name_the_value_gives_a_plain_one(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Asked to ask, a small model may ask the request back ("What is the date tomorrow?")."""
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("What are the tides?"))
+    result = chat("-q", REQUEST)
+    assert result.stdout == "Which harbour do you mean? tides needs one, and I won't guess it.\n"
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Which harbours?"))
+    assert chat("-q", REQUEST).stdout == "Which harbours?\n"
