@@ -4,7 +4,8 @@ Every call saved in `results/eval_chat-*.json` (the bundled plugins' tools) is c
 core/grounding.py as if retrieval had ranked its plugin weakly, against the words of the
 task's messages (a call's own turn and the ones before it; tool results are not saved, so a
 value a tool returned counts as made up here). Prints, per call with made-up values, whether
-they fill a required parameter, and a summary.
+they fill a required parameter and whether chat would ask for it (core/turn_ask.py), and a
+summary.
 
     python benchmarks/llm/made_up_replay.py [RESULT.json ...] [--json]
 """
@@ -22,7 +23,7 @@ from homeclaw_cli.catalog.plugin_loader import load_plugin
 from homeclaw_cli.core.capability_tools import add_plugin_tools
 from homeclaw_cli.core.grounding import free_values, made_up, words
 from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, ToolRegistry
-from homeclaw_cli.core.turn_ask import plain_words
+from homeclaw_cli.core.turn_ask import missing_parameter
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).with_name("results")
@@ -76,10 +77,7 @@ def replay(paths: list[Path], tools: ToolRegistry) -> list[dict[str, Any]]:
                         "arguments": arguments,
                         "made_up": values,
                         "required": required_made_up(tool, arguments, values) if values else [],
-                        "asks": any(plain_words(v) for v in values)
-                        and bool(
-                            required_made_up(tool, arguments, [v for v in values if plain_words(v)])
-                        ),
+                        "asks": missing_parameter(tool, arguments, values) is not None,
                         "expected": task.get("expected"),
                         "passed": task.get("passed"),
                     }

@@ -75,21 +75,21 @@ def missing_values(state: TurnState, move: ModelMove) -> list[MissingValue]:
     for call, tool, arguments in resolved_calls(state.tools, move.calls):
         if tool.kind != "plugin":
             return []
-        missing = _missing(tool, call, arguments, made_up(tool, arguments, said))
-        if missing is None:
+        values = made_up(tool, arguments, said)
+        parameter = missing_parameter(tool, arguments, values)
+        if parameter is None:
             return []
-        found.append(missing)
+        found.append(MissingValue(call, tool, parameter, values))
     return found
 
 
-def _missing(
-    tool: Tool, call: LLMToolCall, arguments: dict[str, Any], values: list[str]
-) -> MissingValue | None:
-    """The first required parameter of the call whose value is made-up plain words."""
+def missing_parameter(tool: Tool, arguments: dict[str, Any], values: list[str]) -> str | None:
+    """The first required parameter whose value is among the made-up `values` and is plain
+    words; None when there is none."""
     made = {v for v in values if plain_words(v)}
     for name in tool.parameters.get("required") or []:
         if made & set(json_strings(arguments.get(name))):
-            return MissingValue(call, tool, name, values)
+            return str(name)
     return None
 
 
