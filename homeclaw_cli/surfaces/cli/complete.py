@@ -8,7 +8,7 @@ they must stay quiet and never fail, so any error yields no candidates.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
@@ -40,6 +40,25 @@ def skill_ids(ctx: typer.Context, incomplete: str) -> list[str]:
     except Exception:
         return []
     return _starting(ids, incomplete)
+
+
+def installed_ids(kind: Literal["plugin", "skill"]) -> Callable[[typer.Context, str], list[str]]:
+    """Ids of the installed items of a kind (remove, update): the folders in its user folder
+    and the lockfile's entries, not the bundled ones or those of other plugin folders."""
+    from homeclaw_cli.state.lockfile import lockfile_path, read_lockfile
+
+    def installed(ctx: typer.Context, incomplete: str) -> list[str]:
+        try:
+            settings = get_state(ctx).context().settings
+            folder = settings.user_plugins_dir if kind == "plugin" else settings.user_skills_dir
+            found = folder.iterdir() if folder.is_dir() else iter(())
+            ids = {p.name for p in found if p.is_dir() and not p.name.startswith(".")}
+            ids |= set(read_lockfile(lockfile_path(settings)).section(kind))
+        except Exception:
+            return []
+        return _starting(sorted(ids), incomplete)
+
+    return installed
 
 
 def _call_words(ctx: typer.Context) -> tuple[str | None, str | None, list[str]]:
@@ -113,6 +132,15 @@ def choices(*values: str) -> Callable[[typer.Context, str], list[str]]:
 def plugin_argument(help_text: str, **extra: Any) -> Any:
     """A PLUGIN_ID argument that completes installed plugin ids."""
     return typer.Argument(metavar="PLUGIN_ID", help=help_text, autocompletion=plugin_ids, **extra)
+
+
+def installed_argument(kind: Literal["plugin", "skill"]) -> Any:
+    """The ID argument of `remove`: completes the installed items of `kind` only."""
+    return typer.Argument(
+        metavar=f"{kind.upper()}_ID",
+        help=f"Installed {kind} id.",
+        autocompletion=installed_ids(kind),
+    )
 
 
 def skill_argument(help_text: str, **extra: Any) -> Any:

@@ -90,7 +90,7 @@ add_update_command(app, "plugin", _plugin_updater)
 @app.command("remove")
 def remove(
     ctx: typer.Context,
-    plugin_id: Annotated[str, complete.plugin_argument("Installed plugin id.")],
+    plugin_id: Annotated[str, complete.installed_argument("plugin")],
     yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:

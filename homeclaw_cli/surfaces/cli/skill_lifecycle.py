@@ -60,7 +60,7 @@ add_update_command(app, "skill", _skill_updater)
 @app.command("remove")
 def remove(
     ctx: typer.Context,
-    skill_id: Annotated[str, complete.skill_argument("Installed skill id.")],
+    skill_id: Annotated[str, complete.installed_argument("skill")],
     yes: DeleteYesFlag = False,
     as_json: JsonFlag = False,
 ) -> None:

@@ -22,7 +22,7 @@ def add_update_command(
         typer.Argument(
             metavar=f"{kind.upper()}_ID",
             help=f"Installed {kind} id (or --all).",
-            autocompletion=complete.plugin_ids if kind == "plugin" else complete.skill_ids,
+            autocompletion=complete.installed_ids(kind),
         ),
     ]
     every = Annotated[bool, typer.Option("--all", help=f"Update every installed {kind}.")]
