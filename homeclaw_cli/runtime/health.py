@@ -4,7 +4,7 @@ http / external   GET health_check_url (2xx = ok); without one, any answer from 
 subprocess        the command resolves to an executable
 mcp               start/connect, initialize and list tools; every declared capability
                   must map to a server tool or the designated `tool`
-inline            the plugin's code file exists (code is not imported by a health check)
+inline            the plugin's code loads as a call would load it (import, class, initialize)
 """
 
 from __future__ import annotations
@@ -110,12 +110,7 @@ async def check_entry(
             return False, f"command {config.command!r} not found"
         return True, f"command {config.command} -> {path}"
     if isinstance(config, InlineConfig):
-        if entry.folder is None:
-            return False, "inline plugin without a folder"
-        module = inline_module_path(entry.folder, config)
-        return (
-            (True, f"code in {module.name}") if module.is_file() else (False, f"{module} missing")
-        )
+        return await _inline(caller, entry, config)
     assert isinstance(config, McpConfig)
     return await _mcp(caller, entry)
 
@@ -174,6 +169,34 @@ def probe_url_now(url: str, *, timeout: float) -> tuple[bool, str]:
     return asyncio.run(run())
 
 
+def _target(caller: PluginCaller, entry: PluginEntry) -> RunTarget:
+    """The plugin as its runner sees it, by its first capability."""
+    manifest = entry.manifest
+    return RunTarget(
+        manifest,
+        manifest.callable_capabilities()[0],
+        entry.folder,
+        caller.settings.data_dir,
+        permissions=caller.granted(manifest),
+    )
+
+
+async def _inline(
+    caller: PluginCaller, entry: PluginEntry, config: InlineConfig
+) -> tuple[bool, str]:
+    from homeclaw_cli.runtime.runners.inline import InlineRunner
+
+    if entry.folder is None:
+        return False, "inline plugin without a folder"
+    module = inline_module_path(entry.folder, config)
+    if not module.is_file():
+        return False, f"{module} missing"
+    runner = caller.runner("inline")
+    assert isinstance(runner, InlineRunner)
+    problem = await runner.load_problem(_target(caller, entry))
+    return (False, problem) if problem else (True, f"{module.name} loads")
+
+
 async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
     from homeclaw_cli.adapters.mcp_client import McpUnavailable
     from homeclaw_cli.runtime.runners.mcp import McpRunner, unmapped_capabilities
@@ -181,13 +204,7 @@ async def _mcp(caller: PluginCaller, entry: PluginEntry) -> tuple[bool, str]:
     runner = caller.runner("mcp")
     assert isinstance(runner, McpRunner)
     manifest = entry.manifest
-    target = RunTarget(
-        manifest,
-        manifest.callable_capabilities()[0],
-        entry.folder,
-        caller.settings.data_dir,
-        permissions=caller.granted(manifest),
-    )
+    target = _target(caller, entry)
     try:
         session = await runner.session(target)
     except McpUnavailable as exc:

@@ -103,6 +103,22 @@ class InlineRunner:
             run.result.metadata.setdefault("printed", printed.getvalue())
         return run
 
+    async def load_problem(self, target: RunTarget) -> str | None:
+        """Why the plugin's code does not load (its import, its class, `initialize`) as a call
+        would load it, or None; what `plugin health` reports."""
+        with captured_output():
+            try:
+                await asyncio.wait_for(self._instance(target), self.timeout_sec)
+            except TimeoutError:
+                return f"loading did not finish within {self.timeout_sec:g} s"
+            except InlineLoadError as exc:
+                return str(exc)
+            except _PluginExit as exc:
+                return f"called sys.exit({exc.code!r}) while loading"
+            except Exception as exc:
+                return f"initialize() raised {type(exc).__name__}: {exc}"
+        return None
+
     async def _call(self, target: RunTarget, request: PluginRequest) -> RunResult:
         loaded = await self._instance(target)
         plugin = loaded.instance

@@ -112,6 +112,45 @@ def test_subprocess_health_checks_the_command(cli: Any) -> None:
     assert payload(bad)[0]["detail"] == "command 'definitely-not-a-command' not found"
 
 
+def inline_plugin(plugin_id: str, code: str) -> None:
+    go = {"id": "go", "name": "Go", "description": "Go."}
+    manifest = {"id": plugin_id, "name": plugin_id, "description": "A test plugin."}
+    manifest |= {"type": "inline", "capabilities": [go]}
+    write_plugin(workspace_plugins(), manifest, {"plugin.py": code})
+
+
+PLUGIN_CODE = """\
+    {first_line}
+    from homeclaw_cli.sdk import BasePlugin
+
+
+    class Go(BasePlugin):
+        def initialize(self) -> None:
+            {on_start}
+
+        def go(self) -> str:
+            return "went"
+    """
+
+
+def test_inline_health_loads_the_code_as_a_call_would(cli: Any) -> None:
+    """A call would fail on an import or a failing initialize(): health says so, not ok."""
+    inline_plugin("fine", PLUGIN_CODE.format(first_line="import json", on_start="pass"))
+    missing = "import nonexistent_module_x"
+    inline_plugin("no-dep", PLUGIN_CODE.format(first_line=missing, on_start="pass"))
+    bad_start = 'raise RuntimeError("no token in config")'
+    inline_plugin("no-token", PLUGIN_CODE.format(first_line="import json", on_start=bad_start))
+    ok = payload(cli("plugin", "health", "fine", "--json"))[0]
+    assert (ok["ok"], ok["detail"]) == (True, "plugin.py loads")
+    for plugin_id, why in [
+        ("no-dep", "No module named 'nonexistent_module_x'"),
+        ("no-token", "initialize() raised RuntimeError: no token in config"),
+    ]:
+        bad = cli("plugin", "health", plugin_id, "--json")
+        assert bad.exit_code == ExitCode.UNAVAILABLE
+        assert why in payload(bad)[0]["detail"]
+
+
 def test_unknown_plugin_is_not_found(cli: Any) -> None:
     result = cli("plugin", "health", "nope-nope")
     assert result.exit_code == ExitCode.NOT_FOUND
