@@ -108,7 +108,10 @@ def call(  # noqa: PLR0917 - Typer maps parameters to options
             _no_tool_hint(entry)
             if metadata.get("no_tool") and entry is not None
             else _unavailable_hint(
-                entry, metadata.get("connect_failure"), context.settings.data_dir
+                entry,
+                metadata.get("connect_failure"),
+                context.settings.data_dir,
+                error=outcome.result.error or "",
             )
         )
         _fail(outcome, hint, as_json=as_json, debug=get_state(ctx).debug)
@@ -160,11 +163,16 @@ def _no_tool_hint(entry: PluginEntry) -> str:
 
 
 def _unavailable_hint(
-    entry: PluginEntry | None, connect_failure: object = None, data_dir: Path | None = None
+    entry: PluginEntry | None,
+    connect_failure: object = None,
+    data_dir: Path | None = None,
+    *,
+    error: str = "",
 ) -> str:
     """What to do when the plugin could not be reached or loaded: an inline plugin's code to
     fix, a command to install, a server to start (or the log of the one homeclaw starts), or
-    (`connect_failure` of an http plugin: dns, tls) a base_url to fix."""
+    (`connect_failure` of an http plugin: dns, tls) a base_url to fix. `error` is the call's
+    error: whether it holds the server's stderr decides where the hint sends the user."""
     if entry is None:
         return "`homeclaw plugin list` shows the installed plugins"
     check = f"`homeclaw plugin health {entry.id}` checks it"
@@ -182,9 +190,15 @@ def _unavailable_hint(
 
     command = getattr(entry.manifest.config, "command", None)
     if command and resolve_command(command, entry.folder) is not None:
+        if "stderr:" in error:
+            why = "its stderr (in the error above) says why"
+        else:  # it hangs, or dies without a word: running it shows what it does
+            run = " ".join([command, *(getattr(entry.manifest.config, "args", None) or [])])
+            inside = f" in {entry.folder}" if entry.folder else ""
+            why = f"it printed nothing on stderr: run `{run}`{inside} to see what it does"
         return (
-            f"`{command}` is there, but the server it starts did not answer: its stderr (in the "
-            f"error above) says why; fix that or config.args in {where}; then {check}"
+            f"`{command}` is there, but the server it starts did not answer: {why}; fix that "
+            f"or config.args in {where}; then {check}"
         )
     if command:
         return f"install `{command}` or fix config.command in {where}; then {check}"
