@@ -116,7 +116,7 @@ class InlineRunner:
             except _PluginExit as exc:
                 return f"called sys.exit({exc.code!r}) while loading"
             except Exception as exc:
-                return f"initialize() raised {type(exc).__name__}: {exc}"
+                return f"starting it (__init__, initialize) raised {type(exc).__name__}: {exc}"
         return None
 
     async def _call(self, target: RunTarget, request: PluginRequest) -> RunResult:

@@ -144,7 +144,7 @@ def test_inline_health_loads_the_code_as_a_call_would(cli: Any) -> None:
     assert (ok["ok"], ok["detail"]) == (True, "plugin.py loads")
     for plugin_id, why in [
         ("no-dep", "No module named 'nonexistent_module_x'"),
-        ("no-token", "initialize() raised RuntimeError: no token in config"),
+        ("no-token", "initialize) raised RuntimeError: no token in config"),
     ]:
         bad = cli("plugin", "health", plugin_id, "--json")
         assert bad.exit_code == ExitCode.UNAVAILABLE
