@@ -39,6 +39,7 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import plugin_ids, ranked_capabilities
+from homeclaw_cli.core.grounding import words
 from homeclaw_cli.core.history import fitting_history
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import (
@@ -344,6 +345,7 @@ class Agent:
             figures=figures_to_check(plugin_res, result.message, plugins),
             weak_tools=weak_tools,
             weak_skills=weak_skills,
+            known_words=frozenset(words(result.prompt.user_facts)),
             skills=self._shown_skills(skill_res, skills_text),
             window=self.config.context_tokens,
             tool_room=window_room(self.config.context_tokens, messages, result.tool_tokens),

@@ -61,6 +61,13 @@ class SystemPrompt:
     def tokens(self) -> int:
         return estimate_tokens(self.text)
 
+    @property
+    def user_facts(self) -> str:
+        """What the prompt says of the user's world rather than of tools: the workspace files
+        the user wrote ("I live in Lyon") and today's date. A value from them is no guess."""
+        facts = [b.text for b in self.blocks if b.name.startswith("workspace:") or b.name == "date"]
+        return "\n".join(facts)
+
 
 def read_workspace(folders: list[Path]) -> list[PromptBlock]:
     """IDENTITY.md, AGENTS.md and TOOLS.md; a later folder's file replaces an earlier one's."""

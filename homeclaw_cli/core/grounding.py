@@ -4,9 +4,10 @@ Small models call whatever they are offered, and fill the call in from the tool'
 description: "how do u say good morning in spanish" became the world clock for "Spain",
 "largest planet in the solar system?" the disk-usage skill on "~/Downloads", the folder of
 its SKILL.md example. A value the user typed (or a tool returned) is in the conversation; these
-are in no message of it. The turn (core/turn_decide.py) uses this for calls to plugins and
-skills that retrieval ranked weakly, where a made-up value is the sign of a call made for its
-own sake.
+are in no message of it (nor in what the user wrote into their prompt files, which the turn
+adds). The turn uses this for calls to plugins and skills that retrieval ranked weakly, where
+a made-up value is the sign of a call made for its own sake (core/turn_decide.py), and for a
+required value the user never gave, which it asks for (core/turn_ask.py).
 
 Only free text counts: an enum choice, a number, a boolean, a command-line flag, a code of one
 or two letters ("F", "us") and the arguments a tool marks as its own options (run_skill's

@@ -3,10 +3,11 @@
 "what's the weather like today" names no city; a small model calls the weather for "New York"
 anyway (7 of CLINC's 10 such requests), and the user reads another city's weather as their
 own. When the turn's first move only calls plugins with a required parameter holding words
-found in no message of the conversation (core/grounding.py), and no other value of the call
-is found there either, the calls do not run: the turn's answer is one short question for
-that value. The user's reply is a short follow-up, retrieved with this request, and the call
-it leads to carries the value they gave.
+found in no message of the conversation (core/grounding.py) nor in the user's own prompt
+files (AGENTS.md: "I live in Lyon") or today's date, and no other value of the call is found
+there either, the calls do not run: the turn's answer is one short question for that value.
+The user's reply is a short follow-up, retrieved with this request, and the call it leads to
+carries the value they gave.
 
 Only words count: identifiers and codes a model derives from what the user said
 ("US/Los_Angeles" for Las Vegas, "gbp" for British pounds, "notes.txt") are left to the tool
@@ -70,7 +71,7 @@ def missing_values(state: TurnState, move: ModelMove) -> list[MissingValue]:
     """One MissingValue per call of the turn's first move when each of them has one; else []."""
     if state.decide == "never" or not move.calls or state.tool_ran:
         return []
-    said = conversation_words(state.messages)
+    said = conversation_words(state.messages) | state.known_words
     found = []
     for call, tool, arguments in resolved_calls(state.tools, move.calls):
         if tool.kind != "plugin":

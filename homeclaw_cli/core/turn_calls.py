@@ -70,6 +70,8 @@ class TurnState:
     figures: bool = False
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
     weak_skills: frozenset[str] = frozenset()  # shown skills retrieval ranked weakly
+    # words the user's own prompt files and the date hold: values found there are not made up
+    known_words: frozenset[str] = frozenset()
     skills: frozenset[str] = frozenset()  # ids of the skills shown in this turn's prompt
     window: int = 1 << 30  # the model's context window, in tokens
     tool_room: int = 1 << 30  # tokens the window has left for tool results (core/tool_text.py)

@@ -189,7 +189,7 @@ def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, 
     retrieval ranked weakly and carries free text found nowhere in the conversation; else []."""
     if state.decide == "never" or not move.calls:
         return []
-    said = conversation_words(state.messages)
+    said = conversation_words(state.messages) | state.known_words
     found = []
     for call, tool, arguments in resolved_calls(state.tools, move.calls):
         if not _weak(state, tool, arguments):

@@ -6,6 +6,7 @@ one in (the weather for "New York" when the user named no city)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tests.fakes.ollama_server import FakeOllama, text, tool_call
@@ -64,6 +65,18 @@ def test_values_the_user_gave_or_that_are_no_words_run(
     # an identifier the model derived (a code, a path) is the tool's to check, not a guess
     fake.script(tool_call("tides__times", {"harbour": "FR-BES/2"}))
     assert chat("-q", REQUEST).stdout == "High tide in FR-BES/2 at 06:12.\n"
+
+
+def test_a_value_from_the_users_own_prompt_files_is_no_guess(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """AGENTS.md (the user's words, in the system prompt) says which harbour is theirs."""
+    Path("AGENTS.md").write_text("I keep my boat in Cork; 'the harbour' means Cork.\n")
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}))
+    result = chat("-q", REQUEST)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert "Cork" in fake.chat_requests[0]["messages"][0]["content"]
 
 
 def test_llm_decide_never_runs_the_guess(chat: Callable[..., Any], fake: FakeOllama) -> None:
