@@ -49,6 +49,7 @@ ROWS = [
     ("args", "right arguments"),
     ("answer", "right answer"),
     ("no_plugin", "no-plugin answered without a tool"),
+    ("asks", "asked for the value instead of a call"),
     ("retrieved", "right plugin retrieved"),
     ("passed", "tasks passed (every check)"),
 ]

@@ -6,9 +6,9 @@ OOS_EVAL is a clone of clinc/oos-eval, or its data/data_full.json itself (Larson
 CC BY 3.0). Its 30 test requests of the `weather` intent, as crowd workers typed them:
 
 * a request that names a place ("how's the weather in seattle") expects the weather plugin;
-* one that names none ("what is the weather") expects a question back and no call (no tool
-  can know the city), and, as a second task, the same request followed by a city: the call
-  then goes to the weather plugin for that city.
+* one that names none ("what is the weather") expects no call and the user asked for the city
+  (`asks: city`: no tool can know it), and, as a second task, the same request followed by a
+  city: the call then goes to the weather plugin for that city.
 
 The places are the ones the set's requests name (PLACES, read off its 30 requests).
 """
@@ -28,7 +28,6 @@ DATA = "data/data_full.json"
 HERE = Path(__file__).resolve().parent
 PLACES = ("seattle", "austin", "las vegas")
 REPLIES = ("Lyon", "Denver", "Osaka")  # the user's answer to the question, in turn
-QUESTION = ["city", "where", "location", "which"]  # any of these: the answer asks for it
 
 
 def tasks(requests: list[str]) -> list[dict[str, object]]:
@@ -39,7 +38,7 @@ def tasks(requests: list[str]) -> list[dict[str, object]]:
             out.append({"id": f"ask-named-{n}", "request": text, "plugin": "weather"})
             out[-1]["tags"] = ["names-place"]
             continue
-        out.append({"id": f"ask-{n}", "request": text, "no_plugin": True, "answer": list(QUESTION)})
+        out.append({"id": f"ask-{n}", "request": text, "asks": "city"})
         out[-1]["tags"] = ["no-place"]
         city = REPLIES[unnamed % len(REPLIES)]
         unnamed += 1

@@ -30,7 +30,17 @@ from homeclaw_cli.settings import Settings
 if TYPE_CHECKING:
     from homeclaw_cli.app.chat import ChatSession
 
-METRICS = ("plugin", "needs", "capability", "args", "skill", "answer", "no_plugin", "retrieved")
+METRICS = (
+    "plugin",
+    "needs",
+    "capability",
+    "args",
+    "skill",
+    "answer",
+    "no_plugin",
+    "asks",
+    "retrieved",
+)
 SKILL_TOOLS = ("read_skill", "run_skill")
 THRESHOLD_NAMES = (*METRICS, "passed")
 # Tool-call JSON written as the answer: {"name": "x", "arguments": {...}} and its variants.
@@ -146,6 +156,9 @@ def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
         )
     if task.no_plugin:
         checks["no_plugin"] = final.ok and not calls
+    if task.asks:
+        asked = {s.asked for s in final.steps if isinstance(s, SkippedCallStep)}
+        checks["asks"] = final.ok and not calls and task.asks in asked
     if task.answers:
         text = final.answer.casefold() if final.ok else ""
         checks["answer"] = any(f.casefold() in text for f in task.answers)

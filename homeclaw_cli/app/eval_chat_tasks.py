@@ -16,6 +16,8 @@ YAML (a list of tasks, or `tasks:` holding one) or JSONL (one task per line)::
       answer: [canberra]
     - request: how big is my downloads folder
       skill: disk-usage                   # read_skill or run_skill with this skill
+    - request: what's the weather like
+      asks: city                          # no call runs: the user is asked for this parameter
 
 `allow` lists the plugins or `plugin.capability` whose non-read calls are approved during the
 task (default: the expected capability, else the expected plugin); everything else that needs
@@ -49,11 +51,12 @@ EXPECTS = {
     "args": "a mapping of parameter: expected value, e.g. {value: 5}",
     "answer": "a string or a list of strings",
     "no_plugin": "true or false",
+    "asks": "the parameter the user is asked for instead of a call, e.g. city",
     "allow": "a list of plugin or plugin.capability ids",
     "tags": "a list of strings",
 }
 ITEM_EXPECTS = {"needs": "a plugin id, or a list of alternatives"}
-QUOTED = {"answer", "request", "plugin", "needs", "capability", "skill", "id"}  # strings
+QUOTED = {"answer", "request", "plugin", "needs", "capability", "skill", "id", "asks"}  # strings
 
 
 class ChatTask(BaseModel):
@@ -69,6 +72,7 @@ class ChatTask(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
     answer: str | list[str] = Field(default_factory=list)
     no_plugin: bool = False
+    asks: str | None = None
     allow: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     line: int = Field(default=0, exclude=True)
@@ -84,9 +88,13 @@ class ChatTask(BaseModel):
             raise ValueError("give either `plugin`/`skill` or `no_plugin: true`, not both")
         if self.no_plugin and self.needs:
             raise ValueError("give either `needs` or `no_plugin: true`, not both")
-        if not (self.no_plugin or self.plugin or self.needs or self.skill or self.answers):
+        if self.asks and (self.no_plugin or self.plugin or self.needs or self.skill):
+            raise ValueError("`asks` means no call runs: give it without a plugin to call")
+        expects = self.no_plugin or self.plugin or self.needs or self.skill or self.asks
+        if not (expects or self.answers):
             raise ValueError(
-                "expect something: `plugin`, `needs`, `skill`, `no_plugin: true` or `answer`"
+                "expect something: `plugin`, `needs`, `skill`, `no_plugin: true`, `asks` "
+                "or `answer`"
             )
         if self.capability and not isinstance(self.plugin, str):
             raise ValueError("`capability` needs the one `plugin` it belongs to")
@@ -132,7 +140,7 @@ class ChatTask(BaseModel):
     def expected(self) -> dict[str, Any]:
         """The expectations as reports show them."""
         data: dict[str, Any] = {"no_plugin": True} if self.no_plugin else {}
-        for key in ("plugin", "needs", "capability", "skill"):
+        for key in ("plugin", "needs", "capability", "skill", "asks"):
             if getattr(self, key):
                 data[key] = getattr(self, key)
         if self.args:

@@ -128,14 +128,16 @@ class PostProcessStep:
 @dataclass
 class SkippedCallStep:
     """A call the turn did not run: its values came from nowhere in the conversation
-    (core/grounding.py), so the model answered without tools instead."""
+    (core/grounding.py), so the model answered without tools instead, or the user was asked
+    for the parameter `asked` (core/turn_ask.py)."""
 
     kind: ClassVar[str] = "skipped_call"
-    omit_when_none: ClassVar[tuple[str, ...]] = ()
+    omit_when_none: ClassVar[tuple[str, ...]] = ("asked",)
     seconds: float
     name: str
     arguments: Any
     reason: str
+    asked: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _step_json(self)

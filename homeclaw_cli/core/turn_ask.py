@@ -103,7 +103,10 @@ async def ask_for_missing(llm: LLM, state: TurnState, move: ModelMove, round_no:
     for missing in found:
         shown = ", ".join(repr(v) for v in missing.values)
         reason = f"asked for the {missing.label}: made up {shown}, in no message"
-        state.steps.append(SkippedCallStep(0.0, missing.call.name, missing.call.arguments, reason))
+        call = missing.call
+        state.steps.append(
+            SkippedCallStep(0.0, call.name, call.arguments, reason, asked=missing.parameter)
+        )
     question = await _question(llm, state, found[0], round_no)
     return ModelMove(question, [], "decided", question)
 

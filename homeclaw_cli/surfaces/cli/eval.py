@@ -87,7 +87,8 @@ def chat(  # noqa: PLR0917 - typer options
     tasks_file: Annotated[
         Path,
         typer.Argument(
-            help="YAML or JSONL tasks: request, plugin / capability / args, answer, no_plugin."
+            help="YAML or JSONL tasks: request, plugin / capability / args, answer, no_plugin, "
+            "asks."
         ),
     ],
     model: ModelOpt = None,
@@ -115,6 +116,8 @@ def chat(  # noqa: PLR0917 - typer options
         answer: \\[canberra]
       - request: 5 miles in km and 17 times 23
         needs: \\[units, calculator]   # each of them called
+      - request: what's the weather like
+        asks: city                   # no call: the user is asked for it
 
     Read-only calls run; others only for the task's `allow` list (default: the
     expected capability). Exit 1 under a --fail-under / --max-leaked limit.

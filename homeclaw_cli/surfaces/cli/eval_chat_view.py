@@ -24,7 +24,8 @@ FailUnderOpt = Annotated[
         "--fail-under",
         metavar="METRIC=RATE",
         help="Exit 1 when a rate is lower, e.g. plugin=0.9 or answer=85% (repeatable). "
-        "METRIC: plugin, needs, capability, args, skill, answer, no_plugin, retrieved, passed.",
+        "METRIC: plugin, needs, capability, args, skill, answer, no_plugin, asks, retrieved, "
+        "passed.",
     ),
 ]
 MaxLeakedOpt = Annotated[
@@ -42,6 +43,7 @@ LABELS = {
     "skill": "right skill",
     "answer": "right answer",
     "no_plugin": "no-plugin answered without a tool",
+    "asks": "asked for the value instead of a call",
     "retrieved": "right plugin retrieved",
     "passed": "tasks passed",
 }

@@ -385,6 +385,27 @@ def test_a_call_that_was_not_run_is_shown_with_the_miss(
     assert "(not run: tides__times) -> 'Dublin.'" in text_result.stderr
 
 
+def test_an_asks_task_passes_when_the_turn_asks_for_that_parameter(
+    cli: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path], tmp_path: Path
+) -> None:
+    """`asks: harbour`: no call runs and the user is asked for the harbour; a guess that runs
+    is a miss, and so is a question for another parameter."""
+    tasks = tmp_path / "t.yaml"
+    tasks.write_text("- {id: ask, request: tide times for the harbour, asks: harbour}\n")
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__HOST": fake.host}
+    args = ["--plugins-dir", str(setup["plugins"]), "eval", "chat", str(tasks), "--json"]
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}), text("Which harbour?"))
+    data = payload(cli(*args, env=env))
+    assert data["rates"]["asks"] == {"passed": 1, "total": 1, "rate": 1.0}
+    fake.script(tool_call("tides__times", {"harbour": "Cork"}))
+    miss = payload(cli(*args, env={**env, "HOMECLAW_LLM__DECIDE": "never"}))["misses"][0]
+    assert miss["checks"] == {"asks": False} and miss["expected"] == {"asks": "harbour"}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- {request: tides, asks: harbour, plugin: tides}\n")
+    refused = cli("--plugins-dir", str(setup["plugins"]), "eval", "chat", str(bad), env=env)
+    assert refused.exit_code != 0 and "`asks` means no call runs" in refused.stderr
+
+
 def test_a_two_need_task_passes_when_each_need_gets_its_plugin(
     cli: Callable[..., Any], fake: FakeOllama, setup: dict[str, Path], tmp_path: Path
 ) -> None:
