@@ -59,10 +59,9 @@ def _move(*calls: tuple[str, dict[str, Any]]) -> ModelMove:
 
 def test_a_required_value_in_no_message_is_missing() -> None:
     state = _state("what is the weather")
+    # "Lyon" is in the system prompt only: that is not the user saying it
     (missing,) = missing_values(state, _move(("weather__now", {"city": "Lyon"})))
-    assert missing.parameter == "city" and missing.values == [
-        "Lyon"
-    ]  # the system prompt is not the user
+    assert (missing.parameter, missing.values) == ("city", ["Lyon"])
 
 
 def test_what_is_not_missing() -> None:
