@@ -45,9 +45,10 @@ def skill_ids(ctx: typer.Context, incomplete: str) -> list[str]:
 def installed_ids(kind: Literal["plugin", "skill"]) -> Callable[[typer.Context, str], list[str]]:
     """Ids of the installed items of a kind (remove, update): the folders in its user folder
     and the lockfile's entries, not the bundled ones or those of other plugin folders."""
-    from homeclaw_cli.state.lockfile import lockfile_path, read_lockfile
 
     def installed(ctx: typer.Context, incomplete: str) -> list[str]:
+        from homeclaw_cli.state.lockfile import lockfile_path, read_lockfile  # only completing
+
         try:
             settings = get_state(ctx).context().settings
             folder = settings.user_plugins_dir if kind == "plugin" else settings.user_skills_dir
