@@ -18,6 +18,10 @@ them into stderr text and an exit status.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class ExitCode(IntEnum):
@@ -233,3 +237,12 @@ def commit_store_error(uri: str, text: str) -> HomeclawError:
         "index.region and that DynamoDB is up; the index itself is not damaged, "
         "so keep it and run the command again once DynamoDB answers",
     )
+
+
+def field_problems(exc: ValidationError, whole: str) -> list[str]:
+    """One `plugins.notes.scripts: Input should be a valid list` per problem, instead of
+    pydantic's multi-line report with URLs; `whole` names a problem with no field."""
+    return [
+        f"{'.'.join(str(part) for part in error['loc']) or whole}: {error['msg']}"
+        for error in exc.errors(include_url=False)
+    ]

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from homeclaw_cli.core.diagnostics import Diagnostic
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.document import DocumentError, read_text_file
-from homeclaw_cli.errors import ConfigError, ConflictError, NotFoundError
+from homeclaw_cli.errors import ConfigError, ConflictError, NotFoundError, field_problems
 from homeclaw_cli.fsutil import atomic_write_text, file_lock
 
 FORMAT_VERSION = 1
@@ -79,22 +79,19 @@ def read_external_plugins(path: Path) -> tuple[list[PluginManifest], list[Diagno
             manifests.append(PluginManifest.model_validate(payload_to_descriptor(payload)))
         except ValidationError as exc:  # one bad entry must not hide the others
             problems.append(
-                Diagnostic("error", "external-entry", path, _brief(exc), field=f"plugins[{index}]")
+                Diagnostic(
+                    "error",
+                    "external-entry",
+                    path,
+                    "; ".join(field_problems(exc, "entry")),
+                    field=f"plugins[{index}]",
+                )
             )
         except ValueError as exc:
             problems.append(
                 Diagnostic("error", "external-entry", path, str(exc), field=f"plugins[{index}]")
             )
     return manifests, problems
-
-
-def _brief(exc: ValidationError) -> str:
-    """One line per field instead of pydantic's multi-line report with URLs."""
-    parts = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "entry"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
 
 
 # --- writers: register / unregister ------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from homeclaw_cli.core.permissions import Kind
-from homeclaw_cli.errors import ConfigError, not_readable
+from homeclaw_cli.errors import ConfigError, field_problems, not_readable
 from homeclaw_cli.fsutil import atomic_write_text
 from homeclaw_cli.settings import Settings
 
@@ -87,11 +87,9 @@ def _damaged(path: Path, why: str) -> ConfigError:
 
 
 def _first_problem(exc: ValidationError) -> str:
-    """`plugins.notes.scripts: Input should be a valid list` (and how many more)."""
-    errors = exc.errors()
-    where = ".".join(str(part) for part in errors[0]["loc"]) or "the file"
-    more = f"; {len(errors) - 1} more problem(s)" if len(errors) > 1 else ""
-    return f"{where}: {errors[0]['msg']}{more}"
+    """The first problem (and how many more)."""
+    first, *others = field_problems(exc, "the file")
+    return first + (f"; {len(others)} more problem(s)" if others else "")
 
 
 def write_lockfile(path: Path, lock: Lockfile) -> None:
