@@ -1,0 +1,214 @@
+"""Calendar arithmetic on this computer's calendar: dates from today, weekdays, days between.
+
+A date is read however a model or a person writes it: `2027-03-01`, `March 1`, `1st of
+March 2027`, `Dec 25th`, `tomorrow`, `next friday`, `Christmas`. Without a year it is the
+next such day (today included), since people ask how long *until* a day; a year given is
+kept, so "how long since 2026-07-04" counts back.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+
+from homeclaw_cli.sdk import BasePlugin, PluginError
+
+# Holidays on the same day every year; a movable one (Easter, Thanksgiving) needs its date.
+FIXED_HOLIDAYS = {
+    "christmas": (12, 25),
+    "christmas day": (12, 25),
+    "xmas": (12, 25),
+    "christmas eve": (12, 24),
+    "boxing day": (12, 26),
+    "new year": (1, 1),
+    "new years": (1, 1),
+    "new years day": (1, 1),
+    "new years eve": (12, 31),
+    "halloween": (10, 31),
+    "valentines day": (2, 14),
+    "valentines": (2, 14),
+}
+RELATIVE_DAYS = {"today": 0, "now": 0, "tomorrow": 1, "yesterday": -1}
+WEEKDAYS = [name.lower() for name in calendar.day_name]
+# Beyond this a count is a mistake (a year or a timestamp passed as days), not a question.
+MAX_DAYS = 100 * 366
+_WEEKDAY_PHRASE = re.compile(r"^(?:(next|this|coming|last)\s+)?(" + "|".join(WEEKDAYS) + r")$")
+_ISO = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
+
+
+def today() -> dt.date:
+    return dt.date.today()
+
+
+def _key(text: str) -> str:
+    """`New Year's Day!` -> `new years day`."""
+    return " ".join(re.sub(r"[^a-z0-9 ]", "", text.lower().replace("-", " ")).split())
+
+
+def _weekday_date(when: str, base: dt.date) -> dt.date | None:
+    """`friday`, `next friday` (the one after this week's), `last friday`, from `base`."""
+    found = _WEEKDAY_PHRASE.match(when)
+    if not found:
+        return None
+    which, name = found.groups()
+    ahead = (WEEKDAYS.index(name) - base.weekday()) % 7
+    if which == "last":
+        return base - dt.timedelta(days=(7 - ahead) % 7 or 7)
+    if which == "next" and ahead == 0:
+        ahead = 7
+    return base + dt.timedelta(days=ahead)
+
+
+def _next_occurrence(month: int, day: int, base: dt.date) -> dt.date:
+    """The first `month`/`day` on or after `base` (29 February waits for a leap year)."""
+    for year in range(base.year, base.year + 9):
+        try:
+            candidate = dt.date(year, month, day)
+        except ValueError:
+            continue
+        if candidate >= base:
+            return candidate
+    raise PluginError(f"there is no day {day} in month {month}")
+
+
+def _calendar_date(text: str, base: dt.date) -> dt.date:
+    """A written date (`March 1`, `1 March 2027`, `12/25/2026`), via dateutil's parser."""
+    from dateutil import parser  # only a call that reads a written date pays for the import
+
+    first = dt.datetime(1904, 1, 1)  # two defaults tell a year given from a year filled in
+    second = dt.datetime(1908, 2, 2)
+    try:
+        parsed = parser.parse(text, default=first).date()
+        check = parser.parse(text, default=second).date()
+    except (ValueError, OverflowError):
+        raise PluginError(
+            f"cannot read the date {text!r}; write it as YYYY-MM-DD (e.g. 2027-03-01) "
+            "or with the month's name (e.g. March 1)"
+        ) from None
+    if parsed.year == check.year:
+        return parsed
+    if parsed.day != check.day:  # a month alone ("March"): no day to count to
+        raise PluginError(f"{text!r} names no day; add one, e.g. {text.strip()} 1")
+    return _next_occurrence(parsed.month, parsed.day, base)
+
+
+def read_date(text: str, base: dt.date) -> dt.date:
+    """The day `text` means, counted from `base` when it is relative."""
+    when = _key(text)
+    if not when:
+        raise PluginError("no date given; write it as YYYY-MM-DD, e.g. 2027-03-01")
+    if when in RELATIVE_DAYS:
+        return base + dt.timedelta(days=RELATIVE_DAYS[when])
+    if when in FIXED_HOLIDAYS:
+        return _next_occurrence(*FIXED_HOLIDAYS[when], base)
+    if (weekday := _weekday_date(when, base)) is not None:
+        return weekday
+    if _ISO.match(text.strip()):
+        try:
+            return dt.date.fromisoformat("-".join(p.zfill(2) for p in text.strip().split("-")))
+        except ValueError:
+            raise PluginError(f"{text.strip()!r} is no calendar date") from None
+    return _calendar_date(text, base)
+
+
+def _add_months(day: dt.date, months: int) -> dt.date:
+    """Calendar months: 31 January + 1 month is the last day of February."""
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    if not dt.MINYEAR <= year <= dt.MAXYEAR:
+        raise PluginError(f"{months} months from {day.isoformat()} is outside the calendar")
+    return day.replace(
+        year=year, month=month, day=min(day.day, calendar.monthrange(year, month)[1])
+    )
+
+
+def long_date(day: dt.date) -> str:
+    """`Sunday 29 November 2026`: the weekday and a date no reader misreads."""
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def show(day: dt.date) -> str:
+    """`Sunday 29 November 2026 (2026-11-29)`: the long date, and ISO for a script or a model."""
+    return f"{long_date(day)} ({day.isoformat()})"
+
+
+def _amount(count: int, unit: str) -> str:
+    return f"{count} {unit}{'' if count == 1 else 's'}"
+
+
+def _span(days: int) -> str:
+    """`27 days`, or `45 days (6 weeks and 3 days)` when weeks help to read it."""
+    text = _amount(days, "day")
+    if 14 <= days <= 90:
+        weeks, rest = divmod(days, 7)
+        in_weeks = _amount(weeks, "week") + (f" and {_amount(rest, 'day')}" if rest else "")
+        text += f" ({in_weeks})"
+    return text
+
+
+def _shift_words(days: int, weeks: int, months: int) -> str:
+    """`2 months and 3 days`: what was added, as the user asked it (signs dropped)."""
+    parts = [
+        _amount(abs(count), unit)
+        for count, unit in ((months, "month"), (weeks, "week"), (days, "day"))
+        if count
+    ]
+    return " and ".join(parts)
+
+
+def _sentence(origin: dt.date, result: dt.date, now: dt.date, shift: tuple[int, int, int]) -> str:
+    """`Tomorrow is ...`, `5 days after today, ... is ...`: the answer as the user asked it."""
+    days, weeks, months = shift
+    if origin == now and result == now:
+        return f"Today is {show(now)}."
+    if origin == now and not (weeks or months) and days in (1, -1):
+        return f"{'Tomorrow is' if days == 1 else 'Yesterday was'} {show(result)}."
+    if result == origin:
+        return f"{show(result)}."
+    if origin == now:
+        start = f"{'from' if result > origin else 'before'} today ({long_date(origin)})"
+    else:
+        start = f"{'after' if result > origin else 'before'} {long_date(origin)}"
+    verb = "was" if result < now else "is"
+    return f"{_shift_words(days, weeks, months)} {start} {verb} {show(result)}."
+
+
+class DatesPlugin(BasePlugin):
+    def add_days(
+        self, days: int = 0, weeks: int = 0, months: int = 0, start: str = "today"
+    ) -> dict[str, object]:
+        now = today()
+        origin = read_date(start, now)
+        total_days = days + 7 * weeks
+        if abs(total_days) > MAX_DAYS or abs(months) > MAX_DAYS // 30:
+            raise PluginError(
+                f"{_shift_words(days, weeks, months)} is more than a century; "
+                "give the number of days, weeks or months to count"
+            )
+        if (total_days < 0 < months) or (months < 0 < total_days):
+            raise PluginError("count either forward or back: give days, weeks and months one sign")
+        try:
+            result = _add_months(origin, months) + dt.timedelta(days=total_days)
+        except OverflowError:
+            raise PluginError("that date is outside the calendar") from None
+        return {
+            "text": _sentence(origin, result, now, (days, weeks, months)),
+            "date": result.isoformat(),
+        }
+
+    def date_info(self, date: str) -> dict[str, object]:
+        now = today()
+        day = read_date(date, now)
+        delta = (day - now).days
+        if delta == 0:
+            when = "is today"
+        elif delta > 0:
+            when = f"is in {_span(delta)}"
+        else:
+            when = f"was {_span(-delta)} ago"
+        return {
+            "text": f"{show(day)} {when}.",
+            "date": day.isoformat(),
+            "days_from_today": delta,
+        }
