@@ -9,7 +9,9 @@ crowd workers typed them.
 Each sampled request becomes a task over the bundled plugins:
 
 * an intent a bundled plugin serves (weather, calculator, unit conversion, the time or date,
-  a time zone, the to-do list) expects that plugin (either time plugin for the time ones);
+  a time zone, the to-do list) expects that plugin (either time plugin for the time ones, the
+  dates plugin or either clock for the date); a weather request that names no place expects
+  the user to be asked for the city (`asks: city`), as no tool can know it;
 * an intent none serves (booking a flight, translating, a recipe, currency rates, ...)
   expects no plugin call: the model has no tool for it, so a call is a wrong action.
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from public_clinc_ask import PLACES
 from task_file import clone_commit, write_tasks
 
 DATA = "data/data_full.json"
@@ -40,7 +43,7 @@ SERVED: dict[str, list[str]] = {
     "measurement_conversion": ["units"],
     "time": TIME_PLUGINS,
     "timezone": TIME_PLUGINS,
-    "date": TIME_PLUGINS,
+    "date": ["dates", *TIME_PLUGINS],
     "todo_list": ["todo"],
     "todo_list_update": ["todo"],
 }
@@ -71,7 +74,10 @@ def tasks(data: dict[str, list[list[str]]], per_intent: int, seed: int) -> list[
     for intent, plugins in SERVED.items():
         for n, text in enumerate(rng.sample(by_intent[intent], per_intent), start=1):
             task: dict[str, object] = {"id": f"clinc-{intent}-{n}", "request": text}
-            task["plugin"] = plugins if len(plugins) > 1 else plugins[0]
+            if intent == "weather" and not any(place in text for place in PLACES):
+                task["asks"] = "city"
+            else:
+                task["plugin"] = plugins if len(plugins) > 1 else plugins[0]
             task["tags"] = ["served", intent]
             out.append(task)
     for intent in UNSERVED:
@@ -98,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     source = args.oos_eval if args.oos_eval.is_file() else args.oos_eval / DATA
     commit = args.commit or clone_commit(source)
     items = tasks(json.loads(source.read_text(encoding="utf-8")), args.per_intent, args.seed)
-    served = sum(1 for t in items if "plugin" in t)
+    served = sum(1 for t in items if "no_plugin" not in t)
     header = (
         f"# {len(items)} chat tasks from CLINC150's test requests (clinc/oos-eval {commit},\n"
         f"# {DATA}, CC BY 3.0, Larson et al. 2019): {served} whose intent a bundled plugin\n"
