@@ -201,8 +201,8 @@ class DatesPlugin(BasePlugin):
         now = today()
         day = read_date(date, now)
         delta = (day - now).days
-        if delta == 0:
-            when = "is today"
+        if delta in (-1, 0, 1):
+            when = ("was yesterday", "is today", "is tomorrow")[delta + 1]
         elif delta > 0:
             when = f"is in {_span(delta)}"
         else:

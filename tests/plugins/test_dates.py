@@ -108,7 +108,8 @@ def test_date_info_counts_days_both_ways(on_saturday: Any) -> None:
     )
     assert ahead["days_from_today"] == 27
     assert on_saturday.date_info("2026-11-28")["text"].endswith("is today.")
-    assert on_saturday.date_info("2026-11-27")["text"].endswith("was 1 day ago.")
+    assert on_saturday.date_info("2026-11-29")["text"].endswith("is tomorrow.")
+    assert on_saturday.date_info("2026-11-26")["text"].endswith("was 2 days ago.")
 
 
 @pytest.mark.parametrize(
