@@ -24,17 +24,16 @@ only: "find articles about the protests in paris" is what the bundled news plugi
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from clinc_data import DATA, add_source_arguments, read_clinc
 from public_clinc_ask import PLACES
-from task_file import clone_commit, write_tasks
+from task_file import write_tasks
 
-DATA = "data/data_full.json"
 HERE = Path(__file__).resolve().parent
 TIME_PLUGINS = ["timezones", "mcp-time"]
 SERVED: dict[str, list[str]] = {
@@ -95,15 +94,13 @@ def tasks(data: dict[str, list[list[str]]], per_intent: int, seed: int) -> list[
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("oos_eval", type=Path, help="a clinc/oos-eval clone or its data_full.json")
+    add_source_arguments(parser)
     parser.add_argument("--per-intent", type=int, default=10)
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--out", type=Path, default=HERE / "tasks-clinc.yaml")
-    parser.add_argument("--commit", default="", help="the clone's commit, when not found from it")
     args = parser.parse_args(argv)
-    source = args.oos_eval if args.oos_eval.is_file() else args.oos_eval / DATA
-    commit = args.commit or clone_commit(source)
-    items = tasks(json.loads(source.read_text(encoding="utf-8")), args.per_intent, args.seed)
+    data, commit = read_clinc(args)
+    items = tasks(data, args.per_intent, args.seed)
     served = sum(1 for t in items if "no_plugin" not in t)
     header = (
         f"# {len(items)} chat tasks from CLINC150's test requests (clinc/oos-eval {commit},\n"

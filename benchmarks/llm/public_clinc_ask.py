@@ -16,15 +16,14 @@ The places are the ones the set's requests name (PLACES, read off its 30 request
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from task_file import clone_commit, write_tasks
+from clinc_data import DATA, add_source_arguments, read_clinc
+from task_file import write_tasks
 
-DATA = "data/data_full.json"
 HERE = Path(__file__).resolve().parent
 PLACES = ("seattle", "austin", "las vegas")
 REPLIES = ("Lyon", "Denver", "Osaka")  # the user's answer to the question, in turn
@@ -51,13 +50,10 @@ def tasks(requests: list[str]) -> list[dict[str, object]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("oos_eval", type=Path, help="a clinc/oos-eval clone or its data_full.json")
+    add_source_arguments(parser)
     parser.add_argument("--out", type=Path, default=HERE / "tasks-ask.yaml")
-    parser.add_argument("--commit", default="", help="the clone's commit, when not found from it")
     args = parser.parse_args(argv)
-    source = args.oos_eval if args.oos_eval.is_file() else args.oos_eval / DATA
-    commit = args.commit or clone_commit(source)
-    data = json.loads(source.read_text(encoding="utf-8"))
+    data, commit = read_clinc(args)
     items = tasks([text for text, intent in data["test"] if intent == "weather"])
     header = (
         f"# {len(items)} chat tasks from CLINC150's 30 weather test requests (clinc/oos-eval\n"

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from task_file import clone_commit, write_tasks
+from clinc_data import DATA, add_source_arguments, read_clinc
+from task_file import write_tasks
 
-DATA = "data/data_full.json"
 HERE = Path(__file__).resolve().parent
 DATE_PLUGINS = ["dates", "timezones", "mcp-time"]
 NUMBER_WORDS = {
@@ -90,14 +89,11 @@ def tasks(requests: list[str], today: dt.date) -> list[dict[str, object]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("oos_eval", type=Path, help="a clinc/oos-eval clone or its data_full.json")
+    add_source_arguments(parser)
     parser.add_argument("--today", type=dt.date.fromisoformat, default=dt.date.today())
     parser.add_argument("--out", type=Path, default=HERE / "tasks-date.yaml")
-    parser.add_argument("--commit", default="", help="the clone's commit, when not found from it")
     args = parser.parse_args(argv)
-    source = args.oos_eval if args.oos_eval.is_file() else args.oos_eval / DATA
-    commit = args.commit or clone_commit(source)
-    data = json.loads(source.read_text(encoding="utf-8"))
+    data, commit = read_clinc(args)
     requests = [
         text for split in ("val", "test") for text, intent in data[split] if intent == "date"
     ]

@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from homeclaw_cli.sdk import PluginError
 from tests.json_output import payload
+from tests.plugins.bundled_module import PLUGINS, bundled_module
 
-PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugins" / "dates"
 SATURDAY = dt.date(2026, 11, 28)
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dates_plugin", PLUGIN_DIR / "plugin.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-dates = _load()
+dates = bundled_module("dates")
 
 
 @pytest.mark.parametrize(
@@ -72,7 +59,7 @@ def test_an_unreadable_date_says_how_to_write_it(written: str, message: str) -> 
 @pytest.fixture
 def on_saturday(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(dates, "today", lambda: SATURDAY)
-    return dates.DatesPlugin(plugin_id="dates", folder=PLUGIN_DIR)
+    return dates.DatesPlugin(plugin_id="dates", folder=PLUGINS / "dates")
 
 
 @pytest.mark.parametrize(

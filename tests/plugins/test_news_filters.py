@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "news" / "plugin.py"
+from tests.plugins.bundled_module import bundled_module
 
 
 def _query_params(country: str | None, category: str | None, sources: str | None) -> object:
-    spec = importlib.util.spec_from_file_location("news_plugin", PLUGIN)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.query_params(country, category, sources)
+    return bundled_module("news").query_params(country, category, sources)
 
 
 @pytest.mark.parametrize(

@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import zoneinfo
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from homeclaw_cli.sdk import PluginError
+from tests.plugins.bundled_module import bundled_module
 
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugins" / "timezones"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("timezones_plugin", PLUGIN_DIR / "plugin.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tz = _load()
+tz = bundled_module("timezones")
 
 
 @pytest.fixture(autouse=True)
