@@ -98,11 +98,17 @@ def object_schema(
     return {"type": "object", "properties": properties, "required": required or []}
 
 
+# What a small model fills a parameter it made up with: it says nothing, so dropping it loses
+# nothing (a made-up parameter with a value is still refused, naming the valid ones).
+EMPTY_VALUES: tuple[Any, ...] = ("", None, [], {})
+
+
 def coerce_arguments(schema: dict[str, Any], arguments: Any) -> Any:
     """The arguments with the safe repairs small models need: "5" for a number, 5 for a
     string, "true" for a boolean, one value for an array, an enum value in another case,
-    null for an optional parameter dropped, and one unknown parameter renamed to the one
-    required parameter missing. Anything else is left for check_arguments."""
+    null for an optional parameter dropped, an empty value ("", null, [], {}) for a parameter
+    the tool does not take dropped, and one unknown parameter renamed to the one required
+    parameter missing. Anything else is left for check_arguments."""
     if not isinstance(arguments, dict):
         return arguments
     properties: dict[str, Any] = schema.get("properties") or {}
@@ -110,6 +116,8 @@ def coerce_arguments(schema: dict[str, Any], arguments: Any) -> Any:
     for name, value in _renamed(schema, arguments).items():
         spec = properties.get(name)
         if value is None and spec is not None and name not in (schema.get("required") or []):
+            continue
+        if spec is None and value in EMPTY_VALUES:  # `{"path": ""}` for a tool with none
             continue
         out[name] = _coerce(value, spec) if isinstance(spec, dict) else value
     return out

@@ -77,6 +77,17 @@ def test_one_unknown_parameter_is_renamed_to_the_one_required_missing(
     assert coerce_arguments(SCHEMA, args) == repaired
 
 
+@pytest.mark.parametrize("empty", ["", None, [], {}])
+def test_an_empty_value_for_a_parameter_the_tool_lacks_is_dropped(empty: Any) -> None:
+    """`{"path": ""}` to a tool that takes no parameters: the value says nothing."""
+    none_taken = {"type": "object", "properties": {}}
+    assert coerce_arguments(none_taken, {"path": empty}) == {}
+    assert coerce_arguments(SCHEMA, {"city": "Oslo", "units": empty}) == {"city": "Oslo"}
+    # a made-up parameter with a value is still refused, naming the valid ones
+    assert coerce_arguments(none_taken, {"path": "/tmp"}) == {"path": "/tmp"}
+    assert check_arguments(none_taken, {"path": "/tmp"}) is not None
+
+
 class _Big(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
