@@ -47,7 +47,8 @@ def _key(text: str) -> str:
 
 
 def _weekday_date(when: str, base: dt.date) -> dt.date | None:
-    """`friday`, `next friday` (the one after this week's), `last friday`, from `base`."""
+    """`friday`, `next friday` (the coming one: a week on when `base` is a Friday), `last
+    friday` (a week back when `base` is one), counted from `base`."""
     found = _WEEKDAY_PHRASE.match(when)
     if not found:
         return None
@@ -90,6 +91,8 @@ def _calendar_date(text: str, base: dt.date) -> dt.date:
         return parsed
     if parsed.day != check.day:  # a month alone ("March"): no day to count to
         raise PluginError(f"{text!r} names no day; add one, e.g. {text.strip()} 1")
+    if parsed.month != check.month:  # a day alone ("5th"): which month is a guess
+        raise PluginError(f"{text!r} names no month; write it as YYYY-MM-DD, e.g. 2027-03-01")
     return _next_occurrence(parsed.month, parsed.day, base)
 
 
@@ -158,7 +161,7 @@ def _shift_words(days: int, weeks: int, months: int) -> str:
 
 
 def _sentence(origin: dt.date, result: dt.date, now: dt.date, shift: tuple[int, int, int]) -> str:
-    """`Tomorrow is ...`, `5 days after today, ... is ...`: the answer as the user asked it."""
+    """`Tomorrow is ...`, `5 days from today (...) is ...`: the answer as the user asked it."""
     days, weeks, months = shift
     if origin == now and result == now:
         return f"Today is {show(now)}."
@@ -186,7 +189,7 @@ class DatesPlugin(BasePlugin):
                 f"{_shift_words(days, weeks, months)} is more than a century; "
                 "give the number of days, weeks or months to count"
             )
-        if (total_days < 0 < months) or (months < 0 < total_days):
+        if len({count > 0 for count in (days, weeks, months) if count}) > 1:
             raise PluginError("count either forward or back: give days, weeks and months one sign")
         try:
             result = _add_months(origin, months) + dt.timedelta(days=total_days)

@@ -48,6 +48,7 @@ def test_a_written_date_is_the_day_it_means(written: str, day: str) -> None:
         ("2027-02-30", "'2027-02-30' is no calendar date"),
         ("March", "'March' names no day; add one, e.g. March 1"),
         ("", "no date given"),
+        ("5th", "'5th' names no month"),
     ],
 )
 def test_an_unreadable_date_says_how_to_write_it(written: str, message: str) -> None:
@@ -104,6 +105,7 @@ def test_date_info_counts_days_both_ways(on_saturday: Any) -> None:
     [
         ({"days": 99_999_999}, "99999999 days is more than a century"),
         ({"days": 2, "months": -1}, "count either forward or back"),
+        ({"days": 3, "weeks": -1}, "count either forward or back"),
     ],
 )
 def test_add_days_refuses_counts_that_are_mistakes(
