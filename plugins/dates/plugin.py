@@ -1,9 +1,11 @@
-"""Calendar arithmetic on this computer's calendar: dates from today, weekdays, days between.
+"""Calendar arithmetic on this computer's calendar: a day's date, weekday and distance.
 
-A date is read however a model or a person writes it: `2027-03-01`, `March 1`, `1st of
-March 2027`, `Dec 25th`, `tomorrow`, `next friday`, `Christmas`. Without a year it is the
-next such day (today included), since people ask how long *until* a day; a year given is
-kept, so "how long since 2026-07-04" counts back.
+A day is read however a person says it, so a model can pass the user's words on rather than
+work the date out (small models get that arithmetic wrong): `tomorrow`, `in 5 days`, `2 weeks
+ago`, `3 days after March 1`, `the day after tomorrow`, `next friday`, `Christmas`,
+`2027-03-01`, `1st of March 2027`, `Dec 25th`. Without a year a date is the next such day
+(today included), since people ask how long *until* a day; a year given is kept, so "how long
+since 2026-07-04" counts back.
 """
 
 from __future__ import annotations
@@ -29,7 +31,28 @@ FIXED_HOLIDAYS = {
     "valentines day": (2, 14),
     "valentines": (2, 14),
 }
-RELATIVE_DAYS = {"today": 0, "now": 0, "tomorrow": 1, "yesterday": -1}
+RELATIVE_DAYS = {
+    "today": 0,
+    "now": 0,
+    "tomorrow": 1,
+    "yesterday": -1,
+    "the day after tomorrow": 2,
+    "day after tomorrow": 2,
+    "the day before yesterday": -2,
+    "day before yesterday": -2,
+}
+_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen")
+NUMBER_WORDS = {word: n for n, word in enumerate((*_ONES, *_TEENS, "eighteen", "nineteen"))}
+NUMBER_WORDS |= {"twenty": 20, "a": 1, "an": 1}
+UNIT_DAYS = {"day": 1, "week": 7}
+UNIT_MONTHS = {"month": 1, "year": 12}
+_COUNT = r"(\d+|" + "|".join(NUMBER_WORDS) + r")\s+(day|week|month|year)s?"
+# `in 5 days`, `5 days from now`, `5 days` (ahead); `2 weeks ago`; `3 days after march 1`
+_AHEAD = re.compile(rf"^(?:in\s+)?{_COUNT}(?:\s+(?:from\s+(?:now|today)|later|ahead|time))?$")
+_AGO = re.compile(rf"^{_COUNT}\s+(?:ago|back|before\s+today|earlier)$")
+_FROM_DAY = re.compile(rf"^{_COUNT}\s+(after|from|before)\s+(.+)$")
+_NEXT_UNIT = re.compile(r"^(next|last|this)\s+(week|month|year)$")
 WEEKDAYS = [name.lower() for name in calendar.day_name]
 # Beyond this a count is a mistake (a year or a timestamp passed as days), not a question.
 MAX_DAYS = 100 * 366
@@ -103,6 +126,8 @@ def read_date(text: str, base: dt.date) -> dt.date:
         raise PluginError("no date given; write it as YYYY-MM-DD, e.g. 2027-03-01")
     if when in RELATIVE_DAYS:
         return base + dt.timedelta(days=RELATIVE_DAYS[when])
+    if (counted := _counted_day(when, base)) is not None:
+        return counted
     if when in FIXED_HOLIDAYS:
         return _next_occurrence(*FIXED_HOLIDAYS[when], base)
     if (weekday := _weekday_date(when, base)) is not None:
@@ -113,6 +138,38 @@ def read_date(text: str, base: dt.date) -> dt.date:
         except ValueError:
             raise PluginError(f"{text.strip()!r} is no calendar date") from None
     return _calendar_date(text, base)
+
+
+def _shifted(day: dt.date, count: int, unit: str) -> dt.date:
+    """`day` moved by `count` days, weeks, months or years (back when negative)."""
+    if abs(count) * UNIT_DAYS.get(unit, 31 * UNIT_MONTHS.get(unit, 1)) > MAX_DAYS:
+        raise PluginError(f"{abs(count)} {unit}s is more than a century; give a nearer day")
+    if unit in UNIT_MONTHS:
+        return _add_months(day, count * UNIT_MONTHS[unit])
+    try:
+        return day + dt.timedelta(days=count * UNIT_DAYS[unit])
+    except OverflowError:
+        raise PluginError("that day is outside the calendar") from None
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+
+
+def _counted_day(when: str, base: dt.date) -> dt.date | None:
+    """A day counted from today or from another day: `in 5 days`, `2 weeks ago`, `next
+    month`, `3 days after march 1`; None for any other wording."""
+    if found := _AHEAD.match(when):
+        return _shifted(base, _count(found[1]), found[2])
+    if found := _AGO.match(when):
+        return _shifted(base, -_count(found[1]), found[2])
+    if found := _NEXT_UNIT.match(when):
+        return _shifted(base, {"next": 1, "last": -1, "this": 0}[found[1]], found[2])
+    if found := _FROM_DAY.match(when):
+        origin = read_date(found[4], base)
+        sign = -1 if found[3] == "before" else 1
+        return _shifted(origin, sign * _count(found[1]), found[2])
+    return None
 
 
 def _add_months(day: dt.date, months: int) -> dt.date:
@@ -150,68 +207,19 @@ def _span(days: int) -> str:
     return text
 
 
-def _shift_words(days: int, weeks: int, months: int) -> str:
-    """`2 months and 3 days`: what was added, as the user asked it (signs dropped)."""
-    parts = [
-        _amount(abs(count), unit)
-        for count, unit in ((months, "month"), (weeks, "week"), (days, "day"))
-        if count
-    ]
-    return " and ".join(parts)
-
-
-def _sentence(origin: dt.date, result: dt.date, now: dt.date, shift: tuple[int, int, int]) -> str:
-    """`Tomorrow is ...`, `5 days from today (...) is ...`: the answer as the user asked it."""
-    days, weeks, months = shift
-    if origin == now and result == now:
-        return f"Today is {show(now)}."
-    if origin == now and not (weeks or months) and days in (1, -1):
-        return f"{'Tomorrow is' if days == 1 else 'Yesterday was'} {show(result)}."
-    if result == origin:
-        return f"{show(result)}."
-    if origin == now:
-        start = f"{'from' if result > origin else 'before'} today ({long_date(origin)})"
-    else:
-        start = f"{'after' if result > origin else 'before'} {long_date(origin)}"
-    verb = "was" if result < now else "is"
-    return f"{_shift_words(days, weeks, months)} {start} {verb} {show(result)}."
-
-
 class DatesPlugin(BasePlugin):
-    def add_days(
-        self, days: int = 0, weeks: int = 0, months: int = 0, start: str = "today"
-    ) -> dict[str, object]:
+    def find_date(self, when: str = "today") -> dict[str, object]:
         now = today()
-        origin = read_date(start, now)
-        total_days = days + 7 * weeks
-        if abs(total_days) > MAX_DAYS or abs(months) > MAX_DAYS // 30:
-            raise PluginError(
-                f"{_shift_words(days, weeks, months)} is more than a century; "
-                "give the number of days, weeks or months to count"
-            )
-        if len({count > 0 for count in (days, weeks, months) if count}) > 1:
-            raise PluginError("count either forward or back: give days, weeks and months one sign")
-        try:
-            result = _add_months(origin, months) + dt.timedelta(days=total_days)
-        except OverflowError:
-            raise PluginError("that date is outside the calendar") from None
-        return {
-            "text": _sentence(origin, result, now, (days, weeks, months)),
-            "date": result.isoformat(),
-        }
-
-    def date_info(self, date: str) -> dict[str, object]:
-        now = today()
-        day = read_date(date, now)
+        day = read_date(when, now)
         delta = (day - now).days
         if delta in (-1, 0, 1):
-            when = ("was yesterday", "is today", "is tomorrow")[delta + 1]
+            distance = ("was yesterday", "is today", "is tomorrow")[delta + 1]
         elif delta > 0:
-            when = f"is in {_span(delta)}"
+            distance = f"is in {_span(delta)}"
         else:
-            when = f"was {_span(-delta)} ago"
+            distance = f"was {_span(-delta)} ago"
         return {
-            "text": f"{show(day)} {when}.",
+            "text": f"{show(day)} {distance}.",
             "date": day.isoformat(),
             "days_from_today": delta,
         }

@@ -32,6 +32,11 @@ dates = bundled_module("dates")
         ("tomorrow", "2026-11-29"),
         ("Yesterday", "2026-11-27"),
         ("friday", "2026-12-04"),
+        ("in 5 days", "2026-12-03"),
+        ("3 weeks ago", "2026-11-07"),
+        ("next month", "2026-12-28"),
+        ("2 days before christmas", "2026-12-23"),
+        ("the day after tomorrow", "2026-11-30"),
         ("next saturday", "2026-12-05"),  # not today
         ("this saturday", "2026-11-28"),
         ("last saturday", "2026-11-21"),
@@ -64,63 +69,54 @@ def on_saturday(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("shift", "text"),
+    ("when", "text"),
     [
-        ({}, "Today is Saturday 28 November 2026 (2026-11-28)."),
-        ({"days": 1}, "Tomorrow is Sunday 29 November 2026 (2026-11-29)."),
-        ({"days": -1}, "Yesterday was Friday 27 November 2026 (2026-11-27)."),
+        ("today", "Saturday 28 November 2026 (2026-11-28) is today."),
+        ("tomorrow", "Sunday 29 November 2026 (2026-11-29) is tomorrow."),
+        ("in 5 days", "Thursday 3 December 2026 (2026-12-03) is in 5 days."),
+        ("five days from now", "Thursday 3 December 2026 (2026-12-03) is in 5 days."),
+        ("2 weeks ago", "Saturday 14 November 2026 (2026-11-14) was 14 days (2 weeks) ago."),
+        ("christmas", "Friday 25 December 2026 (2026-12-25) is in 27 days (3 weeks and 6 days)."),
         (
-            {"days": 5},
-            "5 days from today (Saturday 28 November 2026) is Thursday 3 December 2026 "
-            "(2026-12-03).",
+            "a month from now",
+            "Monday 28 December 2026 (2026-12-28) is in 30 days (4 weeks and 2 days).",
         ),
         (
-            {"weeks": -2},
-            "2 weeks before today (Saturday 28 November 2026) was Saturday 14 November 2026 "
-            "(2026-11-14).",
+            "3 days after 2027-01-30",
+            "Tuesday 2 February 2027 (2027-02-02) is in 66 days (9 weeks and 3 days).",
         ),
-        (
-            {"months": 1, "start": "2027-01-31"},  # a calendar month: the end of February
-            "1 month after Sunday 31 January 2027 is Sunday 28 February 2027 (2027-02-28).",
-        ),
+        ("1 month after 2027-01-31", "Sunday 28 February 2027 (2027-02-28) is in 92 days."),
+        ("the day before yesterday", "Thursday 26 November 2026 (2026-11-26) was 2 days ago."),
     ],
 )
-def test_add_days_answers_as_asked(on_saturday: Any, shift: dict[str, Any], text: str) -> None:
-    assert on_saturday.add_days(**shift)["text"] == text
+def test_find_date_answers_as_asked(on_saturday: Any, when: str, text: str) -> None:
+    assert on_saturday.find_date(when)["text"] == text
 
 
-def test_date_info_counts_days_both_ways(on_saturday: Any) -> None:
-    ahead = on_saturday.date_info("christmas")
-    assert (
-        ahead["text"] == "Friday 25 December 2026 (2026-12-25) is in 27 days (3 weeks and 6 days)."
-    )
-    assert ahead["days_from_today"] == 27
-    assert on_saturday.date_info("2026-11-28")["text"].endswith("is today.")
-    assert on_saturday.date_info("2026-11-29")["text"].endswith("is tomorrow.")
-    assert on_saturday.date_info("2026-11-26")["text"].endswith("was 2 days ago.")
+def test_find_date_gives_scripts_the_date_and_the_distance(on_saturday: Any) -> None:
+    found = on_saturday.find_date("next friday")
+    assert found["date"] == "2026-12-04" and found["days_from_today"] == 6
+    assert on_saturday.find_date()["days_from_today"] == 0
 
 
 @pytest.mark.parametrize(
-    ("shift", "message"),
+    ("when", "message"),
     [
-        ({"days": 99_999_999}, "99999999 days is more than a century"),
-        ({"days": 2, "months": -1}, "count either forward or back"),
-        ({"days": 3, "weeks": -1}, "count either forward or back"),
+        ("99999 days", "99999 days is more than a century"),
+        ("400 years ago", "400 years is more than a century"),
     ],
 )
-def test_add_days_refuses_counts_that_are_mistakes(
-    on_saturday: Any, shift: dict[str, int], message: str
-) -> None:
+def test_counts_that_are_mistakes_are_refused(on_saturday: Any, when: str, message: str) -> None:
     with pytest.raises(PluginError) as raised:
-        on_saturday.add_days(**shift)
+        on_saturday.find_date(when)
     assert message in str(raised.value)
 
 
 def test_plugin_call_counts_from_this_computers_today(cli: Any) -> None:
-    result = cli("plugin", "call", "dates", "add_days", "-pdays=10", "--json")
+    result = cli("plugin", "call", "dates", "find_date", "-pwhen=in 10 days", "--json")
     expected = dt.date.today() + dt.timedelta(days=10)
     assert result.exit_code == 0, result.output
     assert payload(result)["result"]["metadata"]["date"] == expected.isoformat()
-    result = cli("plugin", "call", "dates", "date_info", "-pdate=someday", "--json")
+    result = cli("plugin", "call", "dates", "find_date", "-pwhen=someday", "--json")
     assert result.exit_code == 1
     assert "cannot read the date 'someday'" in payload(result)["result"]["error"]
