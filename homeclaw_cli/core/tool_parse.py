@@ -122,17 +122,26 @@ def resolve_name(name: str, known: Collection[str]) -> str | None:
     """The offered tool a model meant: the name itself, a capability id without its plugin
     prefix (`search_notes` for `notes__search_notes`), or a close spelling clearly closer than
     any other (`fruits__getfruitsbyfamily` for `fruits__getfruitbyfamily`, though
-    `fruits__getfruitbyname` is close too); else None."""
+    `fruits__getfruitbyname` is close too), or the one capability offered of the plugin it
+    names (`dates__weekday_info` when only `dates__find_date` is); else None."""
     if name in known:
         return name
     by_suffix = [k for k in known if k.endswith(TOOL_NAME_SEPARATOR + name)]
     if len(by_suffix) == 1:
         return by_suffix[0]
     close = difflib.get_close_matches(name, list(known), n=2, cutoff=CLOSE_SPELLING)
-    if len(close) < 2:
-        return close[0] if close else None
-    best, runner_up = (difflib.SequenceMatcher(None, name, c).ratio() for c in close)
-    return close[0] if best - runner_up > CLEARLY_CLOSER else None
+    if len(close) == 2:
+        best, runner_up = (difflib.SequenceMatcher(None, name, c).ratio() for c in close)
+        return close[0] if best - runner_up > CLEARLY_CLOSER else None
+    return close[0] if close else _only_sibling(name, known)
+
+
+def _only_sibling(name: str, known: Collection[str]) -> str | None:
+    """The one offered tool of the plugin `name` starts with: small models make up a
+    capability name under the right plugin, and with one offered there is no other meaning."""
+    plugin, separator, _ = name.partition(TOOL_NAME_SEPARATOR)
+    siblings = [k for k in known if separator and k.startswith(plugin + separator)]
+    return siblings[0] if len(siblings) == 1 else None
 
 
 def _call_shaped(item: Any) -> bool:

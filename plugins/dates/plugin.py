@@ -52,6 +52,8 @@ _COUNT = r"(\d+|" + "|".join(NUMBER_WORDS) + r")\s+(day|week|month|year)s?"
 _AHEAD = re.compile(rf"^(?:in\s+)?{_COUNT}(?:\s+(?:from\s+(?:now|today)|later|ahead|time))?$")
 _AGO = re.compile(rf"^{_COUNT}\s+(?:ago|back|before\s+today|earlier)$")
 _FROM_DAY = re.compile(rf"^{_COUNT}\s+(after|from|before)\s+(.+)$")
+_POSSESSIVE_DAY = re.compile(r"\b(today|tomorrow|yesterday)s\b")
+_DATE_WORDS = re.compile(r"^(?:the\s+)?dates?(?:\s+(?:of|for|on))?\s+|\s+dates?$")
 _NEXT_UNIT = re.compile(r"^(next|last|this)\s+(week|month|year)$")
 WEEKDAYS = [name.lower() for name in calendar.day_name]
 # Beyond this a count is a mistake (a year or a timestamp passed as days), not a question.
@@ -65,8 +67,11 @@ def today() -> dt.date:
 
 
 def _key(text: str) -> str:
-    """`New Year's Day!` -> `new years day`."""
-    return " ".join(re.sub(r"[^a-z0-9 ]", "", text.lower().replace("-", " ")).split())
+    """`New Year's Day!` -> `new years day`; `today's date`, `the date in 5 days`, `date of
+    tomorrow` -> `today`, `in 5 days`, `tomorrow` (the words around a day, as models copy them)."""
+    key = " ".join(re.sub(r"[^a-z0-9 ]", "", text.lower().replace("-", " ")).split())
+    key = _POSSESSIVE_DAY.sub(r"\1", key)
+    return _DATE_WORDS.sub("", key).strip()
 
 
 def _weekday_date(when: str, base: dt.date) -> dt.date | None:

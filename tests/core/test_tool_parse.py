@@ -100,6 +100,16 @@ def test_of_two_close_names_the_clearly_closer_one_is_meant() -> None:
     )
 
 
+def test_a_made_up_capability_of_a_plugin_offering_one_is_that_one() -> None:
+    assert resolve_name("dates__weekday_info", ["dates__find_date", "current_time"]) == (
+        "dates__find_date"
+    )
+    # two capabilities of that plugin offered: which one is the model's to say
+    assert resolve_name("dates__weekday_info", ["dates__find_date", "dates__add_days"]) is None
+    assert resolve_name("weather__forecast_for", KNOWN) == "weather__now"
+    assert resolve_name("clock__now", KNOWN) is None
+
+
 def test_a_whole_reply_shaped_like_a_call_is_a_call_even_to_an_unknown_tool() -> None:
     # Better one corrective round than raw JSON shown to the user as the answer.
     calls = parse_content_calls('{"name": "factorial", "arguments": {"n": 7}}', KNOWN)

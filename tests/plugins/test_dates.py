@@ -37,6 +37,9 @@ dates = bundled_module("dates")
         ("next month", "2026-12-28"),
         ("2 days before christmas", "2026-12-23"),
         ("the day after tomorrow", "2026-11-30"),
+        ("today's date", "2026-11-28"),
+        ("the date in 5 days", "2026-12-03"),
+        ("date of tomorrow", "2026-11-29"),
         ("next saturday", "2026-12-05"),  # not today
         ("this saturday", "2026-11-28"),
         ("last saturday", "2026-11-21"),
