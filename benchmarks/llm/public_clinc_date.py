@@ -27,34 +27,9 @@ from task_file import write_tasks
 
 HERE = Path(__file__).resolve().parent
 DATE_PLUGINS = ["dates", "timezones", "mcp-time"]
-NUMBER_WORDS = {
-    word: n
-    for n, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
+_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen")
+NUMBER_WORDS = {word: n for n, word in enumerate((*_ONES, *_TEENS, "eighteen", "nineteen"))}
 _IN_DAYS = re.compile(r"\b(\d+|" + "|".join(NUMBER_WORDS) + r")\s+days?\b")
 
 
@@ -68,7 +43,8 @@ def days_ahead(request: str) -> int:
 
 
 def spellings(day: dt.date) -> list[str]:
-    """The ways an answer may write `day`: ISO, `December 3`, `3 December`, `Dec 3`, `3rd`."""
+    """The ways an answer may write `day`: ISO, `December 3`, `3 December`, `Dec 3`, `3 Dec`,
+    `12/3/2026`."""
     month, short = day.strftime("%B"), day.strftime("%b")
     forms = [day.isoformat(), f"{month} {day.day}", f"{day.day} {month}", f"{short} {day.day}"]
     forms += [f"{day.day} {short}", f"{day.month}/{day.day}/{day.year}"]
