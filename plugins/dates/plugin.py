@@ -147,7 +147,8 @@ def read_date(text: str, base: dt.date) -> dt.date:
 
 def _shifted(day: dt.date, count: int, unit: str) -> dt.date:
     """`day` moved by `count` days, weeks, months or years (back when negative)."""
-    if abs(count) * UNIT_DAYS.get(unit, 31 * UNIT_MONTHS.get(unit, 1)) > MAX_DAYS:
+    at_most_days = UNIT_DAYS[unit] if unit in UNIT_DAYS else 31 * UNIT_MONTHS[unit]
+    if abs(count) * at_most_days > MAX_DAYS:
         raise PluginError(f"{abs(count)} {unit}s is more than a century; give a nearer day")
     if unit in UNIT_MONTHS:
         return _add_months(day, count * UNIT_MONTHS[unit])

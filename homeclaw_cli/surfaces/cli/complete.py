@@ -135,11 +135,11 @@ def plugin_argument(help_text: str, **extra: Any) -> Any:
     return typer.Argument(metavar="PLUGIN_ID", help=help_text, autocompletion=plugin_ids, **extra)
 
 
-def installed_argument(kind: Literal["plugin", "skill"]) -> Any:
-    """The ID argument of `remove`: completes the installed items of `kind` only."""
+def installed_argument(kind: Literal["plugin", "skill"], help_text: str = "") -> Any:
+    """The ID argument of `remove` and `update`: completes the installed items of `kind` only."""
     return typer.Argument(
         metavar=f"{kind.upper()}_ID",
-        help=f"Installed {kind} id.",
+        help=help_text or f"Installed {kind} id.",
         autocompletion=installed_ids(kind),
     )
 

@@ -18,12 +18,7 @@ def add_update_command(
 ) -> None:
     """Register `update` on a kind's app; `load` imports the updater only when it runs."""
     item = Annotated[
-        str | None,
-        typer.Argument(
-            metavar=f"{kind.upper()}_ID",
-            help=f"Installed {kind} id (or --all).",
-            autocompletion=complete.installed_ids(kind),
-        ),
+        str | None, complete.installed_argument(kind, f"Installed {kind} id (or --all).")
     ]
     every = Annotated[bool, typer.Option("--all", help=f"Update every installed {kind}.")]
 
