@@ -53,7 +53,9 @@ _AHEAD = re.compile(rf"^(?:in\s+)?{_COUNT}(?:\s+(?:from\s+(?:now|today)|later|ah
 _AGO = re.compile(rf"^{_COUNT}\s+(?:ago|back|before\s+today|earlier)$")
 _FROM_DAY = re.compile(rf"^{_COUNT}\s+(after|from|before)\s+(.+)$")
 _POSSESSIVE_DAY = re.compile(r"\b(today|tomorrow|yesterday)s\b")
-_DATE_WORDS = re.compile(r"^(?:the\s+)?dates?(?:\s+(?:of|for|on))?\s+|\s+dates?$")
+_DATE_WORDS = re.compile(
+    r"^\s*(?:the\s+)?dates?(?:\s+(?:of|for|on))?\s+|\s+dates?\s*$", re.IGNORECASE
+)
 _NEXT_UNIT = re.compile(r"^(next|last|this)\s+(week|month|year)$")
 WEEKDAYS = [name.lower() for name in calendar.day_name]
 # Beyond this a count is a mistake (a year or a timestamp passed as days), not a question.
@@ -137,12 +139,13 @@ def read_date(text: str, base: dt.date) -> dt.date:
         return _next_occurrence(*FIXED_HOLIDAYS[when], base)
     if (weekday := _weekday_date(when, base)) is not None:
         return weekday
-    if _ISO.match(text.strip()):
+    written = _DATE_WORDS.sub("", text).strip()  # "the date 12/25/2027": punctuation kept
+    if _ISO.match(written):
         try:
-            return dt.date.fromisoformat("-".join(p.zfill(2) for p in text.strip().split("-")))
+            return dt.date.fromisoformat("-".join(p.zfill(2) for p in written.split("-")))
         except ValueError:
-            raise PluginError(f"{text.strip()!r} is no calendar date") from None
-    return _calendar_date(text, base)
+            raise PluginError(f"{written!r} is no calendar date") from None
+    return _calendar_date(written, base)
 
 
 def _shifted(day: dt.date, count: int, unit: str) -> dt.date:

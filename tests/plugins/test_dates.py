@@ -40,6 +40,9 @@ dates = bundled_module("dates")
         ("today's date", "2026-11-28"),
         ("the date in 5 days", "2026-12-03"),
         ("date of tomorrow", "2026-11-29"),
+        ("the date March 1", "2027-03-01"),
+        ("Date of 12/25/2026", "2026-12-25"),
+        ("the date 2027-3-1", "2027-03-01"),
         ("next saturday", "2026-12-05"),  # not today
         ("this saturday", "2026-11-28"),
         ("last saturday", "2026-11-21"),
