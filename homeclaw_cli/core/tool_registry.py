@@ -292,6 +292,28 @@ class ToolRegistry:
         problem = check_arguments(tool.parameters, arguments)
         return f"bad call to `{name}`: {problem}" if problem else None
 
+    def meant_by_arguments(self, name: str, arguments: Any) -> str | None:
+        """The one other offered plugin tool, read-only, that declares every parameter of a
+        call `name` cannot take even after its repairs: `dates__find_date(place="Sydney")`
+        is the world clock's `current_time`, as small models pick a tool by its neighbour's
+        parameters. None when `name` takes the call, or no tool or several fit."""
+        tool = self._tools.get(name)
+        if tool is None or not isinstance(arguments, dict) or not arguments:
+            return None
+        own = self.coerce(name, arguments)
+        if not isinstance(own, dict) or set(own) <= _declared(tool):
+            return None
+        fitting = [
+            other.name
+            for other in self._tools.values()
+            if other is not tool
+            and other.kind == "plugin"
+            and other.effects == READ_ONLY
+            and set(arguments) <= _declared(other)
+            and self.problem(other.name, self.coerce(other.name, arguments)) is None
+        ]
+        return fitting[0] if len(fitting) == 1 else None
+
     def coerce(self, name: str, arguments: Any) -> Any:
         """The call's arguments with the safe repairs of coerce_arguments and the tool's own
         (unknown tool: as is)."""
@@ -314,6 +336,10 @@ class ToolRegistry:
             return ToolOutcome(False, error_text(exc))
         except Exception as exc:  # a crashing tool is reported to the caller, never fatal
             return ToolOutcome(False, f"tool `{name}` crashed: {exc!r}", failed_for_good=True)
+
+
+def _declared(tool: Tool) -> set[str]:
+    return set(tool.parameters.get("properties") or {})
 
 
 def error_text(exc: HomeclawError) -> str:

@@ -164,6 +164,18 @@ def skill_calls_read(move: ModelMove, state: TurnState) -> ModelMove:
     return ModelMove(move.content, calls, move.source, move.answer)
 
 
+def calls_by_arguments(move: ModelMove, tools: ToolRegistry) -> ModelMove:
+    """Calls whose arguments only another offered read-only tool takes go to that tool
+    (core/tool_registry.py `meant_by_arguments`); the others are left as they are."""
+    calls = [
+        LLMToolCall(
+            tools.meant_by_arguments(c.name, coerce_arguments(c.arguments)) or c.name, c.arguments
+        )
+        for c in move.calls
+    ]
+    return ModelMove(move.content, calls, move.source, move.answer)
+
+
 def read_reply(reply: LLMReply, names: list[str], *, native: bool) -> ModelMove:
     """The calls in a reply; text calls count only when they name an offered tool."""
     content = strip_think(reply.content)

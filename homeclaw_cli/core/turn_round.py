@@ -26,6 +26,7 @@ from homeclaw_cli.core.turn_calls import (
     ModelMove,
     TurnState,
     assistant_message,
+    calls_by_arguments,
     read_reply,
     run_calls,
     shown_skills,
@@ -69,6 +70,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     finally:
         state.status(None)
     move = skill_calls_read(read_reply(reply, callable_names, native=state.native), state)
+    move = calls_by_arguments(move, state.tools)  # a neighbour's parameters: that tool
     calls = [call.name for call in move.calls]
     state.record_reply(reply, round_no, calls, move.source if move.calls else None)
     if move.calls:

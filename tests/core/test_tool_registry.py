@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 
+from homeclaw_cli.core.approval import EFFECTS
 from homeclaw_cli.core.tool_registry import (
+    Tool,
     ToolOutcome,
     ToolRegistry,
     check_arguments,
     coerce_arguments,
+    object_schema,
 )
 from homeclaw_cli.runtime.builtin_tools import BuiltinConfig, add_builtins
 
@@ -86,6 +89,53 @@ def test_an_empty_value_for_a_parameter_the_tool_lacks_is_dropped(empty: Any) ->
     # a made-up parameter with a value is still refused, naming the valid ones
     assert coerce_arguments(none_taken, {"path": "/tmp"}) == {"path": "/tmp"}
     assert check_arguments(none_taken, {"path": "/tmp"}) is not None
+
+
+async def _unused(args: dict[str, Any]) -> ToolOutcome:
+    raise AssertionError("not run")
+
+
+def _plugin_tool(name: str, schema: dict[str, Any], *, writes: bool = False) -> Tool:
+    effects = frozenset(EFFECTS) if writes else frozenset({"read"})
+    return Tool(name, name, schema, _unused, kind="plugin", effects=effects)
+
+
+PLACE = {"place": {"type": "string"}}
+WHEN = {"when": {"type": "string"}}
+
+
+def _clock_and_dates(*more: Tool) -> ToolRegistry:
+    return ToolRegistry(
+        [
+            _plugin_tool("dates__find_date", object_schema(WHEN)),
+            _plugin_tool("timezones__current_time", object_schema(PLACE)),
+            _plugin_tool("weather__now", object_schema({"city": {"type": "string"}}, ["city"])),
+            *more,
+        ]
+    )
+
+
+def test_a_call_with_only_another_tools_parameters_means_that_tool() -> None:
+    registry = _clock_and_dates()
+    assert registry.meant_by_arguments("dates__find_date", {"place": "Sydney"}) == (
+        "timezones__current_time"
+    )
+    # the named tool takes the call, or takes it once repaired (`place` for its one
+    # required `city`): it stays where the model sent it
+    assert registry.meant_by_arguments("dates__find_date", {"when": "today"}) is None
+    assert registry.meant_by_arguments("weather__now", {"place": "Oslo"}) is None
+    # a parameter no other tool declares, or one of each tool's: no other tool fits
+    assert registry.meant_by_arguments("dates__find_date", {"zone": "Sydney"}) is None
+    assert registry.meant_by_arguments("dates__find_date", {"place": "X", "when": "y"}) is None
+    assert registry.meant_by_arguments("dates__find_date", {}) is None
+
+
+def test_a_call_goes_to_another_tool_only_when_one_read_only_plugin_tool_fits() -> None:
+    twin = _plugin_tool("mcp-time__get_time", object_schema(PLACE))
+    assert _clock_and_dates(twin).meant_by_arguments("dates__find_date", {"place": "X"}) is None
+    writer = _plugin_tool("notes__add", object_schema({"text": {"type": "string"}}), writes=True)
+    registry = _clock_and_dates(writer)
+    assert registry.meant_by_arguments("dates__find_date", {"text": "buy milk"}) is None
 
 
 class _Big(BaseHTTPRequestHandler):

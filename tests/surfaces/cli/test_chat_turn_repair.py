@@ -93,6 +93,27 @@ def test_bad_arguments_are_repaired_or_named(chat: Callable[..., Any], fake: Fak
     assert "missing required parameter `harbour`" in result.stderr
 
 
+def test_a_call_with_another_tools_parameters_goes_to_that_tool(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Small models pick a tool by its neighbour's parameters: only the tide tool takes a
+    harbour, and it only looks things up."""
+    fake.script(tool_call("greeter__boom", {"harbour": "Brest"}))
+    result = chat("-q", "a hello story about the tide times of the harbour of Brest", "--json")
+    assert {"greeter__hello", "tides__times"} <= set(offered(fake.chat_requests[0]))
+    data = payload(result)
+    assert data["answer"] == "High tide in Brest at 06:12."
+    assert len(fake.chat_requests) == 1  # no correction round
+    # a parameter the named tool takes too leaves the call where it is, for the correction
+    fake.script(
+        tool_call("greeter__hello", {"name": "Ann", "harbour": "Brest"}),
+        tool_call("greeter__hello", {"name": "Ann"}),
+    )
+    result = chat("-q", "a hello story about the tide times of the harbour of Brest")
+    assert result.stdout == "Hello, Ann!\n"
+    assert "unknown parameter `harbour`" in feedback(fake.chat_requests[-1])[-1]
+
+
 def test_a_correction_repeated_as_the_answer_is_an_error(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
