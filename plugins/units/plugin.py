@@ -169,6 +169,27 @@ def normalize(unit: str) -> str:
     return key
 
 
+# Words of a currency a model puts where a unit goes ("yen", "us_dollars", "GBP"); "pound"
+# alone stays the unit of mass, "british pounds" is money.
+CURRENCY_WORDS = frozenset(
+    {"usd", "eur", "gbp", "jpy", "cny", "rmb", "inr", "cad", "aud", "chf", "mxn", "brl"}
+    | {"krw", "rub", "sek", "nok", "dkk", "pln", "zar", "hkd", "sgd", "nzd", "btc", "$", "€"}
+    | {"£", "¥", "dollar", "euro", "yen", "yuan", "renminbi", "rupee", "peso", "franc"}
+    | {"krona", "krone", "won", "ruble", "rouble", "lira", "rand", "sterling", "bitcoin"}
+)
+
+
+def _unknown(unit: str) -> PluginError:
+    """Why `unit` cannot be converted: a currency is not a unit of measure."""
+    words = {w.removesuffix("s") for w in unit.lower().replace("_", " ").replace("-", " ").split()}
+    if words & CURRENCY_WORDS or {"pound", "british"} <= words or {"pound", "uk"} <= words:
+        return PluginError(
+            f"{unit!r} is a currency: this plugin converts units of measure, not money "
+            "(exchange rates change daily and need an online source)"
+        )
+    return PluginError(f"unknown unit {unit!r}")
+
+
 def _to_kelvin(value: float, unit: str) -> float:
     return {"c": value + 273.15, "f": (value - 32) * 5 / 9 + 273.15, "k": value}[unit]
 
@@ -187,7 +208,7 @@ def convert_value(value: float, from_unit: str, to_unit: str) -> float:
         return _from_kelvin(_to_kelvin(value, src), dst)
     for name, original in ((src, from_unit), (dst, to_unit)):
         if name not in UNITS:
-            raise PluginError(f"unknown unit {original!r}")
+            raise _unknown(original)
     (src_dim, src_factor), (dst_dim, dst_factor) = UNITS[src], UNITS[dst]
     if src_dim != dst_dim:
         raise PluginError(f"cannot convert {src_dim} ({from_unit}) to {dst_dim} ({to_unit})")

@@ -36,6 +36,23 @@ def test_units_refuses_mixed_dimensions(cli: Any) -> None:
 
 
 @pytest.mark.parametrize(
+    ("from_unit", "to_unit", "error"),
+    [
+        ("yen", "usd", "'yen' is a currency: this plugin converts units of measure, not money"),
+        ("british_pounds", "us_dollars", "'british_pounds' is a currency"),
+        ("lb", "EUR", "'EUR' is a currency"),
+        ("furlongs", "km", "unknown unit 'furlongs'"),
+    ],
+)
+def test_units_says_a_currency_is_no_unit(
+    cli: Any, from_unit: str, to_unit: str, error: str
+) -> None:
+    params = ["-pvalue=20", f"-pfrom_unit={from_unit}", f"-pto_unit={to_unit}"]
+    code, result = call(cli, "units", "convert", *params)
+    assert code == 1 and error in result["error"]
+
+
+@pytest.mark.parametrize(
     ("expression", "shown"),
     [
         ("17.5% of 240", "42"),
