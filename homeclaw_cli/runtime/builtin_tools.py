@@ -31,9 +31,11 @@ NETWORK: frozenset[Effect] = frozenset({"network"})
 MAX_LIST_ENTRIES = 200
 # Chat offers a built-in only to a request that could want it (core/turn_tools.py): every
 # offered tool costs prompt tokens, and small models call whatever they are shown.
+# "how's your day", "have a nice day": small talk, not a question about the calendar
+_GREETING_DAY = r"(?<!your )(?<!good )(?<!nice )(?<!great )(?<!lovely )"
 OFFER_IF = {
-    "current_time": r"\b(time|times|date|day|days|today|tonight|tomorrow|yesterday|clock|now|"
-    r"week|weekday|month|year|hour|hours|o'?clock|when)\b",
+    "current_time": rf"\b(time|times|date|{_GREETING_DAY}days?|today|tonight|tomorrow|yesterday|"
+    r"clock|now|week|weekday|month|year|hour|hours|o'?clock|when)\b",
     "fetch_url": r"https?://|\bwww\.|\b(url|urls|web|page|pages|website|site|fetch|download|"
     r"link)\b",
     "read_file": r"\b(files?|folders?|director(y|ies)|read|open|contents?|documents?)\b|[~/\\]\w",

@@ -374,6 +374,9 @@ def test_small_talk_offers_no_tools_and_time_offers_the_clock(
     assert "tool" not in first["messages"][0]["content"].lower()  # no tool talk either
     chat("-q", "which day of the week is today", env=nothing)
     assert "current_time" in offered(fake.chat_requests[1])
+    fake.script(text("Fine, thanks!"))
+    assert chat("-q", "hello, how's your day", env=nothing).stdout == "Fine, thanks!\n"
+    assert offered(fake.chat_requests[2]) == []
 
 
 def test_a_plugin_whose_server_is_down_is_not_offered(
