@@ -62,6 +62,12 @@ WEEKDAYS = [name.lower() for name in calendar.day_name]
 MAX_DAYS = 100 * 366
 _WEEKDAY_PHRASE = re.compile(r"^(?:(next|this|coming|last)\s+)?(" + "|".join(WEEKDAYS) + r")$")
 _ISO = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
+# `5 clock`, `8pm`, `at 7:00 pm`, `noon`: an hour, which names no day
+_TIME_OF_DAY = re.compile(
+    r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'?\s*clock|clock|h)"
+    r"|\d{1,2}:\d{2}|noon|midnight)$",
+    re.IGNORECASE,
+)
 
 
 def today() -> dt.date:
@@ -140,6 +146,10 @@ def read_date(text: str, base: dt.date) -> dt.date:
     if (weekday := _weekday_date(when, base)) is not None:
         return weekday
     written = _DATE_WORDS.sub("", text).strip()  # "the date 12/25/2027": punctuation kept
+    if _TIME_OF_DAY.match(written):
+        raise PluginError(
+            f"{written!r} is a time of day, not a day; give the day, e.g. today, tomorrow, March 1"
+        )
     if _ISO.match(written):
         try:
             return dt.date.fromisoformat("-".join(p.zfill(2) for p in written.split("-")))

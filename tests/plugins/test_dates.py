@@ -60,6 +60,10 @@ def test_a_written_date_is_the_day_it_means(written: str, day: str) -> None:
         ("March", "'March' names no day; add one, e.g. March 1"),
         ("", "no date given"),
         ("5th", "'5th' names no month"),
+        ("5 clock", "'5 clock' is a time of day, not a day"),
+        ("at 7:00pm", "'at 7:00pm' is a time of day"),
+        ("8 PM", "'8 PM' is a time of day"),
+        ("17:30", "'17:30' is a time of day"),
     ],
 )
 def test_an_unreadable_date_says_how_to_write_it(written: str, message: str) -> None:
