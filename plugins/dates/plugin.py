@@ -147,9 +147,8 @@ def read_date(text: str, base: dt.date) -> dt.date:
         return weekday
     written = _DATE_WORDS.sub("", text).strip()  # "the date 12/25/2027": punctuation kept
     if _TIME_OF_DAY.match(written):
-        raise PluginError(
-            f"{written!r} is a time of day, not a day; give the day, e.g. today, tomorrow, March 1"
-        )
+        # no example day here: a model told "e.g. today" asks for today, whatever was meant
+        raise PluginError(f"{written!r} is a time of day, not a day: find_date reads days only")
     if _ISO.match(written):
         try:
             return dt.date.fromisoformat("-".join(p.zfill(2) for p in written.split("-")))
