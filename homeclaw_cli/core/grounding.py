@@ -7,7 +7,9 @@ its SKILL.md example. A value the user typed (or a tool returned) is in the conv
 are in no message of it (nor in what the user wrote into their prompt files, which the turn
 adds). The turn uses this for calls to plugins and skills that retrieval ranked weakly, where
 a made-up value is the sign of a call made for its own sake (core/turn_decide.py), and for a
-required value the user never gave, which it asks for (core/turn_ask.py).
+required value the user never gave, which it asks for (core/turn_ask.py). A value copied word
+for word from the tool's own description ("Save a new note, with optional tags." as a note's
+text, for a table booking) is made up however sure retrieval was.
 
 Only free text counts: an enum choice, a number, a boolean, a command-line flag, a code of one
 or two letters ("F", "us") and the arguments a tool marks as its own options (run_skill's
@@ -33,6 +35,7 @@ _STEM = 5
 _MIN_PREFIX = 3  # a word that starts another counts from this length ("cup" / "cups")
 _MIN_FREE = 3  # shorter values are codes ("F", "us", "km")
 _MAX_INITIALS = 5  # "NYC", "USA": initials of longer runs are no name (and a note has many)
+_MIN_COPIED = 3  # words a value repeats from the tool's own text to be a copy of it
 # Tool results that are instructions for the model, not data from the user's world.
 INSTRUCTION_TOOLS = frozenset({"read_skill"})
 
@@ -45,13 +48,17 @@ def words(text: str) -> set[str]:
 def conversation_words(messages: Sequence[ChatMessage]) -> set[str]:
     """The words of what the user said, the answers and the tools' results: every message but
     the system prompt and the instructions a tool handed the model (a skill's SKILL.md)."""
-    said: set[str] = set()
+    return words(conversation_text(messages))
+
+
+def conversation_text(messages: Sequence[ChatMessage]) -> str:
+    """The text of the messages `conversation_words` reads, one message a line."""
+    kept = []
     for message in messages:
         content = str(message.get("content") or "")
-        if message.get("role") == "system" or _is_instruction(message, content):
-            continue
-        said |= words(content)
-    return said
+        if message.get("role") != "system" and not _is_instruction(message, content):
+            kept.append(content)
+    return "\n".join(kept)
 
 
 def _is_instruction(message: ChatMessage, content: str) -> bool:
@@ -125,6 +132,33 @@ def _initials(own: list[str]) -> set[str]:
         for i in range(len(letters))
         for j in range(i + 2, min(i + _MAX_INITIALS, len(letters)) + 1)
     }
+
+
+def copied(tool: Tool, arguments: Mapping[str, Any], conversation: str) -> list[str]:
+    """The call's free values that repeat the tool's description or a parameter's word for
+    word, three words or more, where the conversation does not have them in that order:
+    "Save a new note, with optional tags." as a note's text, "70 F to C" from "e.g. 70 F to C"."""
+    properties = tool.parameters.get("properties") or {}
+    texts = [tool.description, *(str(s.get("description") or "") for s in properties.values())]
+    said = _sequence(conversation)
+    found = []
+    for value in free_values(tool, arguments):
+        own = _sequence(value)
+        if len(own) < _MIN_COPIED or _holds(said, own):
+            continue
+        if any(_holds(_sequence(text), own) for text in texts):
+            found.append(value)
+    return found
+
+
+def _sequence(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def _holds(words: list[str], run: list[str]) -> bool:
+    """True when `run` is in `words`, in order and side by side."""
+    n = len(run)
+    return any(words[i : i + n] == run for i in range(len(words) - n + 1))
 
 
 def made_up(tool: Tool, arguments: Mapping[str, Any], said: Iterable[str]) -> list[str]:

@@ -32,7 +32,7 @@ from datetime import date
 from typing import Any
 
 from homeclaw_cli.core.agent_prompt import date_block
-from homeclaw_cli.core.grounding import conversation_words, made_up
+from homeclaw_cli.core.grounding import conversation_text, copied, made_up, words
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMReply, LLMToolCall
 from homeclaw_cli.core.retrieval import RetrievalResult
@@ -184,21 +184,30 @@ async def answer_instead(llm: LLM, state: TurnState, move: ModelMove, round_no: 
     return await _plain_answer(llm, state, round_no)
 
 
-def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, list[str]]]:
-    """Each call of `move` with its made-up values, when every call goes to a plugin or skill
-    retrieval ranked weakly and carries free text found nowhere in the conversation; else []."""
+def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, str]]:
+    """Each call of `move` with why its values are made up, when every call has some: free
+    text the model copied from the tool's own description, or, for a plugin or skill
+    retrieval ranked weakly, free text found nowhere in the conversation; else []."""
     if state.decide == "never" or not move.calls:
         return []
-    said = conversation_words(state.messages) | state.known_words
+    conversation = conversation_text(state.messages)
+    said = words(conversation) | state.known_words
     found = []
     for call, tool, arguments in resolved_calls(state.tools, move.calls):
-        if not _weak(state, tool, arguments):
-            return []
-        values = made_up(tool, arguments, said)
+        if values := copied(tool, arguments, conversation):
+            found.append((call, f"copied {_shown(values)} from the tool's own description"))
+            continue
+        values = made_up(tool, arguments, said) if _weak(state, tool, arguments) else []
         if not values:
             return []
-        found.append((call, values))
+        found.append(
+            (call, f"made up {_shown(values)}: in no message of the conversation, and a weak match")
+        )
     return found
+
+
+def _shown(values: list[str]) -> str:
+    return ", ".join(repr(v) for v in values)
 
 
 def _weak(state: TurnState, tool: Tool, arguments: dict[str, Any]) -> bool:
@@ -214,9 +223,7 @@ async def answer_unfounded(llm: LLM, state: TurnState, move: ModelMove, round_no
     found = made_up_calls(state, move)
     if not found:
         return move
-    for call, values in found:
-        shown = ", ".join(repr(v) for v in values)
-        reason = f"made up {shown}: in no message of the conversation, and a weak match"
+    for call, reason in found:
         state.steps.append(SkippedCallStep(0.0, call.name, call.arguments, reason))
     return await _plain_answer(llm, state, round_no)
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeclaw_cli.core.grounding import conversation_words, free_values, grounded, made_up
+from homeclaw_cli.core.grounding import (
+    conversation_words,
+    copied,
+    free_values,
+    grounded,
+    made_up,
+)
 from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.tool_registry import Tool, ToolOutcome
 
@@ -90,3 +96,29 @@ def test_the_conversation_is_what_was_said_and_returned_not_instructions() -> No
     said = conversation_words(messages)
     assert {"largest", "planet", "jupiter", "wifi", "hunter2"} <= said
     assert not {"tokyo", "downloads", "folder"} & said
+
+
+NOTES = Tool(
+    "notes__add_note",
+    "Save a new note, with optional tags.",
+    {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "The note's text."},
+            "tags": {"type": "array", "description": 'Tags such as ["shopping", "work"].'},
+        },
+    },
+    _noop,
+    "plugin",
+)
+
+
+def test_a_value_copied_from_the_tools_own_text_is_found() -> None:
+    request = "5 people at tropicana by 8pm, reserve the table under martins name"
+    arguments = {"text": "Save a new note, with optional tags.", "tags": ["tropicana"]}
+    assert copied(NOTES, arguments, request) == ["Save a new note, with optional tags."]
+    assert copied(NOTES, {"text": "the note's text"}, request) == ["the note's text"]
+    # the user's own words, even where the description has them too, and short values
+    assert copied(NOTES, {"text": "save a new note"}, "please save a new note: milk") == []
+    assert copied(NOTES, {"text": "buy milk", "tags": ["shopping"]}, "note: buy milk") == []
+    assert copied(NOTES, {"text": "new note"}, "hi") == []  # two words: no copy

@@ -330,6 +330,24 @@ def test_a_weak_call_with_values_from_nowhere_is_not_run(
     assert 'tool tides__times({"harbour": "Cork"}) -> not run: made up' in traced.stderr
 
 
+def test_a_call_whose_value_is_the_tools_own_description_is_not_run(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Retrieval was sure of the plugin, but the harbour the model gave is the capability's
+    own description: the user said no such thing, so the model answers without the tool."""
+    fake.script(
+        tool_call("tides__times", {"harbour": "Tide times for a harbour."}),
+        text("Ask me again with a harbour."),
+    )
+    result = chat("-q", "tide times for the harbour please", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = payload(result)
+    assert data["answer"] == "Ask me again with a harbour."
+    skipped = next(s for s in data["trace"] if s["kind"] == "skipped_call")
+    assert "copied 'Tide times for a harbour.' from the tool's own description" in skipped["reason"]
+    assert "tool" not in [s["kind"] for s in data["trace"]]
+
+
 def test_values_from_nowhere_run_when_checks_are_off(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
