@@ -36,6 +36,7 @@ _MIN_PREFIX = 3  # a word that starts another counts from this length ("cup" / "
 _MIN_FREE = 3  # shorter values are codes ("F", "us", "km")
 _MAX_INITIALS = 5  # "NYC", "USA": initials of longer runs are no name (and a note has many)
 _MIN_COPIED = 3  # words a value repeats from the tool's own text to be a copy of it
+_MIN_UNHEARD = 2  # of them, words nobody said in the conversation
 # Tool results that are instructions for the model, not data from the user's world.
 INSTRUCTION_TOOLS = frozenset({"read_skill"})
 
@@ -136,15 +137,19 @@ def _initials(own: list[str]) -> set[str]:
 
 def copied(tool: Tool, arguments: Mapping[str, Any], conversation: str) -> list[str]:
     """The call's free values that repeat the tool's description or a parameter's word for
-    word, three words or more, where the conversation does not have them in that order:
-    "Save a new note, with optional tags." as a note's text, "70 F to C" from "e.g. 70 F to C"."""
+    word, three words or more, with words the conversation never had: "Save a new note, with
+    optional tags." as the text of a note for a table booking. A value the user could have
+    given ("17.5% of 240" for "17.5 percent of 240", where the description's example is the
+    same) has every word said, and is theirs."""
     properties = tool.parameters.get("properties") or {}
     texts = [tool.description, *(str(s.get("description") or "") for s in properties.values())]
     said = _sequence(conversation)
+    heard = set(said)
     found = []
     for value in free_values(tool, arguments):
         own = _sequence(value)
-        if len(own) < _MIN_COPIED or _holds(said, own):
+        unheard = {w for w in own if w not in heard and w not in STOP_WORDS}
+        if len(own) < _MIN_COPIED or len(unheard) < _MIN_UNHEARD or _holds(said, own):
             continue
         if any(_holds(_sequence(text), own) for text in texts):
             found.append(value)

@@ -122,3 +122,6 @@ def test_a_value_copied_from_the_tools_own_text_is_found() -> None:
     assert copied(NOTES, {"text": "save a new note"}, "please save a new note: milk") == []
     assert copied(NOTES, {"text": "buy milk", "tags": ["shopping"]}, "note: buy milk") == []
     assert copied(NOTES, {"text": "new note"}, "hi") == []  # two words: no copy
+    # every word said, though not in that order: the user's value
+    assert copied(NOTES, {"text": "tags such as shopping"}, "note: shopping, such as tags") == []
+    assert copied(NOTES, {"text": "save a new note"}, "new: save the note") == []

@@ -339,7 +339,7 @@ def test_a_call_whose_value_is_the_tools_own_description_is_not_run(
         tool_call("tides__times", {"harbour": "Tide times for a harbour."}),
         text("Ask me again with a harbour."),
     )
-    result = chat("-q", "tide times for the harbour please", "--json")
+    result = chat("-q", "tide please", "--json")
     assert result.exit_code == 0, result.stderr
     data = payload(result)
     assert data["answer"] == "Ask me again with a harbour."
