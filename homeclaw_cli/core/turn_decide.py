@@ -160,7 +160,11 @@ async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> M
         return move
     if picked != ANSWER_TOOL:
         call = await _call_to(llm, state, picked, round_no)
-        return move if call is None else ModelMove(move.content, [call], "decided", move.answer)
+        if call is None:
+            return move
+        # asked for a tool's arguments, small models fill them in from its description
+        decided = ModelMove(move.content, [call], "decided", move.answer)
+        return await answer_unfounded(llm, state, decided, round_no)
     return await _plain_answer(llm, state, round_no)
 
 

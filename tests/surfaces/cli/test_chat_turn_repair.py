@@ -374,6 +374,29 @@ def test_the_question_may_move_a_weak_call_to_the_other_offered_plugin(
     assert {"greeter__hello", "tides__times"} <= set(offered(fake.chat_requests[0]))
 
 
+def test_arguments_the_question_copies_from_the_description_are_not_run(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Asked for the tide plugin's arguments, the model gives its description as the harbour:
+    the call is not run, and the model answers without tools."""
+
+    def copying(request: dict[str, Any]) -> Reply | str:
+        if "tool" in (request.get("format") or {}).get("properties", {}):
+            return text('{"tool": "tides__times"}')
+        return text('{"harbour": "Tide times for a harbour."}')
+
+    fake.script(tool_call("greeter__hello", {"name": "Ireland"}), copying, copying)
+    fake.script(text("Dublin."))
+    low = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05"}
+    request = "which city is the capital of ireland, the one with the harbour, hello"
+    result = chat("-q", request, "--json", env=low)
+    data = payload(result)
+    assert data["answer"] == "Dublin."
+    assert "tool" not in [s["kind"] for s in data["trace"]]
+    skipped = next(s for s in data["trace"] if s["kind"] == "skipped_call")
+    assert skipped["name"] == "tides__times" and "copied" in skipped["reason"]
+
+
 def test_the_decision_may_keep_the_answer(chat: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(text("Tides follow the moon."), text('{"tool": "answer"}'))
     result = chat("-q", "why are there tides in a harbour", env={"HOMECLAW_LLM__DECIDE": "always"})
