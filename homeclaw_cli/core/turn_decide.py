@@ -162,9 +162,10 @@ async def doubt(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> M
         call = await _call_to(llm, state, picked, round_no)
         if call is None:
             return move
-        # asked for a tool's arguments, small models fill them in from its description
+        # The question chose the tool, so a value from nowhere stands; one copied from the
+        # tool's description does not (small models fill the arguments in from it).
         decided = ModelMove(move.content, [call], "decided", move.answer)
-        return await answer_unfounded(llm, state, decided, round_no)
+        return await answer_unfounded(llm, state, decided, round_no, weak_too=False)
     return await _plain_answer(llm, state, round_no)
 
 
@@ -188,10 +189,12 @@ async def answer_instead(llm: LLM, state: TurnState, move: ModelMove, round_no: 
     return await _plain_answer(llm, state, round_no)
 
 
-def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, str]]:
+def made_up_calls(
+    state: TurnState, move: ModelMove, *, weak_too: bool = True
+) -> list[tuple[LLMToolCall, str]]:
     """Each call of `move` with why its values are made up, when every call has some: free
-    text the model copied from the tool's own description, or, for a plugin or skill
-    retrieval ranked weakly, free text found nowhere in the conversation; else []."""
+    text the model copied from the tool's own description, or (`weak_too`), for a plugin or
+    skill retrieval ranked weakly, free text found nowhere in the conversation; else []."""
     if state.decide == "never" or not move.calls:
         return []
     conversation = conversation_text(state.messages)
@@ -201,7 +204,8 @@ def made_up_calls(state: TurnState, move: ModelMove) -> list[tuple[LLMToolCall, 
         if values := copied(tool, arguments, conversation):
             found.append((call, f"copied {_shown(values)} from the tool's own description"))
             continue
-        values = made_up(tool, arguments, said) if _weak(state, tool, arguments) else []
+        weak = weak_too and _weak(state, tool, arguments)
+        values = made_up(tool, arguments, said) if weak else []
         if not values:
             return []
         found.append(
@@ -221,10 +225,12 @@ def _weak(state: TurnState, tool: Tool, arguments: dict[str, Any]) -> bool:
     return tool.name in state.weak_tools
 
 
-async def answer_unfounded(llm: LLM, state: TurnState, move: ModelMove, round_no: int) -> ModelMove:
+async def answer_unfounded(
+    llm: LLM, state: TurnState, move: ModelMove, round_no: int, *, weak_too: bool = True
+) -> ModelMove:
     """A plain answer instead of calls whose values are made up (`made_up_calls`), `move`
     otherwise; the trace says which calls were not run and why."""
-    found = made_up_calls(state, move)
+    found = made_up_calls(state, move, weak_too=weak_too)
     if not found:
         return move
     for call, reason in found:
