@@ -41,6 +41,7 @@ from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import plugin_ids, ranked_capabilities
 from homeclaw_cli.core.grounding import words
 from homeclaw_cli.core.history import fitting_history
+from homeclaw_cli.core.keywords import reads_on
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import (
     LLM,
@@ -64,7 +65,6 @@ from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
 
-FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 CONTEXT_SHARE = 0.75  # of the window for the prompt; the rest is left for tool results + reply
 # A first call only to plugins retrieved below this gets the tool-or-answer question first, and
 # a call to them (or to skills below it) with made-up values is not run (core/turn_decide.py;
@@ -159,7 +159,7 @@ class Agent:
 
     def retrieval_query(self, message: str) -> str:
         """Short follow-ups ("and tomorrow?") are retrieved with the previous user message."""
-        if len(message.split()) >= FOLLOW_UP_WORDS:
+        if not reads_on(message):
             return message
         previous = self.exchanges[-1][0]["content"] if self.exchanges else ""
         return f"{previous}\n{message}".strip() if previous else message
@@ -433,7 +433,7 @@ class Agent:
 
     def is_follow_up(self, message: str) -> bool:
         """A short message after an earlier turn, read together with it."""
-        return bool(self.history) and len(message.split()) < FOLLOW_UP_WORDS
+        return bool(self.history) and reads_on(message)
 
 
 def _plugins_called(exchange: list[ChatMessage]) -> list[str]:

@@ -45,6 +45,13 @@ _STOP = """a an and are as at be but by can could do does for from get give have
 in is it it's me my of on or please show tell that the their them then there these this
 to up us was we what whats when where which who why will with would you your"""
 STOP_WORDS = frozenset(_STOP.split())
+# A message of these words alone, one of them thanks, closes a topic: "thanks!", "ok great,
+# thank you". "yes", "ok" or "great" alone may answer the model's question, so they read on.
+_THANKS = frozenset({"thanks", "thank", "thx", "ty", "cheers", "appreciated", "appreciate"})
+_CLOSING = """you ok okay great cool perfect nice awesome got it alright good fine sounds much bye
+lot so very a again for that s the help all wow lovely brilliant excellent amazing super no"""
+_ACKNOWLEDGING = _THANKS | frozenset(_CLOSING.split())
+FOLLOW_UP_WORDS = 8  # a message this short is retrieved together with the previous one
 # With no hit, this many of the best-scoring ids are offered by name.
 FALLBACK_NAMES = 20
 
@@ -168,3 +175,16 @@ def _overlap_words(text: str) -> frozenset[str]:
     # Unlike BM25, plain overlap cannot weigh a word by its rarity: a lone digit ("at 6")
     # would match every id or version that ends in that digit.
     return frozenset(w for w in search_words(text) if len(w) > 1)
+
+
+def reads_on(message: str) -> bool:
+    """True for a message short enough to be read with the previous one ("and in pounds?"),
+    unless it only thanks or acknowledges ("thanks!", "ok, got it"): that asks nothing of the
+    previous request's plugin."""
+    return len(message.split()) < FOLLOW_UP_WORDS and not only_thanks(message)
+
+
+def only_thanks(message: str) -> bool:
+    """True for a message of thanks and closing words alone ("ok, thanks a lot!")."""
+    said = {w.casefold() for w in _WORD.findall(message)}
+    return bool(said & _THANKS) and said <= _ACKNOWLEDGING

@@ -390,6 +390,19 @@ def test_follow_up_is_retrieved_with_previous_message_and_history_kept() -> None
     assert roles == ["system", "user", "assistant", "user"]
 
 
+def test_thanks_is_no_follow_up() -> None:
+    """ "thanks!" after a plugin turn asks nothing of that plugin: it is retrieved alone and
+    the previous turn's plugin is not offered again (a small model called it once more)."""
+    llm = FakeLLM(call("weather__now", city="Paris"), "You're welcome!")
+    agent, caller = make_agent(llm)
+    agent.retriever = _FirstOnly({"weather": ["weather"]}, {})
+    run(agent, "weather in Paris")
+    thanks = run(agent, "ok, thanks a lot!")
+    assert agent.retriever.queries[-1] == "ok, thanks a lot!"  # type: ignore[attr-defined]
+    assert "weather__now" not in thanks.tools_offered
+    assert thanks.answer == "You're welcome!" and len(caller.calls) == 1
+
+
 def test_workspace_identity_and_tools_md(tmp_path: Path) -> None:
     (tmp_path / "IDENTITY.md").write_text("You are Claw, a pirate.")
     (tmp_path / "TOOLS.md").write_text("Use weather for weather.")

@@ -10,6 +10,7 @@ from homeclaw_cli.core.keywords import (
     KeywordIndex,
     clauses,
     need_sentences,
+    reads_on,
     search_words,
 )
 from homeclaw_cli.core.retrieval import RetrievalResult
@@ -131,3 +132,25 @@ def test_only_sentences_that_open_with_another_need_cut_a_request() -> None:
     assert need_sentences("I'm in Lima next week. What's the forecast?") == []
     assert need_sentences("Andrew called. He wants the weather in Lima.") == []
     assert need_sentences("Also, what time is it?") == []  # the first sentence opens nothing
+
+
+@pytest.mark.parametrize(
+    ("message", "reads"),
+    [
+        ("and in pounds?", True),
+        ("ok and tomorrow?", True),
+        ("thanks, what about rome?", True),
+        ("Thanks! What is 5 km in miles?", True),
+        # may answer the model's question ("Shall I convert it too?")
+        ("yes", True),
+        ("ok", True),
+        ("great", True),
+        # thanks alone close the topic
+        ("thanks!", False),
+        ("ok, thanks a lot!", False),
+        ("That's great, thank you for the help", False),
+        ("what is the weather like in Paris this coming weekend?", False),  # long: its own
+    ],
+)
+def test_a_short_message_reads_on_unless_it_only_thanks(message: str, reads: bool) -> None:
+    assert reads_on(message) is reads
