@@ -179,7 +179,7 @@ def _overlap_words(text: str) -> frozenset[str]:
 
 def reads_on(message: str) -> bool:
     """True for a message short enough to be read with the previous one ("and in pounds?"),
-    unless it only thanks or acknowledges ("thanks!", "ok, got it"): that asks nothing of the
+    unless it only thanks ("thanks!", "ok, got it, thank you"): that asks nothing of the
     previous request's plugin."""
     return len(message.split()) < FOLLOW_UP_WORDS and not only_thanks(message)
 
