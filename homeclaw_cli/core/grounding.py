@@ -43,7 +43,7 @@ INSTRUCTION_TOOLS = frozenset({"read_skill"})
 
 def words(text: str) -> set[str]:
     """The words of `text`, case-folded."""
-    return {w.casefold() for w in _WORD.findall(text)}
+    return set(_sequence(text))
 
 
 def conversation_words(messages: Sequence[ChatMessage]) -> set[str]:
@@ -143,6 +143,7 @@ def copied(tool: Tool, arguments: Mapping[str, Any], conversation: str) -> list[
     same) has every word said, and is theirs."""
     properties = tool.parameters.get("properties") or {}
     texts = [tool.description, *(str(s.get("description") or "") for s in properties.values())]
+    own_texts = [_sequence(text) for text in texts]
     said = _sequence(conversation)
     heard = set(said)
     found = []
@@ -151,12 +152,13 @@ def copied(tool: Tool, arguments: Mapping[str, Any], conversation: str) -> list[
         unheard = {w for w in own if w not in heard and w not in STOP_WORDS}
         if len(own) < _MIN_COPIED or len(unheard) < _MIN_UNHEARD or _holds(said, own):
             continue
-        if any(_holds(_sequence(text), own) for text in texts):
+        if any(_holds(text, own) for text in own_texts):
             found.append(value)
     return found
 
 
 def _sequence(text: str) -> list[str]:
+    """The words of `text`, case-folded, in order."""
     return [w.casefold() for w in _WORD.findall(text)]
 
 
