@@ -31,11 +31,14 @@ NETWORK: frozenset[Effect] = frozenset({"network"})
 MAX_LIST_ENTRIES = 200
 # Chat offers a built-in only to a request that could want it (core/turn_tools.py): every
 # offered tool costs prompt tokens, and small models call whatever they are shown.
-# "how's your day", "have a nice day": small talk, not a question about the calendar
-_GREETING_DAY = r"(?<!your )(?<!good )(?<!nice )(?<!great )(?<!lovely )"
+# The clock is for a request that asks for the time or the day: "today", "tonight" or "now"
+# alone qualify something else ("news today", "sushi for tonight"), and the system prompt
+# holds today's date. Nor do small talk and idioms ask: "how's your day", "joke of the day",
+# "cook on a date"; "times" is mostly arithmetic.
+_NOT_THE_DAY = r"(?<!your )(?<!good )(?<!nice )(?<!great )(?<!lovely )(?<!of the )"
 OFFER_IF = {
-    "current_time": rf"\b(time|times|date|{_GREETING_DAY}days?|today|tonight|tomorrow|yesterday|"
-    r"clock|now|week|weekday|month|year|hour|hours|o'?clock|when)\b",
+    "current_time": rf"\b(time|(?<!on a )dates?|{_NOT_THE_DAY}days?|weekday|clock|hours?|"
+    r"o'?clock)\b",
     "fetch_url": r"https?://|\bwww\.|\b(url|urls|web|page|pages|website|site|fetch|download|"
     r"link)\b",
     "read_file": r"\b(files?|folders?|director(y|ies)|read|open|contents?|documents?)\b|[~/\\]\w",

@@ -257,6 +257,15 @@ def test_an_answer_dressed_as_tool_output_is_corrected_then_unwrapped() -> None:
     assert run(agent, "weather in Paris").answer == "ERROR: down"  # the tags never shown
 
 
+def test_a_call_inside_copied_output_tags_leaves_neither_in_the_answer() -> None:
+    written = '<tool_output>\n{"name": "jokes", "arguments": {"day": "today"}}\n</tool_output>'
+    llm = FakeLLM(call("current_time"), written, written)
+    agent, _ = make_agent(llm)
+    result = run(agent, "joke of the day, and what time is it")
+    assert "tool_output" not in result.answer and "jokes" not in result.answer
+    assert result.error == "the model wrote a call to `jokes` instead of an answer"
+
+
 def test_round_cap() -> None:
     llm = FakeLLM(*[call("current_time") for _ in range(3)])
     agent, _ = make_agent(llm, max_rounds=3)
