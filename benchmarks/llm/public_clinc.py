@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from clinc_data import DATA, add_source_arguments, read_clinc
 from public_clinc_ask import PLACES
-from task_file import write_tasks
+from task_file import intents_header, write_tasks
 
 HERE = Path(__file__).resolve().parent
 TIME_PLUGINS = ["timezones", "mcp-time"]
@@ -101,13 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data, commit = read_clinc(args)
     items = tasks(data, args.per_intent, args.seed)
-    served = sum(1 for t in items if "no_plugin" not in t)
-    header = (
-        f"# {len(items)} chat tasks from CLINC150's test requests (clinc/oos-eval {commit},\n"
-        f"# {DATA}, CC BY 3.0, Larson et al. 2019): {served} whose intent a bundled plugin\n"
-        f"# serves, {len(items) - served} of other intents, which no plugin serves.\n"
-        f"# Written by benchmarks/llm/public_clinc.py --per-intent {args.per_intent}"
-        f" --seed {args.seed}.\n"
+    header = intents_header(
+        items,
+        f"CLINC150's test requests (clinc/oos-eval {commit},\n# {DATA}, CC BY 3.0, "
+        "Larson et al. 2019)",
+        f"benchmarks/llm/public_clinc.py --per-intent {args.per_intent} --seed {args.seed}",
     )
     write_tasks(args.out, header, items)
     return 0

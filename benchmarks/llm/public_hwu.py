@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from task_file import clone_commit, write_tasks
+from task_file import clone_commit, intents_header, write_tasks
 
 HERE = Path(__file__).resolve().parent
 FOLDS = "CrossValidation/autoGeneFromRealAnno/*/CrossValidation/KFold_*/testset/annotated"
@@ -117,14 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "tasks-hwu.yaml")
     args = parser.parse_args(argv)
     items = tasks(read_requests(args.clone), args.per_intent, args.seed)
-    served = sum(1 for t in items if "no_plugin" not in t)
     commit = args.commit or clone_commit(args.clone / "README.md")
-    header = (
-        f"# {len(items)} chat tasks from HWU64's test requests (xliuhw/NLU-Evaluation-Data\n"
-        f"# {commit}, CC BY 4.0, Liu et al. 2019): {served} whose intent a bundled plugin\n"
-        f"# serves, {len(items) - served} of other intents, which no plugin serves.\n"
-        f"# Written by benchmarks/llm/public_hwu.py --per-intent {args.per_intent}"
-        f" --seed {args.seed}.\n"
+    header = intents_header(
+        items,
+        f"HWU64's test requests (xliuhw/NLU-Evaluation-Data\n# {commit}, CC BY 4.0, "
+        "Liu et al. 2019)",
+        f"benchmarks/llm/public_hwu.py --per-intent {args.per_intent} --seed {args.seed}",
     )
     write_tasks(args.out, header, items)
     return 0

@@ -24,3 +24,15 @@ def write_tasks(out: Path, header: str, tasks: list[dict[str, Any]], what: str =
     body = yaml.safe_dump({"tasks": tasks}, sort_keys=False, allow_unicode=True, width=100)
     out.write_text(header + body, encoding="utf-8")
     print(f"{len(tasks)} {what} -> {out}")
+
+
+def intents_header(items: list[dict[str, Any]], source: str, written_by: str) -> str:
+    """The header of a task file sampled from an intent set: where its requests come from
+    (`source`: the set, its commit, licence and authors), how many a bundled plugin serves,
+    and the command that wrote it."""
+    served = sum(1 for t in items if "no_plugin" not in t)
+    return (
+        f"# {len(items)} chat tasks from {source}: {served} whose intent a bundled plugin\n"
+        f"# serves, {len(items) - served} of other intents, which no plugin serves.\n"
+        f"# Written by {written_by}.\n"
+    )
