@@ -58,7 +58,7 @@ from homeclaw_cli.core.tool_registry import ToolRegistry
 from homeclaw_cli.core.tool_text import window_room
 from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
-from homeclaw_cli.core.turn_decide import figures_to_check, weakly_retrieved
+from homeclaw_cli.core.turn_decide import figures_to_check, sole_reading_tool, weakly_retrieved
 from homeclaw_cli.core.turn_needs import open_needs
 from homeclaw_cli.core.turn_outcome import settle
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
@@ -343,6 +343,7 @@ class Agent:
             decide=self.config.decide,
             confident=self._confident(plugin_res, result.message, plugins),
             figures=figures_to_check(plugin_res, result.message, plugins),
+            best_tool=sole_reading_tool(plugin_res, plugins),
             weak_tools=weak_tools,
             weak_skills=weak_skills,
             known_words=frozenset(words(result.prompt.user_facts)),

@@ -68,6 +68,7 @@ class TurnState:
     # a request with a number went to a plugin that only looks things up: `auto` checks a
     # free answer that states a figure the request did not give (core/turn_decide.py)
     figures: bool = False
+    best_tool: str | None = None  # the sole read-only tool of retrieval's best plugin
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
     weak_skills: frozenset[str] = frozenset()  # shown skills retrieval ranked weakly
     # words the user's own prompt files and the date hold: values found there are not made up

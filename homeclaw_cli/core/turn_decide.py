@@ -32,6 +32,7 @@ from datetime import date
 from typing import Any
 
 from homeclaw_cli.core.agent_prompt import date_block
+from homeclaw_cli.core.capability_tools import tool_name
 from homeclaw_cli.core.grounding import conversation_text, copied, made_up, words
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMReply, LLMToolCall
@@ -89,6 +90,18 @@ def figures_to_check(
     return takes_a_number and all(plugin.effects_of(c) == {"read"} for c in capabilities)
 
 
+def sole_reading_tool(retrieved: RetrievalResult, offered: Sequence[PluginManifest]) -> str | None:
+    """The tool of retrieval's best plugin when it is the plugin's one callable capability and
+    only looks things up: what a sure turn calls when the model's answer states figures of its
+    own ("120 / 8 * 3 = 54" for "and times 3?", in the calculator's own format, made up)."""
+    top = retrieved.hits[0] if retrieved.hits else None
+    plugin = next((m for m in offered if top is not None and m.id == top.id), None)
+    capabilities = plugin.callable_capabilities() if plugin is not None else []
+    if plugin is None or len(capabilities) != 1 or plugin.effects_of(capabilities[0]) != {"read"}:
+        return None
+    return tool_name(plugin.id, capabilities[0].id)
+
+
 def new_figures(answer: str, message: str) -> bool:
     """Whether `answer` states a figure `message` did not give: a decimal, or a whole number
     of two digits or more (a list's "1." is no result)."""
@@ -118,7 +131,11 @@ async def second_look(llm: LLM, state: TurnState, move: ModelMove, round_no: int
     ):
         return move  # checked for its figures only, and it states none of its own
     state.decided = True
-    name = await _pick(llm, state, round_no)
+    # Retrieval was sure, the plugin computes, and the model gave figures of its own instead:
+    # asked, it keeps its answer, so the plugin is called without asking.
+    computes = state.confident and new_figures(move.answer, state.message)
+    name = state.best_tool if computes and state.best_tool in state.tools.names() else None
+    name = name or await _pick(llm, state, round_no)
     call = await _call_to(llm, state, name, round_no) if name is not None else None
     if call is None:
         return move

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
-from homeclaw_cli.core.turn_decide import figures_to_check, new_figures
+from homeclaw_cli.core.turn_decide import figures_to_check, new_figures, sole_reading_tool
 
 
 def plugin(plugin_id: str, effects: str, parameter: str = "number") -> PluginManifest:
@@ -51,3 +51,12 @@ def test_a_figure_of_the_answers_own() -> None:
     assert new_figures("7! is 5040", "7 factorial pls")
     assert not new_figures("In the year 3000:\n1. Fusion\n2. Teleports", "the year 3000?")
     assert not new_figures("It depends on the ounce.", "how many grams is 3 ounces")
+
+
+def test_the_tool_a_sure_turn_calls_for_figures_is_the_best_plugins_only_reading_one() -> None:
+    calc = plugin("calc", "read", parameter="string")
+    assert sole_reading_tool(retrieved("calc", 0.6), [calc]) == "calc__go"
+    assert sole_reading_tool(retrieved("notes", 0.6), [plugin("notes", "write")]) is None
+    assert sole_reading_tool(RetrievalResult("q", [], []), [calc]) is None
+    two = calc.model_copy(update={"capabilities": [*calc.capabilities, *calc.capabilities]})
+    assert sole_reading_tool(retrieved("calc", 0.6), [two]) is None  # which one: ask

@@ -265,6 +265,21 @@ def test_a_follow_up_to_a_plugin_turn_gets_the_decision(
     assert "decision call in round 1 (" in result.stderr
 
 
+def test_a_sure_reading_plugin_is_called_for_figures_the_model_gave_itself(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """ "and Cork?" after a tide call, answered with a time from memory: the plugin retrieval
+    was sure of has one capability and only reads, so it is called without asking whether a
+    tool is needed (asked, small models keep their own figures)."""
+    fake.script(tool_call("tides__times", {"harbour": "Brest"}))
+    assert chat("-q", "tide times for the harbour of Brest").exit_code == 0
+    fake.script(text("High tide in Cork at 14:05."), _decision)
+    result = chat("-c", "-q", "and Cork?", "--trace", env={"HOMECLAW_LLM__DECIDE": "auto"})
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Cork at 06:12.\n"
+    assert "arguments for tides__times" in result.stderr and "picked" not in result.stderr
+
+
 def test_a_follow_up_after_a_turn_without_plugins_is_answered_freely(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
