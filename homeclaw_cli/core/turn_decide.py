@@ -6,7 +6,10 @@ confident (`llm.decide: auto`, or whenever a plugin was offered with `always`), 
 structured-output requests follow, before that answer is shown: one whose JSON schema is an
 enum of the offered tools plus "answer", and, if a tool was picked, one whose schema is that
 tool's parameters. Constrained decoding (Ollama `format`, OpenAI `response_format`) makes both
-well-formed, and each is a far easier task for a small model than the free round.
+well-formed, and each is a far easier task for a small model than the free round. When
+retrieval was sure, its best plugin has one capability that only reads, and the answer states a
+figure the request did not give, the first question is skipped and that capability is called:
+asked, small models keep the figures they worked out themselves.
 
 The other way round, the same models call whatever is offered ("how do u say good morning in
 spanish" -> the world clock, retrieved at 0.32; "90 mins is how many hours" -> the world clock
