@@ -18,6 +18,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 
@@ -29,19 +30,27 @@ def split(text: str) -> str:
     return "dev" if hashlib.sha256(text.encode()).digest()[0] % 2 == 0 else "held"
 
 
+def expected_ids(intent: str, item: dict[str, Any]) -> list[str] | None:
+    """The plugins a request expects offered ([] for an intent none serves), or None to leave
+    it out (as the chat tasks do)."""
+    if intent not in SERVED:
+        return []
+    want = expected(intent, item)
+    if want is None:
+        return None
+    plugins = want.get("plugin", "weather")  # a weather request without a place: `asks: city`
+    return [plugins] if isinstance(plugins, str) else list(plugins)
+
+
 def queries(clone: Path) -> dict[str, list[dict[str, object]]]:
     """The dev and held queries: served intents expect their plugins, the others nothing."""
     out: dict[str, list[dict[str, object]]] = {"dev": [], "held": []}
     requests = read_requests(clone)
     for intent in (*SERVED, *UNSERVED):
         for item in requests[intent]:
-            want = expected(intent, item) if intent in SERVED else {}
-            if want is None:
+            ids = expected_ids(intent, item)
+            if ids is None:
                 continue
-            plugins = want.get("plugin", "weather")  # a weather request without a place
-            ids = [plugins] if isinstance(plugins, str) else list(plugins)
-            if intent not in SERVED:
-                ids = []
             tags = [intent, "served" if ids else "none"]
             out[split(item["text"])].append({"query": item["text"], "expected": ids, "tags": tags})
     return out
