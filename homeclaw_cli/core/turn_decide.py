@@ -82,8 +82,7 @@ def figures_to_check(
     """Whether the request holds a number and retrieval's best plugin takes one and only looks
     things up ("how many grams is 3 ounces": units, at 0.45 under the confident score): small
     models work such figures out from memory, and get them wrong."""
-    top = retrieved.hits[0] if retrieved.hits else None
-    plugin = next((m for m in offered if top is not None and m.id == top.id), None)
+    plugin = _best_plugin(retrieved, offered)
     if plugin is None or _NUMBER.search(message) is None:
         return False
     capabilities = plugin.callable_capabilities()
@@ -97,12 +96,19 @@ def sole_reading_tool(retrieved: RetrievalResult, offered: Sequence[PluginManife
     """The tool of retrieval's best plugin when it is the plugin's one callable capability and
     only looks things up: what a sure turn calls when the model's answer states figures of its
     own ("120 / 8 * 3 = 54" for "and times 3?", in the calculator's own format, made up)."""
-    top = retrieved.hits[0] if retrieved.hits else None
-    plugin = next((m for m in offered if top is not None and m.id == top.id), None)
+    plugin = _best_plugin(retrieved, offered)
     capabilities = plugin.callable_capabilities() if plugin is not None else []
     if plugin is None or len(capabilities) != 1 or plugin.effects_of(capabilities[0]) != {"read"}:
         return None
     return tool_name(plugin.id, capabilities[0].id)
+
+
+def _best_plugin(
+    retrieved: RetrievalResult, offered: Sequence[PluginManifest]
+) -> PluginManifest | None:
+    """The offered manifest of the plugin retrieval ranked first, if it was offered."""
+    top = retrieved.hits[0].id if retrieved.hits else None
+    return next((m for m in offered if m.id == top), None)
 
 
 def new_figures(answer: str, message: str) -> bool:
