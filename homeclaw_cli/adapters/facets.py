@@ -16,6 +16,7 @@ keyword search (whose text holds every example) brings in the rest, scored exact
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,6 +26,9 @@ EXAMPLE = "example"
 CAPABILITY = "capability"
 TEXT = "text"  # a piece of the descriptor's own text (plugins.text_facets)
 NAME = "name"  # a brand-like name left out of the descriptor's text (core/embedded_text.py)
+# A request the plugin is not for: stored with the facets, never fused into the score (see
+# split_counter_facets); a request closer to one than to the plugin is not offered it.
+NOT_FOR = "not_for"
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class Facet:
     """One embedded piece of a row: an example or a capability's text."""
 
     text: str
-    kind: str  # example | capability | text | name
+    kind: str  # example | capability | text | name | not_for
     capability: str | None = None
     source: str = "author"  # author | generated | manifest
 
@@ -193,3 +197,16 @@ def _fused(descriptor: Any, best: Any, mean: Any, fusion: Fusion) -> Any:
 def owner_layout(counts: list[int]) -> list[int]:
     """The owner row of every facet, given how many facets each row has, in row order."""
     return [row for row, count in enumerate(counts) for _ in range(count)]
+
+
+def split_counter_facets(
+    facets_json: str | None, vectors: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """A row's stored facet vectors split into (the ones fused into its score, its not_for
+    requests'), by the kinds of its facets' JSON (in the same order)."""
+    kinds = [f.get("kind") for f in json.loads(facets_json or "[]")]
+    if NOT_FOR not in kinds:
+        return list(vectors), []
+    fused = [v for v, kind in zip(vectors, kinds, strict=False) if kind != NOT_FOR]
+    counter = [v for v, kind in zip(vectors, kinds, strict=False) if kind == NOT_FOR]
+    return fused, counter

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.adapters.facets import CAPABILITY, EXAMPLE, NAME, TEXT, Facet
+from homeclaw_cli.adapters.facets import CAPABILITY, EXAMPLE, NAME, NOT_FOR, TEXT, Facet
 from homeclaw_cli.core.embedded_text import NameCheck
 from homeclaw_cli.core.examples import Example, examples_hash
 
@@ -38,6 +38,8 @@ class IndexRow:
     capabilities: list[tuple[str, str]] = field(default_factory=list)
     # pieces of `text` embedded alone as well (plugins.text_facets)
     pieces: list[str] = field(default_factory=list)
+    # requests the plugin is not for (embedded, never fused into its score)
+    not_for: list[str] = field(default_factory=list)
     # a plugin's name and the text embedded instead of `text` when the name reads as a brand
     # (decided with the model at embedding time; `text` is what the row stores and hashes)
     name_check: NameCheck | None = None
@@ -52,10 +54,12 @@ class IndexRow:
 
     @property
     def facets(self) -> list[Facet]:
-        """The texts embedded besides the descriptor: examples, then capabilities."""
+        """The texts embedded besides the descriptor: examples, capabilities, text pieces,
+        not_for requests, then the name when it left the text."""
         out = [Facet(e.text, EXAMPLE, e.capability, e.source) for e in self.examples]
         out.extend(Facet(text, CAPABILITY, cap, "manifest") for cap, text in self.capabilities)
         out.extend(Facet(text, TEXT, None, "manifest") for text in self.pieces)
+        out.extend(Facet(text, NOT_FOR, None, "author") for text in self.not_for)
         if self.name_left_out and self.name_check is not None:
             out.append(Facet(self.name_check.name, NAME, None, "manifest"))
         return out

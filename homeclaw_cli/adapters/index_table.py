@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters.facets import owner_layout
+from homeclaw_cli.adapters.facets import owner_layout, split_counter_facets
 from homeclaw_cli.adapters.index_row import IndexRow
 
 if TYPE_CHECKING:
@@ -95,15 +95,36 @@ def records(
 
 
 def matrices(rows: list[dict[str, Any]]) -> tuple[Any, Any, list[int]]:
-    """(descriptor vectors, facet vectors owner by owner, the row of each facet) of `rows`."""
+    """(descriptor vectors, fused facet vectors owner by owner, the row of each facet) of
+    `rows` (not_for requests left out: see counter_matrix)."""
     import numpy as np
 
-    dim = int(rows[0].get("dim") or len(rows[0]["vector"])) if rows else 0
+    dim = _dim(rows)
     vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim)
-    groups = [r.get("facet_vectors") or [] for r in rows]
+    facets, owners = _owned(rows, 0, dim)
+    return vectors, facets, owners
+
+
+def counter_matrix(rows: list[dict[str, Any]]) -> tuple[Any, list[int]]:
+    """(the vectors of every row's not_for requests owner by owner, the row of each)."""
+    return _owned(rows, 1, _dim(rows))
+
+
+def _dim(rows: list[dict[str, Any]]) -> int:
+    return int(rows[0].get("dim") or len(rows[0]["vector"])) if rows else 0
+
+
+def _owned(rows: list[dict[str, Any]], side: int, dim: int) -> tuple[Any, list[int]]:
+    """One side of split_counter_facets (0: fused, 1: not_for) of every row, stacked."""
+    import numpy as np
+
+    groups = [
+        split_counter_facets(r.get("facets"), list(r.get("facet_vectors") or []))[side]
+        for r in rows
+    ]
     flat = [v for group in groups for v in group]
-    facets = np.array(flat, dtype=np.float32).reshape(len(flat), dim)
-    return vectors, facets, owner_layout([len(g) for g in groups])
+    stacked = np.array(flat, dtype=np.float32).reshape(len(flat), dim)
+    return stacked, owner_layout([len(g) for g in groups])
 
 
 def merge_by_id(handle: Any) -> Any:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from homeclaw_cli.adapters.facets import FacetMatrix, Fusion
+from homeclaw_cli.adapters.facets import NOT_FOR, FacetMatrix, Fusion
 from homeclaw_cli.core.keywords import fold, search_words
 from homeclaw_cli.core.retrieval import Match, shared_name_words
 from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
@@ -31,7 +31,7 @@ from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
 if TYPE_CHECKING:
     from homeclaw_cli.adapters.embedder import Vectors
 
-FORMAT = 5
+FORMAT = 6
 POINTER = "current"
 
 
@@ -75,10 +75,12 @@ def write_snapshot(
     model: str,
     *,
     facets: tuple[Vectors, list[int]] | None = None,
+    counters: tuple[Vectors, list[int]] | None = None,
     version: int | None = None,
 ) -> None:
-    """Write a new snapshot of `rows` (+ their vectors and facet vectors with the row each
-    belongs to, owner-sorted), taken at LanceDB table `version`, and point readers at it."""
+    """Write a new snapshot of `rows` (+ their vectors, their fused facet vectors and their
+    not_for requests' vectors, each with the row it belongs to, owner-sorted), taken at
+    LanceDB table `version`, and point readers at it."""
     import numpy as np
     import tantivy
 
@@ -91,6 +93,9 @@ def write_snapshot(
     facet_vectors, owners = facets if facets is not None else (np.zeros((0, dim)), [])
     _save_array(target / "facets.npy", np.asarray(facet_vectors, dtype=np.float32))
     _save_array(target / "owners.npy", np.asarray(owners, dtype=np.int64))
+    counter_vectors, counter_owners = counters if counters is not None else (np.zeros((0, dim)), [])
+    _save_array(target / "counters.npy", np.asarray(counter_vectors, dtype=np.float32))
+    _save_array(target / "counter_owners.npy", np.asarray(counter_owners, dtype=np.int64))
     matrix = FacetMatrix(np.asarray(facet_vectors, dtype=np.float32), owners, len(rows))
     centroids = matrix.centroids() if len(owners) else np.zeros((0, dim), dtype=np.float32)
     _save_array(target / "centroids.npy", centroids)
@@ -158,7 +163,14 @@ class Snapshot:
     """One table's snapshot, opened read-only."""
 
     def __init__(
-        self, folder: Path, meta: dict[str, Any], *, vectors: Any, facets: FacetMatrix, text: Any
+        self,
+        folder: Path,
+        meta: dict[str, Any],
+        *,
+        vectors: Any,
+        facets: FacetMatrix,
+        text: Any,
+        counters: FacetMatrix | None = None,
     ) -> None:
         self.folder = folder
         self.model: str = meta["model"]
@@ -170,6 +182,7 @@ class Snapshot:
         self.table_version: int | None = meta.get("table_version")
         self.vectors = vectors
         self.facets = facets
+        self.counters = counters or FacetMatrix(vectors[:0], [], len(self.ids))
         self._text = text
         self._descriptors = _Lines(folder, "descriptors", len(self.ids))
         self._extras = _Lines(folder, "extras", len(self.ids))
@@ -191,11 +204,17 @@ class Snapshot:
             facet_vectors = np.load(target / "facets.npy", mmap_mode="r", allow_pickle=False)
             owners = np.load(target / "owners.npy", allow_pickle=False)
             centroids = np.load(target / "centroids.npy", mmap_mode="r", allow_pickle=False)
+            counter_vectors = np.load(target / "counters.npy", allow_pickle=False)
+            counter_owners = np.load(target / "counter_owners.npy", allow_pickle=False)
             text = _open_text(target / "text")
             if len(vectors) != len(meta["ids"]) or len(facet_vectors) != len(owners):
                 return None
-            facets = FacetMatrix(facet_vectors, owners, len(meta["ids"]), centroids)
-            return cls(target, meta, vectors=vectors, facets=facets, text=text)
+            if len(counter_vectors) != len(counter_owners):
+                return None
+            rows = len(meta["ids"])
+            facets = FacetMatrix(facet_vectors, owners, rows, centroids)
+            counters = FacetMatrix(counter_vectors, counter_owners, rows)
+            return cls(target, meta, vectors=vectors, facets=facets, text=text, counters=counters)
         except (OSError, ValueError, KeyError):
             return None
 
@@ -267,15 +286,20 @@ class Snapshot:
         ]
 
     def facet_scores(self, index: int, vector: Any) -> list[tuple[dict[str, Any], float]]:
-        """Every facet of row `index` with its cosine to `vector`, best first."""
+        """Every facet of row `index` (not_for requests too) with its cosine to `vector`,
+        best first."""
         import numpy as np
 
-        start, end = self.facets.span(index)
-        if start == end:
-            return []
-        scores = np.asarray(self.facets.vectors[start:end]) @ np.asarray(vector, np.float32)
+        query = np.asarray(vector, np.float32)
         facets = json.loads(self._parsed_extras(index)["facets"])
-        pairs = [(facets[i], float(scores[i])) for i in range(min(len(facets), end - start))]
+        pairs: list[tuple[dict[str, Any], float]] = []
+        for matrix, counter in ((self.facets, False), (self.counters, True)):
+            start, end = matrix.span(index)
+            if start == end:
+                continue
+            scores = np.asarray(matrix.vectors[start:end]) @ query
+            mine = [f for f in facets if (f.get("kind") == NOT_FOR) == counter]
+            pairs.extend((mine[i], float(scores[i])) for i in range(min(len(mine), end - start)))
         return sorted(pairs, key=lambda pair: -pair[1])
 
     def keyword(self, query: str, limit: int) -> list[Match]:

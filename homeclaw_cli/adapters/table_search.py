@@ -49,7 +49,7 @@ def facet_scores(
 def _fused(handle: Any, vector: Sequence[float], fusion: Fusion) -> tuple[Any, Any, Any]:
     import numpy as np
 
-    columns = ["id", "dim", "vector", "facet_vectors"]
+    columns = ["id", "dim", "vector", "facets", "facet_vectors"]
     rows = handle.search().select(columns).limit(max(1, handle.count_rows())).to_list()
     vectors, facets, owners = matrices(rows)
     query = np.asarray(vector, dtype=np.float32)

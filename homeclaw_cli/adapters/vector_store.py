@@ -26,6 +26,7 @@ from homeclaw_cli.adapters.index_table import (
     META_COLUMNS,
     StoredEmbedding,
     StoredMeta,
+    counter_matrix,
     matrices,
     merge_by_id,
     records,
@@ -169,6 +170,7 @@ class VectorStore:
             vectors,
             model,
             facets=(facets, owners),
+            counters=counter_matrix(rows),
             version=version,
         )
         (self.snapshot_root / table / "checked").touch()  # as fresh as a version check

@@ -73,6 +73,7 @@ def plugin_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 examples=manifest.author_examples(),
                 capabilities=[(c.id, f"{c.name}: {c.description}") for c in capabilities],
                 pieces=text_pieces(manifest) if settings.plugins.text_facets else [],
+                not_for=list(manifest.not_for),
                 name_check=name_check(manifest, settings.plugins.embed_text),
             )
         )

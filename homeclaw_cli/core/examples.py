@@ -65,41 +65,40 @@ class Example:
         return cls(str(data["text"]), source, data.get("capability"))
 
 
-def _key(text: str) -> str:
+def request_key(text: str) -> str:
+    """What tells two requests apart: case and spacing do not."""
     return " ".join(text.casefold().split())
 
 
-def check_examples(value: Any) -> list[str]:
-    """The examples with surrounding space trimmed, or ExampleError naming the rule broken."""
+def check_examples(value: Any, field: str = "examples", item: str = "example") -> list[str]:
+    """The examples with surrounding space trimmed, or ExampleError naming the rule broken.
+
+    `field` and `item` name the list and one of its requests in the messages (`not_for`
+    lists follow the same rules)."""
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, list):
-        raise ExampleError(
-            'examples must be a list of requests, e.g. examples: ["7 factorial pls"]'
-        )
+        raise ExampleError(f'{field} must be a list of requests, e.g. {field}: ["7 factorial pls"]')
     if len(value) > MAX_EXAMPLES:
         raise ExampleError(
-            f"{len(value)} examples; keep at most {MAX_EXAMPLES} (the most typical requests)"
+            f"{len(value)} {item}s; keep at most {MAX_EXAMPLES} (the most typical requests)"
         )
     seen: dict[str, int] = {}
     out: list[str] = []
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
+    for index, entry in enumerate(value):
+        if not isinstance(entry, str):
             raise ExampleError(
-                f"example {item!r} is {_kind(item)}; write it as text in quotes", index
+                f"{item} {entry!r} is {_kind(entry)}; write it as text in quotes", index
             )
-        text = " ".join(item.split())
+        text = " ".join(entry.split())
         if not MIN_CHARS <= len(text) <= MAX_CHARS:
             raise ExampleError(
-                f"example {text[:40]!r} is {len(text)} characters; write {MIN_CHARS} to "
-                f"{MAX_CHARS}",
+                f"{item} {text[:40]!r} is {len(text)} characters; write {MIN_CHARS} to {MAX_CHARS}",
                 index,
             )
-        key = _key(text)
+        key = request_key(text)
         if key in seen:
-            raise ExampleError(
-                f"example {text!r} repeats example {seen[key] + 1}; remove one", index
-            )
+            raise ExampleError(f"{item} {text!r} repeats {item} {seen[key] + 1}; remove one", index)
         seen[key] = index
         out.append(text)
     return out
@@ -124,7 +123,7 @@ def merge_examples(*groups: list[Example]) -> list[Example]:
     out: list[Example] = []
     for group in groups:
         for example in group:
-            key = (example.capability, _key(example.text))
+            key = (example.capability, request_key(example.text))
             if key not in seen:
                 seen.add(key)
                 out.append(example)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
-from homeclaw_cli.core.examples import Example, ExampleError, check_examples
+from homeclaw_cli.core.examples import Example, ExampleError, check_examples, request_key
 from homeclaw_cli.core.ids import check_id, check_plugin_id
 from homeclaw_cli.core.param_schema import schema_problem
 from homeclaw_cli.core.plugin_needs import ENV_VAR_RE, Need
@@ -35,6 +35,13 @@ def _as_list(value: Any) -> Any:
 def _examples(value: Any) -> list[str]:
     try:
         return check_examples(value)
+    except ExampleError as exc:
+        raise rule_error(exc.reason, *([] if exc.index is None else [exc.index])) from None
+
+
+def _not_for(value: Any) -> list[str]:
+    try:
+        return check_examples(value, "not_for", "not_for request")
     except ExampleError as exc:
         raise rule_error(exc.reason, *([] if exc.index is None else [exc.index])) from None
 
@@ -335,10 +342,14 @@ class PluginManifest(_Model):
     permissions: Permissions = Field(default_factory=Permissions)
     effects: list[Effect] | None = None  # the default for capabilities that declare none
     examples: list[str] = Field(default_factory=list)
+    # Requests it is mistaken for but does not serve ("set an alarm for 7 am" for a world
+    # clock): a request closer to one of them than to the plugin is not offered it.
+    not_for: list[str] = Field(default_factory=list)
     requires: list[Need] = Field(default_factory=list)  # core/plugin_needs.py
 
     _one_effect = field_validator("effects", mode="before")(_as_list)
     _valid_examples = field_validator("examples", mode="before")(_examples)
+    _valid_not_for = field_validator("not_for", mode="before")(_not_for)
 
     @model_validator(mode="before")
     @classmethod
@@ -381,6 +392,18 @@ class PluginManifest(_Model):
                             key,
                         )
         return value
+
+    @model_validator(mode="after")
+    def _not_for_is_not_an_example(self) -> PluginManifest:
+        examples = {request_key(e.text) for e in self.author_examples()}
+        for index, text in enumerate(self.not_for):
+            if request_key(text) in examples:
+                raise rule_error(
+                    f"{text!r} is both an example and a not_for request; keep it in one",
+                    "not_for",
+                    index,
+                )
+        return self
 
     def managed_start(self) -> ServerStart | None:
         """`config.start` of an http or url-transport MCP plugin: homeclaw runs its server."""

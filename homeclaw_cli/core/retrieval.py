@@ -33,6 +33,7 @@ TOP_K_CUT = "top-k cut"
 INELIGIBLE = "ineligible"
 UNHEALTHY = "unhealthy"
 STALE = "stale"
+NOT_FOR = "not for this request"
 # The method of a result when vector search is off: no ranking, the first usable ids.
 FIRST_N = "first-n (vector search off)"
 
@@ -189,7 +190,7 @@ class Candidate:
     descriptor: dict[str, Any]
     dense: float | None = None
     keyword: float | None = None
-    status: str = "ok"  # ok | ineligible | unhealthy | stale
+    status: str = "ok"  # ok | ineligible | unhealthy | stale | not_for
     detail: str = ""
     facet: float | None = None
     # How far below the best match it is; for a two-need request, in the search (the whole
@@ -305,9 +306,13 @@ def rank_candidates(
     for position, cand in enumerate(scored, start=1):
         score = cand.final(method)
         if cand.status != "ok":
-            reason = {"ineligible": INELIGIBLE, "unhealthy": UNHEALTHY, "stale": STALE}.get(
-                cand.status, cand.status
-            )
+            reasons = {
+                "ineligible": INELIGIBLE,
+                "unhealthy": UNHEALTHY,
+                "stale": STALE,
+                "not_for": NOT_FOR,
+            }
+            reason = reasons.get(cand.status, cand.status)
             if cand.detail:
                 reason = f"{reason}: {cand.detail}"
         elif score < threshold or (method == "fts" and not cand.keyword):

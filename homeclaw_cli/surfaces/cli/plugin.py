@@ -191,6 +191,8 @@ def _show_plugin(
         out.text("keywords: " + ", ".join(manifest.keywords))
     for example in manifest.examples:
         out.text(f"example: {example}")
+    for request in manifest.not_for:
+        out.text(f"not for: {request}")
     out.text(f"prompt cost: ~{descriptor_token_cost(manifest)} tokens")
     if manifest.requires:
         needs = ", ".join(n.describe(config_file_name(manifest)) for n in manifest.requires)
