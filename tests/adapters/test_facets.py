@@ -68,3 +68,36 @@ def test_past_the_shortlist_only_the_best_descriptors_get_facets_and_exact_for_i
     owner = owner_layout(counts)[7]  # found by keyword: scored with every facet
     fused, best = matrix.exact_for([owner], descriptor, query, weighted)
     assert best[0] == pytest.approx(1.0) and fused[0] == pytest.approx(exact[owner])
+
+
+def test_not_for_requests_are_kept_apart_from_the_fused_facets() -> None:
+    """A row's not_for vectors never lift its score: the matrices fused into it leave them
+    out, and they come back as the row's counter vectors, owner by owner."""
+    import json
+
+    from homeclaw_cli.adapters.index_table import counter_matrix, matrices
+
+    def row(kinds: list[str], vectors: list[list[float]]) -> dict[str, object]:
+        facets = [{"text": f"t{n}", "kind": kind} for n, kind in enumerate(kinds)]
+        return {
+            "vector": _unit(1, 0),
+            "dim": 2,
+            "facets": json.dumps(facets),
+            "facet_vectors": vectors,
+        }
+
+    rows = [
+        row(["example", "not_for"], [_unit(1, 1), _unit(0, 1)]),
+        row([], []),
+        row(["not_for", "capability"], [_unit(0, 1), _unit(1, 0)]),
+    ]
+    _, facets, owners = matrices(rows)
+    assert owners == [0, 2]
+    assert np.allclose(facets, [_unit(1, 1), _unit(1, 0)])
+    counters, counter_owners = counter_matrix(rows)
+    assert counter_owners == [0, 2]
+    assert np.allclose(counters, [_unit(0, 1), _unit(0, 1)])
+    _, best = FacetMatrix(facets, owners, 3).fuse(
+        np.zeros(3, dtype=np.float32), np.array(_unit(0, 1), dtype=np.float32), Fusion("max")
+    )
+    assert best[0] == pytest.approx(0.7071, abs=1e-4) and best[2] == pytest.approx(0.0)

@@ -3,6 +3,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from tests.fakes.index import write_plugin
 from tests.json_output import payload
 
@@ -131,6 +133,50 @@ def test_an_example_request_finds_its_plugin_and_explain_names_it(
     text = cli("plugin", "search", "factorial of 9 pls", "--explain").stdout
     first = text.splitlines()[0].split("\t")
     assert first[1] == "mathx" and "factorial" in first[7] and "capabilities: factorial" in first[7]
+
+
+CLOCK = "The clock: what time it is now in any city, or at seven tomorrow."
+CLOCK_EXAMPLES = ["what time is it in Paris", "time in Tokyo now"]
+
+
+@pytest.mark.parametrize("snapshots", ["true", "false"])
+def test_a_request_a_plugin_is_not_for_is_not_offered_it(
+    cli: Any, index_env: dict[str, Any], snapshots: str
+) -> None:
+    """A world clock that names alarms in `not_for` is not offered "clock alarm for seven",
+    which reads closer to that than to the clock (the timer is offered instead); `plugin show`
+    lists them and explain says why. The time in a city still finds it, and so does the
+    clause of a two-need request that asks for it."""
+    env = {"HOMECLAW_INDEX__SNAPSHOTS": snapshots}
+    plugins = index_env["plugins"]
+    write_plugin(plugins, "clock", "Clock", CLOCK, examples=CLOCK_EXAMPLES)
+    cli("sync", env=env)
+    alarm = "clock alarm for seven"
+    assert _offered(cli, alarm, env) == ["clock"]
+    write_plugin(
+        plugins,
+        "clock",
+        "Clock",
+        CLOCK,
+        examples=CLOCK_EXAMPLES,
+        not_for=["set an alarm clock for seven am"],
+    )
+    cli("sync", env=env)
+    assert "not for: set an alarm clock for seven am" in cli("plugin", "show", "clock").stdout
+    data = payload(cli("plugin", "search", alarm, "--explain", "--json", env=env))
+    assert [h["id"] for h in data["hits"]] == ["timer"]
+    clock = next(c for c in data["candidates"] if c["id"] == "clock")
+    assert not clock["kept"]
+    assert clock["reason"].startswith(
+        "not for this request: closer to 'set an alarm clock for seven am' ("
+    ) and clock["reason"].endswith("than to anything it is for (0.55)")
+    assert _offered(cli, "what time is it in Lima", env) == ["clock"]
+    both = _offered(cli, "set the alarm clock for seven and what time is it in Lima", env)
+    assert set(both) == {"clock", "timer"}
+
+
+def _offered(cli: Any, query: str, env: dict[str, str]) -> list[str]:
+    return [h["id"] for h in payload(cli("plugin", "search", query, "--json", env=env))["hits"]]
 
 
 def test_a_two_need_request_offers_both_plugins(cli: Any, index_env: dict[str, Any]) -> None:

@@ -433,6 +433,29 @@ def test_examples_errors_name_the_item_line_and_fix(cli: Any, tmp_path: Path) ->
     assert "repeats example 1; remove one" in errors["capabilities[0].examples[1]"]["message"]
 
 
+def test_not_for_errors_name_the_item_line_and_fix(cli: Any, tmp_path: Path) -> None:
+    """not_for follows the examples' rules, and a request may not be in both lists."""
+    text = VALID.replace(
+        "type: subprocess", "not_for: [set an alarm, Say hello to  ADA]\ntype: subprocess"
+    )
+    code, report = validate_json(cli, write_plugin(tmp_path, text))
+    assert code == 1
+    errors = {e["field"]: e for e in only_plugin(report)["errors"]}
+    both = errors["not_for[1]"]
+    assert both["line"] == 4
+    assert "is both an example and a not_for request; keep it in one" in both["message"]
+    listed = VALID.replace("type: subprocess", "not_for: set an alarm\ntype: subprocess")
+    code, report = validate_json(cli, write_plugin(tmp_path, listed, folder="listed"))
+    assert code == 1
+    message = only_plugin(report)["errors"][0]["message"]
+    assert message.startswith('not_for must be a list of requests, e.g. not_for: ["')
+    repeated = VALID.replace("type: subprocess", "not_for: [a timer, A  timer]\ntype: subprocess")
+    code, report = validate_json(cli, write_plugin(tmp_path, repeated, folder="repeated"))
+    assert code == 1
+    errors = {e["field"]: e for e in only_plugin(report)["errors"]}
+    assert "repeats not_for request 1; remove one" in errors["not_for[1]"]["message"]
+
+
 def test_strict_fails_a_subprocess_plugin_whose_script_is_missing(cli: Any, tmp_path: Path) -> None:
     folder = write_plugin(tmp_path, VALID.replace("args: [main.py]", "args: [-u, mian.py]"))
     (folder / "main.py").write_text("print('{}')\n")
