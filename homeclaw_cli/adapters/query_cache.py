@@ -21,15 +21,13 @@ import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from homeclaw_cli.adapters.facets import NOT_FOR, FacetMatrix, Fusion
+from homeclaw_cli.adapters.index_table import counter_matrix, matrices
 from homeclaw_cli.core.keywords import fold, search_words
 from homeclaw_cli.core.retrieval import Match, shared_name_words
 from homeclaw_cli.fsutil import atomic_write_bytes, atomic_write_text
-
-if TYPE_CHECKING:
-    from homeclaw_cli.adapters.embedder import Vectors
 
 FORMAT = 6
 POINTER = "current"
@@ -68,19 +66,11 @@ def _save_lines(target: Path, name: str, blobs: list[bytes]) -> None:
 
 
 def write_snapshot(
-    root: Path,
-    table: str,
-    rows: list[dict[str, Any]],
-    vectors: Vectors,
-    model: str,
-    *,
-    facets: tuple[Vectors, list[int]] | None = None,
-    counters: tuple[Vectors, list[int]] | None = None,
-    version: int | None = None,
+    root: Path, table: str, rows: list[dict[str, Any]], model: str, *, version: int | None = None
 ) -> None:
-    """Write a new snapshot of `rows` (+ their vectors, their fused facet vectors and their
-    not_for requests' vectors, each with the row it belongs to, owner-sorted), taken at
-    LanceDB table `version`, and point readers at it."""
+    """Write a new snapshot of the LanceDB `rows` (their vectors, their fused facet vectors and
+    their not_for requests' vectors, each with the row it belongs to, owner-sorted), taken at
+    table `version`, and point readers at it."""
     import numpy as np
     import tantivy
 
@@ -88,13 +78,13 @@ def write_snapshot(
     generation = uuid.uuid4().hex[:12]
     target = folder / generation
     target.mkdir(parents=True)
-    _save_array(target / "vectors.npy", np.asarray(vectors, dtype=np.float32))
-    dim = int(np.asarray(vectors).shape[1]) if len(rows) else 0
-    facet_vectors, owners = facets if facets is not None else (np.zeros((0, dim)), [])
-    _save_array(target / "facets.npy", np.asarray(facet_vectors, dtype=np.float32))
+    vectors, facet_vectors, owners = matrices(rows)
+    _save_array(target / "vectors.npy", vectors)
+    dim = int(vectors.shape[1])
+    _save_array(target / "facets.npy", facet_vectors)
     _save_array(target / "owners.npy", np.asarray(owners, dtype=np.int64))
-    counter_vectors, counter_owners = counters if counters is not None else (np.zeros((0, dim)), [])
-    _save_array(target / "counters.npy", np.asarray(counter_vectors, dtype=np.float32))
+    counter_vectors, counter_owners = counter_matrix(rows)
+    _save_array(target / "counters.npy", counter_vectors)
     _save_array(target / "counter_owners.npy", np.asarray(counter_owners, dtype=np.int64))
     matrix = FacetMatrix(np.asarray(facet_vectors, dtype=np.float32), owners, len(rows))
     centroids = matrix.centroids() if len(owners) else np.zeros((0, dim), dtype=np.float32)

@@ -26,8 +26,6 @@ from homeclaw_cli.adapters.index_table import (
     META_COLUMNS,
     StoredEmbedding,
     StoredMeta,
-    counter_matrix,
-    matrices,
     merge_by_id,
     records,
     table_schema,
@@ -161,18 +159,8 @@ class VectorStore:
         version = int(handle.version)
         rows = handle.search().limit(max(1, handle.count_rows())).to_list()
         models = {r["model"] for r in rows}
-        vectors, facets, owners = matrices(rows)
         model = models.pop() if len(models) == 1 else ""
-        query_cache.write_snapshot(
-            self.snapshot_root,
-            table,
-            rows,
-            vectors,
-            model,
-            facets=(facets, owners),
-            counters=counter_matrix(rows),
-            version=version,
-        )
+        query_cache.write_snapshot(self.snapshot_root, table, rows, model, version=version)
         (self.snapshot_root / table / "checked").touch()  # as fresh as a version check
 
     @property

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from homeclaw_cli.adapters.facets import EXAMPLE, NAME, NOT_FOR, Fusion
+from homeclaw_cli.adapters.facets import EXAMPLE, NAME, Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
+from homeclaw_cli.app.not_for import mark_not_for
 from homeclaw_cli.core.keywords import clauses, search_words
 from homeclaw_cli.core.retrieval import (
     COMPLETE_MIN_WORDS,
@@ -50,11 +51,6 @@ CLAUSE_REACH = 0.3
 # ... unless it scores this much in its clause, as a request that needs no plugin never does:
 # "7 factorial pls and generate 3 uuids" ranks the calculator 0.43 under hashkit, 0.39 alone.
 CLAUSE_SURE = 0.35
-# A plugin is not offered a request closer to one of its not_for requests than to anything it
-# is for by more than this. Measured in benchmarks/retrieval/RESULTS.md ("Requests a plugin
-# is not for"): at 0 a weather question ("should i wear a hat today") lost the weather plugin
-# to "wake me up early tomorrow"; 0.05 keeps it and most of what the requests take away.
-NOT_FOR_MARGIN = 0.05
 
 
 class RetrievalService:
@@ -152,12 +148,9 @@ class RetrievalService:
         naming = _Naming(set(words), section.name_bonus, shared)
         # One keyword scale for the request and its clauses, whose candidates rank together.
         saturation = keyword_saturation(len(words))
-        candidates = naming.apply(self._candidates(kind, saturation, dense, keyword))
-        _mark_not_for(search, vector, candidates)
+        candidates = self._scored(search, kind, saturation, naming, (dense, keyword, vector))
         for clause in clauses(query) if section.split_clauses else []:
-            found = self._matches(search, clause, {})
-            part = naming.apply(self._candidates(kind, saturation, *found[:2]))
-            _mark_not_for(search, found[2], part)
+            part = self._scored(search, kind, saturation, naming, self._matches(search, clause, {}))
             _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
         self.drop_stale(table, candidates)
         _mark_complete(search, query, candidates, section.similarity_threshold)
@@ -219,6 +212,20 @@ class RetrievalService:
             if missing:  # keyword-only candidates get their dense score too: one scale
                 dense += reader.dense_for(table, missing, vector, fusion)
         return dense, keyword, vector
+
+    def _scored(
+        self,
+        search: _Search,
+        kind: Kind,
+        saturation: float,
+        naming: _Naming,
+        found: tuple[list[Match], list[Match], list[float]],
+    ) -> dict[str, Candidate]:
+        """The candidates of one search (the request or a clause of it), with their name
+        bonus, and marked when the search is nearer one of their not_for requests."""
+        candidates = naming.apply(self._candidates(kind, saturation, found[0], found[1]))
+        mark_not_for(search.reader, search.table, found[2], candidates)
+        return candidates
 
     def _candidates(
         self, kind: Kind, saturation: float, dense: list[Match], keyword: list[Match]
@@ -306,29 +313,6 @@ def _mark_complete(
             return
     for cand in lifted:
         cand.complete = cand.id in holding
-
-
-def _mark_not_for(search: _Search, vector: list[float], candidates: dict[str, Candidate]) -> None:
-    """Mark the plugins whose not_for requests the request is closer to (by NOT_FOR_MARGIN)
-    than to anything they are for: their best fused or facet score."""
-    if not vector:
-        return  # a keyword search has no vector to compare
-    for cand in candidates.values():
-        manifest = cand.descriptor.get("manifest") or {}
-        if cand.status != "ok" or not manifest.get("not_for"):
-            continue
-        scores = search.reader.facet_scores(search.table, cand.id, vector)
-        counter = [(f, score) for f, score in scores if f.get("kind") == NOT_FOR]
-        if not counter:
-            continue
-        facet, score = max(counter, key=lambda pair: pair[1])
-        own = max(s for s in (cand.dense, cand.facet, -1.0) if s is not None)
-        if score > own + NOT_FOR_MARGIN:
-            cand.status = "not_for"
-            cand.detail = (
-                f"closer to {facet['text']!r} ({score:.2f}), which it is not for, than to "
-                f"anything it is for ({own:.2f})"
-            )
 
 
 def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: str) -> None:

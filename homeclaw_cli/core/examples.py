@@ -104,6 +104,18 @@ def check_examples(value: Any, field: str = "examples", item: str = "example") -
     return out
 
 
+def check_not_for(value: Any, examples: list[str]) -> list[str]:
+    """A plugin's not_for requests, checked as examples are, none of them one of `examples`."""
+    requests = check_examples(value, "not_for", "not_for request")
+    taken = {request_key(text) for text in examples}
+    for index, text in enumerate(requests):
+        if request_key(text) in taken:
+            raise ExampleError(
+                f"{text!r} is both an example and a not_for request; keep it in one", index
+            )
+    return requests
+
+
 def _kind(value: Any) -> str:
     """What YAML made of an unquoted example, in words ("a number", not "a int")."""
     if isinstance(value, bool):

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic_core import PydanticCustomError
 
 from homeclaw_cli.core.approval import Effect
-from homeclaw_cli.core.examples import Example, ExampleError, check_examples, request_key
+from homeclaw_cli.core.examples import Example, ExampleError, check_examples, check_not_for
 from homeclaw_cli.core.ids import check_id, check_plugin_id
 from homeclaw_cli.core.param_schema import schema_problem
 from homeclaw_cli.core.plugin_needs import ENV_VAR_RE, Need
@@ -35,13 +35,6 @@ def _as_list(value: Any) -> Any:
 def _examples(value: Any) -> list[str]:
     try:
         return check_examples(value)
-    except ExampleError as exc:
-        raise rule_error(exc.reason, *([] if exc.index is None else [exc.index])) from None
-
-
-def _not_for(value: Any) -> list[str]:
-    try:
-        return check_examples(value, "not_for", "not_for request")
     except ExampleError as exc:
         raise rule_error(exc.reason, *([] if exc.index is None else [exc.index])) from None
 
@@ -349,7 +342,6 @@ class PluginManifest(_Model):
 
     _one_effect = field_validator("effects", mode="before")(_as_list)
     _valid_examples = field_validator("examples", mode="before")(_examples)
-    _valid_not_for = field_validator("not_for", mode="before")(_not_for)
 
     @model_validator(mode="before")
     @classmethod
@@ -366,6 +358,16 @@ class PluginManifest(_Model):
     @classmethod
     def _id(cls, value: str) -> str:
         return check_plugin_id(value)
+
+    @field_validator("not_for", mode="before")
+    @classmethod
+    def _not_for(cls, value: Any, info: ValidationInfo) -> list[str]:
+        capabilities = info.data.get("capabilities") or []
+        examples = [*info.data.get("examples", []), *(e for c in capabilities for e in c.examples)]
+        try:
+            return check_not_for(value, examples)
+        except ExampleError as exc:
+            raise rule_error(exc.reason, *([] if exc.index is None else [exc.index])) from None
 
     @field_validator("health_check_url")
     @classmethod
@@ -392,18 +394,6 @@ class PluginManifest(_Model):
                             key,
                         )
         return value
-
-    @model_validator(mode="after")
-    def _not_for_is_not_an_example(self) -> PluginManifest:
-        examples = {request_key(e.text) for e in self.author_examples()}
-        for index, text in enumerate(self.not_for):
-            if request_key(text) in examples:
-                raise rule_error(
-                    f"{text!r} is both an example and a not_for request; keep it in one",
-                    "not_for",
-                    index,
-                )
-        return self
 
     def managed_start(self) -> ServerStart | None:
         """`config.start` of an http or url-transport MCP plugin: homeclaw runs its server."""
