@@ -63,6 +63,8 @@ def _manifest(plugin_id: str, name: str, ptype: str, config: str) -> str:
         "# Requests people would type to reach this plugin: they are embedded and searched, so\n"
         "# write them the way users do (terse ones too). 3-200 characters, at most 10.\n"
         'examples: ["say hi to Ada", "greet the new intern Sam"]\n'
+        "# Requests it is mistaken for but does not serve; such a request is not offered it.\n"
+        '# not_for: ["send Ada a birthday card"]\n'
         f"type: {ptype}\n" + config + template("capability.yaml") + template("permissions.yaml")
     )
 
