@@ -34,11 +34,13 @@ MAX_LIST_ENTRIES = 200
 # The clock is for a request that asks for the time or the day: "today", "tonight" or "now"
 # alone qualify something else ("news today", "sushi for tonight"), and the system prompt
 # holds today's date. Nor do small talk and idioms ask: "how's your day", "joke of the day",
-# "cook on a date"; "times" is mostly arithmetic.
+# "cook on a date"; "times" is mostly arithmetic. An alarm, a timer or a reminder names a time
+# to act at, which the clock cannot do ("alarm time for twelve pm" was answered with the time).
 _NOT_THE_DAY = r"(?<!your )(?<!good )(?<!nice )(?<!great )(?<!lovely )(?<!of the )"
+_NOT_AN_ALARM = r"^(?![\s\S]*\b(alarms?|timers?|remind|reminders?|wake me)\b)[\s\S]*?"
 OFFER_IF = {
-    "current_time": rf"\b(time|(?<!on a )dates?|{_NOT_THE_DAY}days?|weekday|clock|hours?|"
-    r"o'?clock)\b",
+    "current_time": rf"{_NOT_AN_ALARM}\b(time|(?<!on a )dates?|{_NOT_THE_DAY}days?|weekday|"
+    r"clock|hours?|o'?clock)\b",
     "fetch_url": r"https?://|\bwww\.|\b(url|urls|web|page|pages|website|site|fetch|download|"
     r"link)\b",
     "read_file": r"\b(files?|folders?|director(y|ies)|read|open|contents?|documents?)\b|[~/\\]\w",

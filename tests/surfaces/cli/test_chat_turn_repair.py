@@ -434,10 +434,12 @@ def test_small_talk_offers_no_tools_and_time_offers_the_clock(
     assert chat("-q", "hello, how's your day", env=nothing).stdout == "Fine, thanks!\n"
     assert offered(fake.chat_requests[2]) == []
     # a day that qualifies the request is not a question about the clock
-    for n, request in enumerate(("any sushi place open tonight", "joke of the day"), start=3):
+    # nor is a time to act at: the clock cannot set an alarm or a timer
+    idle = ("any sushi place open tonight", "joke of the day", "alarm time for twelve pm")
+    for n, request in enumerate((*idle, "remind me at 5 pm what day it is"), start=3):
         fake.script(text("Sure."))
         chat("-q", request, env=nothing)
-        assert offered(fake.chat_requests[n]) == []
+        assert offered(fake.chat_requests[n]) == [], request
 
 
 def test_a_plugin_whose_server_is_down_is_not_offered(
