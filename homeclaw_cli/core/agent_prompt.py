@@ -40,8 +40,8 @@ TOOL_RULES = (
 # tomorrow" or "turn on the lights", they answered "Set an alarm for 6 AM tomorrow." and
 # "Sure, I'll turn on the lights." (benchmarks/llm/TURN.md).
 NO_TOOLS = (
-    "In this reply you cannot set alarms, send messages, play music, order, book or switch "
-    "devices; never say such a thing is done."
+    "You can only talk in this reply: you cannot set alarms, send messages, play music, "
+    "order, book or switch devices. If asked to, say you can't; never say it is done."
 )
 WORKSPACE_FILES = ("IDENTITY.md", "AGENTS.md", "TOOLS.md")
 MAX_WORKSPACE_FILE_CHARS = 8000

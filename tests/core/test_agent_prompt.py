@@ -57,7 +57,7 @@ def test_a_turn_without_tools_has_no_tool_text_but_says_nothing_can_be_done(
 ) -> None:
     prompt = build_system_prompt(read_workspace([tmp_path]), "", [], ["p1"], tools=False)
     assert [b.name for b in prompt.blocks] == ["identity", "date", "no_tools"]
-    assert "tool" not in prompt.text and "never say such a thing is done" in prompt.text
+    assert "tool" not in prompt.text and "never say it is done" in prompt.text
     assert prompt.tokens < 80
 
 
