@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -203,11 +204,13 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def load_tasks(path: Path, limit: int | None) -> list[dict[str, Any]]:
-    """The tasks, each plugin's (and the no-plugin ones) spread evenly over the run, so the
-    first N tasks, or a run cut short, are a fair sample of the whole set."""
+def load_tasks(path: Path, limit: int | None, only: str | None = None) -> list[dict[str, Any]]:
+    """The tasks (those whose id `only` finds, a regular expression, when given), each
+    plugin's (and the no-plugin ones) spread evenly over the run, so the first N tasks, or a
+    run cut short, are a fair sample of the whole set."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     tasks: list[dict[str, Any]] = data["tasks"] if isinstance(data, dict) else data
+    tasks = [t for t in tasks if only is None or re.search(only, str(t["id"]))]
     groups: dict[str, list[dict[str, Any]]] = {}
     for task in tasks:
         plugin = task.get("plugin") or task.get("skill") or "-"
@@ -304,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=ServerConfig.threads)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    parser.add_argument("--only", help="only the tasks whose id this regular expression finds")
     parser.add_argument("--label", default="latest", help="results/eval_chat-LABEL.{json,md}")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per chunk")
     parser.add_argument("--chunk", type=int, default=10, help="tasks per `eval chat` run")
@@ -336,7 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         "commit": commit,
         "model": "?",
         "threads": args.threads,
-        "tasks": _shown(args.tasks) + (f" (first {args.limit})" if args.limit else ""),
+        "tasks": _shown(args.tasks)
+        + (f" (first {args.limit})" if args.limit else "")
+        + (f" (ids matching {args.only!r})" if args.only else ""),
         "repeat": args.repeat,
         "command": "python benchmarks/llm/eval_chat.py " + " ".join(argv or sys.argv[1:]),
     }
@@ -344,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict[str, Any]] = []
     try:
         with llm_server(port=0, threads=args.threads, max_tokens=args.max_tokens) as llm:
-            tasks = load_tasks(args.tasks, args.limit)
+            tasks = load_tasks(args.tasks, args.limit, args.only)
             print(f"server {llm.api_base} ready in {llm.load_seconds:.1f} s; load {load()}")
             meta["model"] = llm.model
             for protocol in args.protocols.split(","):
