@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from homeclaw_cli.app.retrieval import RetrievalService  # noqa: E402
-from homeclaw_cli.settings import load_settings  # noqa: E402
+from homeclaw_cli.app.retrieval import RetrievalService
+from homeclaw_cli.settings import load_settings
 
 
 def offers_by_tag(service: RetrievalService, lines: list[dict]) -> dict[str, dict]:
