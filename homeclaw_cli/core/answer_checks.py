@@ -37,6 +37,14 @@ _CLAIM = re.compile(
 )
 
 
+# The opening of each correction below: a reply holding one relays the correction as its
+# answer ("what must i do today" was answered with the whole no-result correction).
+NO_RESULT = "You have not called any tool in this turn, so there is no tool result to report."
+NOT_A_TOOL = "is not a tool you can call here."
+NO_TOOLS = "There are no tools in this chat: answer the user in plain text."
+AS_OUTPUT = "That is written as tool output."
+
+
 @dataclass(frozen=True)
 class AnswerProblem:
     """Why a final text cannot go to the user as is, and what to tell the model."""
@@ -96,17 +104,17 @@ def check_answer(text: str, offered: Collection[str], *, called: bool) -> Answer
     if name is not None:
         if offered:
             correction = (
-                f"`{name}` is not a tool you can call here. Call one of these tools as a real "
-                f"tool call: {valid}. Or, if none fits, answer the user in plain text, no JSON."
+                f"`{name}` {NOT_A_TOOL} Call one of these tools as a real tool call: {valid}. "
+                "Or, if none fits, answer the user in plain text, no JSON."
             )
         else:
-            correction = "There are no tools in this chat: answer the user in plain text."
+            correction = NO_TOOLS
         return AnswerProblem("call", correction, name)
     if _TOOL_OUTPUT_TAG.search(text):
         return AnswerProblem(
             "output",
-            "That is written as tool output. Answer the user in plain words; tool results "
-            "come only from real tool calls.",
+            f"{AS_OUTPUT} Answer the user in plain words; tool results come only from real "
+            "tool calls.",
         )
     if called or not offered:
         return None
@@ -114,11 +122,15 @@ def check_answer(text: str, offered: Collection[str], *, called: bool) -> Answer
     if mentioned or _CLAIM.search(text):
         return AnswerProblem(
             "claim",
-            "You have not called any tool in this turn, so there is no tool result to report. "
-            f"If a tool fits the request, call it now ({valid}); otherwise answer from your own "
-            "knowledge and do not mention tools.",
+            f"{NO_RESULT} If a tool fits the request, call it now ({valid}); otherwise answer "
+            "from your own knowledge and do not mention tools.",
         )
     return None
+
+
+def relays_correction(text: str) -> bool:
+    """True when `text` repeats one of the corrections above instead of answering."""
+    return any(opening in text for opening in (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT))
 
 
 def _capability(name: str) -> str:

@@ -12,6 +12,7 @@ import time
 
 from homeclaw_cli.core.answer_checks import (
     check_answer,
+    relays_correction,
     strip_calls,
     strip_output_tags,
     written_call,
@@ -103,11 +104,15 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
 def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove) -> bool:
     """The reply as the answer, unless it is (or holds) a tool call or claims a tool result
     it never got: then one corrective round (False), and a call still written after that is
-    cut out of the answer. A reply that repeats what was wrong with a call ends the turn with
-    that as its error."""
+    cut out of the answer. A reply that repeats what was wrong with a call, or relays a
+    correction, ends the turn with that as its error."""
     echoed = next((bad for bad in state.bad_calls if bad in move.answer), None)
     if echoed is not None:  # small models relay the correction instead of acting on it
         state.stopped = f"the model did not correct its call: {echoed}"
+        state.answer = ""
+        return True
+    if relays_correction(move.answer):
+        state.stopped = "the model repeated homeclaw's correction instead of answering"
         state.answer = ""
         return True
     problem = check_answer(move.answer, state.tools.names(), called=state.tool_ran)

@@ -139,6 +139,20 @@ def test_a_claimed_tool_result_gets_one_corrective_round(
     assert "You have not called any tool" in feedback(fake.chat_requests[1])[-1]
 
 
+def test_the_correction_relayed_as_the_answer_is_an_error(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Corrected for a claimed result, a small model answered with the correction itself
+    ("You have not called any tool in this turn ..."): that is no answer for the user."""
+    claim = text("Using the tides__times tool: high tide in Brest is at 9:00.")
+    fake.script(claim, lambda request: text(feedback(request)[-1]))
+    never = {"HOMECLAW_LLM__DECIDE": "never"}
+    result = chat("-q", "tide times for the harbour of Brest", env=never)
+    assert "You have not called any tool" in feedback(fake.chat_requests[1])[-1]
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "the model repeated homeclaw's correction instead of answering" in result.stderr
+
+
 def _decision(request: dict[str, Any]) -> Reply | str:
     schema = request.get("format") or {}
     cap = (request.get("options") or {}).get("num_predict")
