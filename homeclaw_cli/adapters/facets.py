@@ -203,10 +203,11 @@ def split_counter_facets(
     facets_json: str | None, vectors: list[Any]
 ) -> tuple[list[Any], list[Any]]:
     """A row's stored facet vectors split into (the ones fused into its score, its not_for
-    requests'), by the kinds of its facets' JSON (in the same order)."""
-    kinds = [f.get("kind") for f in json.loads(facets_json or "[]")]
-    if NOT_FOR not in kinds:
+    requests'), by the kinds of its facets' JSON (in the same order). The JSON is parsed only
+    for a row that has such requests: the path without snapshots splits every row per query."""
+    if not facets_json or f'"{NOT_FOR}"' not in facets_json:
         return list(vectors), []
+    kinds = [f.get("kind") for f in json.loads(facets_json)]
     fused = [v for v, kind in zip(vectors, kinds, strict=False) if kind != NOT_FOR]
     counter = [v for v, kind in zip(vectors, kinds, strict=False) if kind == NOT_FOR]
     return fused, counter

@@ -160,7 +160,7 @@ class Snapshot:
         vectors: Any,
         facets: FacetMatrix,
         text: Any,
-        counters: FacetMatrix | None = None,
+        counters: FacetMatrix,
     ) -> None:
         self.folder = folder
         self.model: str = meta["model"]
@@ -172,7 +172,7 @@ class Snapshot:
         self.table_version: int | None = meta.get("table_version")
         self.vectors = vectors
         self.facets = facets
-        self.counters = counters or FacetMatrix(vectors[:0], [], len(self.ids))
+        self.counters = counters
         self._text = text
         self._descriptors = _Lines(folder, "descriptors", len(self.ids))
         self._extras = _Lines(folder, "extras", len(self.ids))

@@ -223,8 +223,9 @@ class RetrievalService:
     ) -> dict[str, Candidate]:
         """The candidates of one search (the request or a clause of it), with their name
         bonus, and marked when the search is nearer one of their not_for requests."""
-        candidates = naming.apply(self._candidates(kind, saturation, found[0], found[1]))
-        mark_not_for(search.reader, search.table, found[2], candidates)
+        dense, keyword, vector = found
+        candidates = naming.apply(self._candidates(kind, saturation, dense, keyword))
+        mark_not_for(search.reader, search.table, vector, candidates)
         return candidates
 
     def _candidates(
