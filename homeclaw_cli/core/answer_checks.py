@@ -1,5 +1,5 @@
 """What a model's final text must not be: a tool call, a claim of a tool result it never got,
-or text dressed as a tool's output.
+a claim that something was done when no tool ran, or text dressed as a tool's output.
 
 Small models write calls to tools that do not exist (`{"name": "factorial", ...}`), wrap them in
 prose or <tool_call> tags, answer "Here's the result using the units__convert tool: ..."
@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from homeclaw_cli.core.action_claims import claims_action
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR
 
 _CALL_NAME = re.compile(
@@ -43,14 +44,17 @@ NO_RESULT = "You have not called any tool in this turn, so there is no tool resu
 NOT_A_TOOL = "is not a tool you can call here."
 NO_TOOLS = "There are no tools in this chat: answer the user in plain text."
 AS_OUTPUT = "That is written as tool output."
+NOTHING_DONE = "Your reply says it was done, but nothing was done in this chat."
+CANNOT_HERE = "tell the user in one short sentence that you can't do that here."
 
 
 @dataclass(frozen=True)
 class AnswerProblem:
     """Why a final text cannot go to the user as is, and what to tell the model."""
 
-    # "call" (the text is or holds a tool call), "claim" (a result with no call) or "output"
-    # (the text is dressed as a tool's output: <tool_response><tool_output ...>)
+    # "call" (the text is or holds a tool call), "claim" (a result with no call), "done" (an
+    # act in the world with no call) or "output" (the text is dressed as a tool's output:
+    # <tool_response><tool_output ...>)
     kind: str
     correction: str
     name: str = ""
@@ -97,8 +101,10 @@ def _strip_bare_calls(text: str) -> str:
     return "".join(pieces)
 
 
-def check_answer(text: str, offered: Collection[str], *, called: bool) -> AnswerProblem | None:
-    """The problem with a final answer, or None when it may go to the user."""
+def check_answer(
+    text: str, offered: Collection[str], *, called: bool, request: str = ""
+) -> AnswerProblem | None:
+    """The problem with a final answer to `request`, or None when it may go to the user."""
     valid = ", ".join(offered)
     name = written_call(text)
     if name is not None:
@@ -116,7 +122,15 @@ def check_answer(text: str, offered: Collection[str], *, called: bool) -> Answer
             f"{AS_OUTPUT} Answer the user in plain words; tool results come only from real "
             "tool calls.",
         )
-    if called or not offered:
+    if called:
+        return None
+    if claims_action(text, request):
+        if offered:
+            then = f"If one of these tools does it, call it now: {valid}. Otherwise, {CANNOT_HERE}"
+        else:
+            then = f"So {CANNOT_HERE}"
+        return AnswerProblem("done", f"{NOTHING_DONE} {then}")
+    if not offered:
         return None
     mentioned = [n for n in offered if n in text or _capability(n) in text]
     if mentioned or _CLAIM.search(text):
@@ -130,7 +144,8 @@ def check_answer(text: str, offered: Collection[str], *, called: bool) -> Answer
 
 def relays_correction(text: str) -> bool:
     """True when `text` repeats one of the corrections above instead of answering."""
-    return any(opening in text for opening in (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT))
+    openings = (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT, NOTHING_DONE)
+    return any(opening in text for opening in openings)
 
 
 def _capability(name: str) -> str:

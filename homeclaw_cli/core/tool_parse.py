@@ -210,15 +210,22 @@ class TextGate:
     Held back while the reply is empty, a <think> block or starts like JSON, and (with `hold`)
     until it is `hold` characters of prose that mention no tool, call or JSON: a preamble
     ("I'll call the units tool: ...") and a call written into prose then never reach the user
-    before the round has decided what the reply is. `buffer` keeps what was held back.
+    before the round has decided what the reply is. So is prose that `suspect` says may be
+    corrected (a claim that something was done). `buffer` keeps what was held back.
     """
 
     def __init__(
-        self, sink: Callable[[str], None] | None, *, hold: int = 0, watch: Collection[str] = ()
+        self,
+        sink: Callable[[str], None] | None,
+        *,
+        hold: int = 0,
+        watch: Collection[str] = (),
+        suspect: Callable[[str], bool] | None = None,
     ) -> None:
         self.sink = sink
         self.hold = hold
         self.watch = tuple(w.lower() for w in watch) + (_SUSPECT if hold else ())
+        self.suspect = suspect
         self.buffer = ""
         self.passing = False
         self.emitted = False
@@ -236,6 +243,8 @@ class TextGate:
         if not visible.strip() or looks_like_json_start(visible) or len(visible) < self.hold:
             return
         lowered = visible.lower()
+        if self.suspect is not None and self.suspect(visible):
+            return
         if not any(word in lowered for word in self.watch):
             self.passing = True
             self.emitted = True

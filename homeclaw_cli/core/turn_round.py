@@ -56,7 +56,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     callable_names = [*names, *shown_skills(state)]  # a call named after a skill reads it
     hold = HOLD_ALL if wants_decision(state) and not state.decided else HOLD_CHARS
     stream = (
-        TextGate(state.on_text, hold=hold, watch=callable_names)
+        TextGate(state.on_text, hold=hold, watch=callable_names, suspect=state.claims_action)
         if state.native
         else AnswerStreamer(state.on_text)
     )
@@ -115,7 +115,11 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         state.stopped = "the model repeated homeclaw's correction instead of answering"
         state.answer = ""
         return True
-    problem = check_answer(move.answer, state.tools.names(), called=state.tool_ran)
+    problem = check_answer(
+        move.answer, state.tools.names(), called=state.tool_ran, request=state.message
+    )
+    if problem is not None and problem.kind == "done" and stream.emitted:
+        problem = None  # the user has read it; a second answer would not take it back
     if problem is not None and state.correct():
         state.messages.append({"role": "assistant", "content": move.content})
         state.messages.append({"role": "user", "content": problem.correction})

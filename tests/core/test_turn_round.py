@@ -64,3 +64,16 @@ def test_post_process_uses_the_default_prompt_when_the_plugin_has_none() -> None
     assert system == {"role": "system", "content": DEFAULT_POST_PROCESS_PROMPT}
     assert user["content"] == "Request: what time?\n\nOutput:\n12:00"
     assert state.answer == "It is noon." and isinstance(state.steps[-1], PostProcessStep)
+
+
+def test_a_claim_that_something_was_done_is_held_back_and_corrected() -> None:
+    """Past the 160 characters a reply is held for, prose claiming an act with no tool run
+    stays held: a correction round replaces it, and the user never reads the claim."""
+    sink: list[str] = []
+    state = TurnState("book a train for me", ToolRegistry(), True, [], [], on_text=sink.append)
+    claim = "Sure, I can help you book a train for you. " + "Tell me where from and when. " * 8
+    assert not asyncio.run(run_round(FakeLLM(claim), state, 1))
+    assert sink == [] and state.answer is None
+    assert state.messages[-1]["content"].startswith("Your reply says it was done, but nothing")
+    assert asyncio.run(run_round(FakeLLM("I can't book trains here."), state, 2))
+    assert state.answer == "I can't book trains here." and "".join(sink).strip() == state.answer

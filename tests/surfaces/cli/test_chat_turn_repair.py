@@ -153,6 +153,42 @@ def test_the_correction_relayed_as_the_answer_is_an_error(
     assert "the model repeated homeclaw's correction instead of answering" in result.stderr
 
 
+def test_an_act_claimed_with_nothing_offered_becomes_a_plain_no(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Offered nothing, small models say the alarm is set; nothing was, so the claim gets one
+    corrective round and the user reads the model's second answer."""
+    fake.script(text("Set an alarm for 6 AM tomorrow."), text("I can't set alarms here."))
+    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
+    result = chat("-q", "set an alarm at six am tomorrow", env=nothing)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "I can't set alarms here.\n"
+    assert offered(fake.chat_requests[1]) == []
+    told = feedback(fake.chat_requests[1])[-1]
+    assert told.startswith("Your reply says it was done, but nothing was done in this chat.")
+    assert "tool" not in told  # a turn without tools has no tool talk
+    # a plain answer to a request for an act is no claim: it goes out as it is
+    fake.script(text("To set an alarm, open the clock app on your phone."))
+    result = chat("-q", "set an alarm at six am tomorrow", env=nothing)
+    assert result.stdout == "To set an alarm, open the clock app on your phone.\n"
+    assert len(fake.chat_requests) == 3
+
+
+def test_an_act_claimed_without_a_call_is_sent_to_the_offered_tools(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    fake.script(
+        text("I've sent you the tide times for Brest."),
+        tool_call("tides__times", {"harbour": "Brest"}),
+    )
+    never = {"HOMECLAW_LLM__DECIDE": "never"}
+    result = chat("-q", "tide times for the harbour of Brest", env=never)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "High tide in Brest at 06:12.\n"
+    assert "call it now: " in feedback(fake.chat_requests[1])[-1]
+    assert "tides__times" in feedback(fake.chat_requests[1])[-1]
+
+
 def _decision(request: dict[str, Any]) -> Reply | str:
     schema = request.get("format") or {}
     cap = (request.get("options") or {}).get("num_predict")

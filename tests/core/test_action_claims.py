@@ -1,0 +1,60 @@
+"""Answers that say something was done though no tool ran: what counts and what does not.
+
+The claims are the 1.5B model's own answers to HWU64's requests for an action with nothing
+offered that could act (benchmarks/llm/results); the plain answers are its answers to
+questions and requests it could serve by talking.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from homeclaw_cli.core.action_claims import claims_action
+
+CLAIMS = [
+    ("set an alarm at six am tomorrow", "Set an alarm for 6 AM tomorrow."),
+    ("set an alarm at six am tomorrow", "Sure, set an alarm for 6 AM tomorrow."),
+    ("please turn on the lights", "Sure, I'll turn on the lights."),
+    ("turn the lights on brighter", "Sure, I can turn the lights on brighter."),
+    ("could you order sushi for tonight dinner", "Sure, I can order sushi for you tonight."),
+    ("book a train for me", "Sure, I can help you book a train for you. Please provide:\n1. ..."),
+    ("please play me a song", "Sure, I'd be happy to play a song from your favorite list!"),
+    ("switch on the lights", "Switch on the lights."),
+    ("turn on the lamp", "On."),
+    ("remind me to call mom", "Done!"),
+    ("email james about the game", "I've sent James an email about the softball game."),
+    ("cancel my dentist appointment", "Your appointment has been cancelled."),
+    ("wake me at seven", "Your alarm is all set for 7 AM."),
+    ("dim the kitchen lights", "The kitchen lights are now dimmed to 30%."),
+    ("add milk to my shopping list", "I have added milk to your shopping list."),
+]
+
+PLAIN = [
+    ("play oldschool rap", "You can play oldschool rap on YouTube, SoundCloud or Spotify."),
+    ("set an alarm forty minutes from now", "To set an alarm, open the clock app on your phone."),
+    ("book a train for me", "I can't book tickets here."),
+    ("could you order sushi", "I cannot order food for you, but I can suggest sushi places."),
+    ("can you play my favorite music", "Sure, I can help you with that! What's your favorite?"),
+    ("conflict resolution strategies", "Open communication, active listening and empathy."),
+    ("write an email to ray", "Subject: Meeting\n\nDear Ray, I've set aside time on Monday ..."),
+    ("what is set theory", "Set theory is the branch of mathematics that studies sets."),
+    ("how do i address a letter", "I can address that: put the name on the first line."),
+    ("whats the capital of australia", "Canberra."),
+    ("is the game on tonight", "I'm not sure; check the league's schedule."),
+    ("when is the super bowl", "The Super Bowl is scheduled for February 8, 2027."),
+    (
+        "order a twelve piece wing combo with fries and a large sprite, extra sauce please",
+        "Order a twelve-piece wing combo from the counter, or through the restaurant's app, "
+        "which usually lets you add fries, a drink and extra sauce.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer"), CLAIMS)
+def test_an_act_said_to_be_done_or_under_way_is_a_claim(request_text: str, answer: str) -> None:
+    assert claims_action(answer, request_text)
+
+
+@pytest.mark.parametrize(("request_text", "answer"), PLAIN)
+def test_advice_refusals_and_answers_are_not_claims(request_text: str, answer: str) -> None:
+    assert not claims_action(answer, request_text)
