@@ -108,6 +108,7 @@ def skill_rows(context: AppContext) -> tuple[list[IndexRow], list[str]]:
                 status="ok" if skill.eligible else "ineligible",
                 status_detail=skill.ineligible_reason or "",
                 examples=[Example(text) for text in skill.examples],
+                not_for=list(skill.not_for),
             )
         )
     errors = [f"skill {b.folder}: {b.error}" for b in registry.broken]

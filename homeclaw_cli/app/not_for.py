@@ -1,9 +1,9 @@
-"""Requests a plugin is not for: a search nearer one of them than to the plugin drops it.
+"""Requests a plugin or skill is not for: a search nearer one of them drops it.
 
-A plugin's `not_for` requests (plugin.yaml) are embedded with its facets but never fused into
-its score; after a search, each candidate that has them is compared: when the request is
-closer to one of them, by more than NOT_FOR_MARGIN, than to anything the plugin is for (its
-fused score or best facet), the candidate is marked `not_for` and not offered.
+The `not_for` requests of a plugin.yaml or a SKILL.md are embedded with its facets but never
+fused into its score; after a search, each candidate that has them is compared: when the
+request is closer to one of them, by more than NOT_FOR_MARGIN, than to anything the candidate
+is for (its fused score or best facet), it is marked `not_for` and not offered.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ def mark_not_for(
     if not vector:
         return  # a keyword search has no vector to compare
     for cand in candidates.values():
-        manifest = cand.descriptor.get("manifest") or {}
-        if cand.status != "ok" or not manifest.get("not_for"):
+        # a plugin's descriptor holds its manifest; a skill's is its frontmatter's fields
+        fields = cand.descriptor.get("manifest") or cand.descriptor
+        if cand.status != "ok" or not fields.get("not_for"):
             continue
         scores = reader.facet_scores(table, cand.id, vector)
         counter = [(facet, score) for facet, score in scores if facet.get("kind") == NOT_FOR]

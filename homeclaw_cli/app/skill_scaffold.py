@@ -21,6 +21,8 @@ version: "0.1.0"
 # Requests people would type to reach this skill: they are embedded and searched, so write
 # them the way users do (terse ones too). 3-200 characters, at most 10.
 examples: ["say hi to Ada", "greet the new intern Sam"]
+# Requests it is mistaken for but does not serve; such a request is not offered it.
+# not_for: ["send Ada a birthday card"]
 # Its script only reads and prints, so homeclaw runs it without asking; drop this line when
 # a script changes files or state.
 effects: read

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from homeclaw_cli.catalog.skill_fields import Problem, field_problems
-from homeclaw_cli.core.examples import ExampleError, check_examples
+from homeclaw_cli.core.examples import ExampleError, check_examples, check_not_for
 from homeclaw_cli.document import (
     DocumentError,
     FieldPath,
@@ -32,6 +32,7 @@ KNOWN_KEYS = (
     "version",
     "effects",
     "examples",
+    "not_for",
     "permissions",
     "metadata",
     "homepage",
@@ -89,6 +90,7 @@ class ParsedSkillMd:
     body: str
     warnings: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    not_for: list[str] = field(default_factory=list)
 
 
 def split_frontmatter(path: Path, text: str) -> tuple[str, str, int]:
@@ -158,10 +160,15 @@ def parse_skill_md_full(path: Path) -> ParsedSkillMd:
         examples = check_examples(data.get("examples"))
     except ExampleError as exc:
         problems.append(Problem(f"frontmatter `examples`: {exc.reason}", positions.get("examples")))
+    not_for: list[str] = []
+    try:
+        not_for = check_not_for(data.get("not_for"), examples)
+    except ExampleError as exc:
+        problems.append(Problem(f"frontmatter `not_for`: {exc.reason}", positions.get("not_for")))
     problems.extend(field_problems(data, field_positions))
     if problems:
         raise SkillParseError.of(path, problems)
-    return ParsedSkillMd(data, metadata, body, warnings, examples)
+    return ParsedSkillMd(data, metadata, body, warnings, examples, not_for)
 
 
 def _read_block(

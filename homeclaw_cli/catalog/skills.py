@@ -86,6 +86,7 @@ class Skill:
     requirements: Requirements = field(default_factory=Requirements)
     warnings: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    not_for: list[str] = field(default_factory=list)  # requests it is mistaken for
 
     def embedding_text(self) -> str:
         return f"{self.name}\n{self.description}"
@@ -119,6 +120,7 @@ class Skill:
             "metadata": self.metadata,
             "requires": self.requirements.to_json(),
             "examples": self.examples,
+            "not_for": self.not_for,
         }
 
 
@@ -206,6 +208,7 @@ def load_skill(folder: Path, source: str, skill_id: str | None = None) -> Skill:
         requirements=requirements,
         warnings=warnings,
         examples=parsed.examples,
+        not_for=parsed.not_for,
     )
 
 

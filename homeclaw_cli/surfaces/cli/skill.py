@@ -204,12 +204,14 @@ def _show_skill(
     if needs:
         out.text(f"requires (metadata.{skill.requirements.namespace}): " + "; ".join(needs))
     for key, value in skill.frontmatter.items():
-        if key not in ("name", "description", "metadata", "examples"):
+        if key not in ("name", "description", "metadata", "examples", "not_for"):
             out.text(f"{key}: {value}")
     for example in skill.examples:
         out.text(f"example: {example}")
     for example in generated:
         out.text(f"example (generated): {example}")
+    for request in skill.not_for:
+        out.text(f"not for: {request}")
     out.text("scripts: " + (", ".join(skill.scripts) if skill.scripts else "(none)"))
     out.text(f"body: ~{estimate_tokens(skill.body)} tokens (read on demand, not in the prompt)")
     for shadow in shadows:

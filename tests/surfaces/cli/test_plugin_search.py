@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.index import write_plugin
+from tests.fakes.index import write_plugin, write_skill
 from tests.json_output import payload
 
 
@@ -173,6 +173,34 @@ def test_a_request_a_plugin_is_not_for_is_not_offered_it(
     assert _offered(cli, "what time is it in Lima", env) == ["clock"]
     both = _offered(cli, "set the alarm clock for seven and what time is it in Lima", env)
     assert set(both) == {"clock", "timer"}
+
+
+def test_a_request_a_skill_is_not_for_is_not_offered_it(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    """SKILL.md takes `not_for` too: the haiku skill names limericks, so a limerick request
+    is not offered it, and `skill show` lists what it is not for."""
+    write_skill(index_env["skills"], "haiku", "haiku", "Write a haiku poem about a topic.")
+    cli("sync")
+    limerick = "write a limerick poem about my cat"
+    assert _skills(cli, limerick) == ["haiku"]
+    skill_md = index_env["skills"] / "haiku" / "SKILL.md"
+    text = skill_md.read_text(encoding="utf-8")
+    skill_md.write_text(
+        text.replace("---\n\n", 'not_for: ["a limerick poem about a cat"]\n---\n\n', 1),
+        encoding="utf-8",
+    )
+    cli("sync")
+    assert "not for: a limerick poem about a cat" in cli("skill", "show", "haiku").stdout
+    assert "haiku" not in _skills(cli, limerick)
+    data = payload(cli("skill", "search", limerick, "--explain", "--json"))
+    haiku = next(c for c in data["candidates"] if c["id"] == "haiku")
+    assert haiku["reason"].startswith("not for this request: closer to 'a limerick poem")
+    assert _skills(cli, "write a haiku poem about the sea") == ["haiku"]
+
+
+def _skills(cli: Any, query: str) -> list[str]:
+    return [h["id"] for h in payload(cli("skill", "search", query, "--json"))["hits"]]
 
 
 def _offered(cli: Any, query: str, env: dict[str, str]) -> list[str]:

@@ -117,3 +117,19 @@ def test_a_skill_without_example_requests_is_warned(cli: Any, tmp_path: Path) ->
     assert cli("skill", "validate", str(skill), "--strict").exit_code == 1
     skill_folder(tmp_path, "tides", "description: Tide times.\nexamples: [low tide in Brest]\n")
     assert cli("skill", "validate", str(skill), "--strict").exit_code == 0
+
+
+def test_a_request_in_both_examples_and_not_for_is_named_with_its_line(
+    cli: Any, tmp_path: Path
+) -> None:
+    both = 'examples: ["low tide in Brest"]\nnot_for: ["Low tide in  Brest"]\n'
+    skill = skill_folder(tmp_path, "tides", f"description: Tide times.\n{both}")
+    checked = cli("skill", "validate", str(skill))
+    assert checked.exit_code == 1
+    assert "SKILL.md:5" in checked.stderr + checked.stdout
+    assert "frontmatter `not_for`: 'Low tide in Brest' is both an example and a not_for" in (
+        checked.stderr + checked.stdout
+    )
+    only = 'description: Tide times.\nnot_for: ["tide of public opinion"]\n'
+    skill_folder(tmp_path, "tides", only)
+    assert cli("skill", "validate", str(skill)).exit_code == 0
