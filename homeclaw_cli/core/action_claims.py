@@ -35,12 +35,18 @@ def _forms(verb: str) -> tuple[str, ...]:
     return verb, verb + "s", verb + double + "ed", verb + double + "ing"
 
 
-_ACT = "(?:" + "|".join(sorted({f for v in _ACTS for f in _forms(v)} | set(_IRREGULAR))) + ")"
+_FORMS = [_forms(verb) for verb in _ACTS]
+_ACT = "(?:" + "|".join(sorted({f for forms in _FORMS for f in forms} | set(_IRREGULAR))) + ")"
+_DONE = "(?:" + "|".join(sorted({forms[2] for forms in _FORMS} | set(_IRREGULAR))) + ")"
+_DOING = "(?:" + "|".join(sorted(forms[3] for forms in _FORMS)) + ")"
+_ADVERB = r"(?:(?:now|just|already|also|successfully|gone\s+ahead\s+and)\s+)?"
+# "I" with an auxiliary takes any form ("I've sent", "I'll turn", "I can help you book");
+# "I'm" only a doing form ("I'm playing"); "I" alone only a done one ("I booked"): "I play
+# the guitar" in a story is no claim.
 _FIRST_PERSON = re.compile(
     r"\bI(?:'ve|\s+have|'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|\s+can|'d\s+be\s+happy"
-    r"\s+to|\s+would\s+be\s+happy\s+to|'m|\s+am)?\s+"
-    r"(?:now\s+|just\s+|already\s+|also\s+|successfully\s+|gone\s+ahead\s+and\s+)?"
-    rf"(?:help\s+you\s+|go\s+ahead\s+and\s+)?{_ACT}\b",
+    rf"\s+to|\s+would\s+be\s+happy\s+to)\s+{_ADVERB}(?:help\s+you\s+|go\s+ahead\s+and\s+)?"
+    rf"{_ACT}\b|\bI(?:'m|\s+am)\s+{_ADVERB}{_DOING}\b|\bI\s+{_ADVERB}{_DONE}\b",
     re.IGNORECASE,
 )
 _PASSIVE = re.compile(

@@ -27,6 +27,8 @@ CLAIMS = [
     ("wake me at seven", "Your alarm is all set for 7 AM."),
     ("dim the kitchen lights", "The kitchen lights are now dimmed to 30%."),
     ("add milk to my shopping list", "I have added milk to your shopping list."),
+    ("reserve a table for two at 7", "I booked you a table for two at 7 pm."),
+    ("play some jazz", "I'm playing some smooth jazz for you now."),
 ]
 
 PLAIN = [
@@ -40,6 +42,8 @@ PLAIN = [
     ("what is set theory", "Set theory is the branch of mathematics that studies sets."),
     ("how do i address a letter", "I can address that: put the name on the first line."),
     ("whats the capital of australia", "Canberra."),
+    ("as a sports commentator, describe the winning play", "I call it the play of the year!"),
+    ("you are a street musician; tell me about your day", "I play the guitar on the corner."),
     ("is the game on tonight", "I'm not sure; check the league's schedule."),
     ("when is the super bowl", "The Super Bowl is scheduled for February 8, 2027."),
     (
