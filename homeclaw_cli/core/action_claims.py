@@ -58,6 +58,9 @@ _PASSIVE = re.compile(
 )
 _BARE = re.compile(r"(?:ok(?:ay)?[,.!]?\s+)?(?:done|all\s+set|on|off)[.!]?", re.IGNORECASE)
 _ACT_WORD = re.compile(rf"{_ACT}", re.IGNORECASE)
+# Acts that are also what an answer works out or writes ("add 5 and 7", "create a list of
+# names"): an answer that opens with one of them is no order given back.
+_ALSO_WORKED_OUT = frozenset(("add", "create", "move", "rename", "clean"))
 _ASKING = re.compile(
     r"^(?:(?:please|hey|ok(?:ay)?|now|so|and)[,\s]+|(?:can|could|would|will)\s+you\s+)+",
     re.IGNORECASE,
@@ -82,11 +85,14 @@ def claims_action(answer: str, request: str) -> bool:
 
 def _gives_order_back(answer: str, request: str) -> bool:
     """The answer starts with the act the request starts with ("Switch on the lights.")."""
-    wanted = _first_word(_ASKING.sub("", request.strip()))
-    said = _first_word(_AGREEING.sub("", answer))
-    return bool(wanted) and wanted == said and _ACT_WORD.fullmatch(wanted) is not None
+    wanted = _words(_ASKING.sub("", request.strip()))
+    said = _words(_AGREEING.sub("", answer))
+    if not wanted or said[:1] != wanted[:1] or _ACT_WORD.fullmatch(wanted[0]) is None:
+        return False
+    if wanted[0] in _ALSO_WORKED_OUT:  # "Add 5 and 7 to get 12." is an answer
+        return False
+    return wanted[0] != "turn" or said[1:2] in (["on"], ["off"])  # not "turn 90 min into h"
 
 
-def _first_word(text: str) -> str:
-    match = re.match(r"[a-zA-Z-]+", text)
-    return match.group(0).lower() if match else ""
+def _words(text: str) -> list[str]:
+    return [word.lower() for word in re.findall(r"[a-zA-Z-]+", text[:40])][:2]
