@@ -189,6 +189,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         "runs": len(tasks),
         "rates": rates,
         "leaked_calls": sum(t["leaked"] for t in tasks),
+        "claimed_acts": sum(t.get("claimed", False) for t in tasks),
         "latency_seconds": {
             "median": round(statistics.median(seconds), 3) if seconds else None,
             "p90": seconds[max(math.ceil(0.9 * len(seconds)) - 1, 0)] if seconds else None,
@@ -253,6 +254,7 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
         lines.append(f"| {label} | " + " | ".join(pct(r["rates"][key]) for r in results) + " |")
     rows = {
         "tool-call JSON shown as the answer": lambda r: str(r["leaked_calls"]),
+        "an act claimed done with no tool run": lambda r: str(r.get("claimed_acts", "-")),
         "turn seconds, median / p90": lambda r: (
             f"{r['latency_seconds']['median']} / {r['latency_seconds']['p90']}"
         ),
@@ -282,6 +284,7 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
             )
             failed = [k for k, ok in miss["checks"].items() if not ok]
             failed += ["leaked"] if miss["leaked"] else []
+            failed += ["claimed an act no tool did"] if miss.get("claimed") else []
             answer = (miss["error"] and f"error: {miss['error']}") or miss["answer"]
             answer = " ".join(str(answer).split())[:160]
             lines.append(

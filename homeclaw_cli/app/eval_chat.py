@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.app.eval_chat_checks import check_installed
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
+from homeclaw_cli.core.action_claims import claims_action
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.capability_tools import plugin_ids
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
@@ -58,6 +59,7 @@ class TaskRun:
     turns: list[TurnResult]
     checks: dict[str, bool] = field(default_factory=dict)
     leaked: bool = False
+    claimed: bool = False  # the answer says something was done, and no tool ran
 
     @property
     def final(self) -> TurnResult:
@@ -65,9 +67,10 @@ class TaskRun:
 
     @property
     def passed(self) -> bool:
-        """Every check holds, no call leaked, and the turn did not end in the model's failure
-        (a plugin's failure, e.g. no network for the weather, leaves the task to its checks)."""
-        if self.leaked or self.final.failure == "model":
+        """Every check holds, no call leaked, no act was claimed done without a tool, and the
+        turn did not end in the model's failure (a plugin's failure, e.g. no network for the
+        weather, leaves the task to its checks)."""
+        if self.leaked or self.claimed or self.final.failure == "model":
             return False
         return all(v for k, v in self.checks.items() if k != "retrieved")
 
@@ -97,6 +100,7 @@ class TaskRun:
             "passed": self.passed,
             "checks": self.checks,
             "leaked": self.leaked,
+            "claimed": self.claimed,
             "calls": self.calls(),
             "skipped": self.skipped(),
             "answer": self.final.answer,
@@ -134,6 +138,7 @@ def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
     called = set(plugin_ids(c.name for c in calls))
     run = TaskRun(task, sample, turns)
     run.leaked = leaked_call(final.answer, final.tools_offered)
+    run.claimed = final.ok and not calls and claims_action(final.answer, final.message)
     checks = run.checks
     if task.plugins:
         checks["plugin"] = any(p in called for p in task.plugins)
@@ -236,6 +241,10 @@ class ChatEvalReport:
     def leaked(self) -> int:
         return sum(r.leaked for r in self.runs)
 
+    @property
+    def claimed(self) -> int:
+        return sum(r.claimed for r in self.runs)
+
     def misses(self) -> list[TaskRun]:
         return [r for r in self.runs if not r.passed]
 
@@ -267,6 +276,7 @@ class ChatEvalReport:
             "runs": len(self.runs),
             "rates": self.rates(),
             "leaked_calls": self.leaked,
+            "claimed_acts": self.claimed,
             "latency_seconds": self.latency(),
             "prompt_tokens": self.prompt_tokens(),
             "seconds": round(self.seconds, 2),

@@ -4,6 +4,7 @@ official ollama client against the scripted FakeOllama, inline plugins."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -442,3 +443,27 @@ def test_a_two_need_task_passes_when_each_need_gets_its_plugin(
     off = run("false")
     assert off.exit_code == 1
     assert payload(off)["rates"]["needs"] == {"passed": 0, "total": 1, "rate": 0.0}
+
+
+def test_an_act_claimed_done_with_no_tool_run_is_a_miss(
+    hc: Callable[..., Any], fake: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A no-plugin task answered "Set an alarm for 6 AM." passed before: no tool was called.
+    It is a claim of what nothing did, so it fails and is counted."""
+    tasks = tmp_path / "t.yaml"
+    tasks.write_text(
+        "- {id: alarm, request: set an alarm at six am, no_plugin: true}\n"
+        "- {id: alarm-no, request: set an alarm at seven am, no_plugin: true}\n"
+    )
+    monkeypatch.setenv("HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD", "0.99")  # nothing offered
+    claim = text("Set an alarm for 6 AM.")
+    # the first task's claim outlasts its one correction; the second task's does not
+    fake.script(claim, claim, claim, text("I can't set alarms here."))
+    data = payload(hc("eval", "chat", str(tasks), "--json"))
+    assert data["claimed_acts"] == 1
+    assert [m["task"] for m in data["misses"]] == ["alarm"]
+    assert data["misses"][0]["claimed"] and data["misses"][0]["checks"] == {"no_plugin": True}
+    fake.script(claim, claim, text("I can't."), text("I can't."))
+    report = hc("eval", "chat", str(tasks))
+    assert "claimed an act no tool did" in report.stderr
+    assert re.search(r"acts claimed done with no tool run\s+1\b", report.stdout)
