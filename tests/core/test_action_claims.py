@@ -51,6 +51,10 @@ PLAIN = [
     ("is the game on tonight", "I'm not sure; check the league's schedule."),
     ("when is the super bowl", "The Super Bowl is scheduled for February 8, 2027."),
     (
+        "write a movie review of a new science fiction film",
+        "I've booked my seat for the premiere of Starfall, and it was worth it. " * 8,
+    ),
+    (
         "order a twelve piece wing combo with fries and a large sprite, extra sauce please",
         "Order a twelve-piece wing combo from the counter, or through the restaurant's app, "
         "which usually lets you add fries, a drink and extra sauce.",
