@@ -1,8 +1,9 @@
 """Answers that say something was done though no tool ran: what counts and what does not.
 
-The claims are the 1.5B model's own answers to HWU64's requests for an action with nothing
-offered that could act (benchmarks/llm/results); the plain answers are its answers to
-questions and requests it could serve by talking.
+The first claims are the 1.5B model's own answers to HWU64's requests for an action with
+nothing offered that could act (benchmarks/llm/results), and so are the first plain answers;
+the rest pin down the rules (tenses, the passive, long answers, verbs that also work things
+out).
 """
 
 from __future__ import annotations
