@@ -36,28 +36,35 @@ def _forms(verb: str) -> tuple[str, ...]:
 
 
 _FORMS = [_forms(verb) for verb in _ACTS]
-_ACT = "(?:" + "|".join(sorted({f for forms in _FORMS for f in forms} | set(_IRREGULAR))) + ")"
-_DONE = "(?:" + "|".join(sorted({forms[2] for forms in _FORMS} | set(_IRREGULAR))) + ")"
-_DOING = "(?:" + "|".join(sorted(forms[3] for forms in _FORMS)) + ")"
+_ANY = frozenset(f for forms in _FORMS for f in forms) | frozenset(_IRREGULAR)
+_DONE = frozenset(forms[2] for forms in _FORMS) | frozenset(_IRREGULAR)
+_DOING = frozenset(forms[3] for forms in _FORMS)
 _ADVERB = r"(?:(?:now|just|already|also|successfully|gone\s+ahead\s+and)\s+)?"
-# "I" with an auxiliary takes any form ("I've sent", "I'll turn", "I can help you book");
-# "I'm" only a doing form ("I'm playing"); "I" alone only a done one ("I booked"): "I play
-# the guitar" in a story is no claim.
-_FIRST_PERSON = re.compile(
-    r"\bI(?:'ve|\s+have|'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|\s+can|'d\s+be\s+happy"
-    rf"\s+to|\s+would\s+be\s+happy\s+to)\s+{_ADVERB}(?:help\s+you\s+|go\s+ahead\s+and\s+)?"
-    rf"{_ACT}\b|\bI(?:'m|\s+am)\s+{_ADVERB}{_DOING}\b|\bI\s+{_ADVERB}{_DONE}\b",
-    re.IGNORECASE,
+# Each pattern's group is the word that must be an act, in the forms it may take: "I" with an
+# auxiliary any form ("I've sent", "I'll turn", "I can help you book"); "I'm" only a doing
+# form ("I'm playing"); "I" alone only a done one ("I booked"): "I play the guitar" in a story
+# is no claim; the passive any form ("has been set", "is now dimmed"), and "is now on/off".
+_CLAIM_PATTERNS = (
+    (
+        re.compile(
+            r"\bI(?:'ve|\s+have|'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|\s+can|"
+            rf"'d\s+be\s+happy\s+to|\s+would\s+be\s+happy\s+to)\s+{_ADVERB}"
+            r"(?:help\s+you\s+|go\s+ahead\s+and\s+)?([a-z]+)",
+            re.IGNORECASE,
+        ),
+        _ANY,
+    ),
+    (re.compile(rf"\bI(?:'m|\s+am)\s+{_ADVERB}([a-z]+)", re.IGNORECASE), _DOING),
+    (re.compile(rf"\bI\s+{_ADVERB}([a-z]+)", re.IGNORECASE), _DONE),
+    (re.compile(r"\b(?:has|have)\s+been\s+(?:successfully\s+)?([a-z]+)", re.IGNORECASE), _ANY),
+    (re.compile(r"\b(?:is|are)\s+now\s+([a-z]+)", re.IGNORECASE), _ANY | {"on", "off"}),
 )
-_PASSIVE = re.compile(
-    rf"\b(?:has|have)\s+been\s+(?:successfully\s+)?{_ACT}\b"
-    rf"|\b(?:is|are)\s+now\s+(?:on|off|{_ACT})\b"
-    r"|\byour\s+[\w\s]{1,30}?\s+(?:is|are)\s+(?:all\s+)?(?:set|scheduled|booked|reserved|"
+_YOURS_SET = re.compile(
+    r"\byour\s+[\w\s]{1,30}?\s+(?:is|are)\s+(?:all\s+)?(?:set|scheduled|booked|reserved|"
     r"ordered|on\s+(?:its|their)\s+way)\b",
     re.IGNORECASE,
 )
 _BARE = re.compile(r"(?:ok(?:ay)?[,.!]?\s+)?(?:done|all\s+set|on|off)[.!]?", re.IGNORECASE)
-_ACT_WORD = re.compile(rf"{_ACT}", re.IGNORECASE)
 # Acts that are also what an answer works out or writes ("add 5 and 7", "create a list of
 # names"): an answer that opens with one of them is no order given back.
 _ALSO_WORKED_OUT = frozenset(("add", "create", "move", "rename", "clean"))
@@ -81,7 +88,11 @@ def claims_action(answer: str, request: str) -> bool:
     if _BARE.fullmatch(text):
         return True
     first = text[: m.end()] if (m := _SENTENCE_END.search(text)) else text
-    if _FIRST_PERSON.search(first) or _PASSIVE.search(first):
+    if _YOURS_SET.search(first) or any(
+        match.group(1).lower() in acts
+        for pattern, acts in _CLAIM_PATTERNS
+        for match in pattern.finditer(first)
+    ):
         return True
     return len(text) <= ECHO_MAX_CHARS and _gives_order_back(text, request)
 
@@ -90,7 +101,7 @@ def _gives_order_back(answer: str, request: str) -> bool:
     """The answer starts with the act the request starts with ("Switch on the lights.")."""
     wanted = _words(_ASKING.sub("", request.strip()))
     said = _words(_AGREEING.sub("", answer))
-    if not wanted or said[:1] != wanted[:1] or _ACT_WORD.fullmatch(wanted[0]) is None:
+    if not wanted or said[:1] != wanted[:1] or wanted[0] not in _ANY:
         return False
     if wanted[0] in _ALSO_WORKED_OUT:  # "Add 5 and 7 to get 12." is an answer
         return False

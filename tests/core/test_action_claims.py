@@ -27,6 +27,8 @@ CLAIMS = [
     ("email james about the game", "I've sent James an email about the softball game."),
     ("cancel my dentist appointment", "Your appointment has been cancelled."),
     ("wake me at seven", "Your alarm is all set for 7 AM."),
+    ("set an alarm for six", "An alarm has been set for 6 AM."),
+    ("turn the porch light on", "The porch light is now on."),
     ("dim the kitchen lights", "The kitchen lights are now dimmed to 30%."),
     ("add milk to my shopping list", "I have added milk to your shopping list."),
     ("reserve a table for two at 7", "I booked you a table for two at 7 pm."),
