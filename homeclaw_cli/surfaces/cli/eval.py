@@ -102,8 +102,9 @@ def chat(  # noqa: PLR0917 - typer options
     """Run each task through the real chat loop on the configured model and score it.
 
     Prints the right-plugin / capability / arguments / answer / no-plugin
-    rates, tool calls leaked into answers, right-plugin-retrieved, turn latency
-    and prompt tokens, then the misses with their traces. Task file (YAML/JSONL):
+    rates, tool calls leaked into answers, answers claiming an act no tool did,
+    right-plugin-retrieved, turn latency and prompt tokens, then the misses with
+    their traces. Task file (YAML/JSONL):
 
     \b
       - request: 5 miles in km pls   # or turns: \\[first, follow-up]
