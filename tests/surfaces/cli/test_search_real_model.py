@@ -99,3 +99,37 @@ def test_int8_queries_sync_writes_the_copy_and_search_uses_it(run_cli: Any, hc_h
     found = run_cli("plugin", "search", "will it rain in berlin tomorrow", "--json", env=env)
     assert found.returncode == 0, found.stderr
     assert payload(found)["hits"][0]["id"] == "weather-openmeteo"
+
+
+BUNDLED_SERVED = [
+    ("how many km is 5 miles", ["units"]),
+    ("how many feet in a mile", ["units"]),
+    ("what time is it in tokyo", ["timezones", "mcp-time"]),
+    ("what date is next friday", ["dates"]),
+    ("add buy milk to my to-do list", ["todo"]),
+    ("what is 17 times 23", ["calculator"]),
+    ("will it rain in paris tomorrow", ["weather"]),
+]
+BUNDLED_UNSERVED = [
+    "set an alarm for 6 am tomorrow",
+    "when does my credit card expire",
+    "convert 100 usd to euros",
+    "reserve a table for two at 7 pm at olive garden",
+]
+
+
+@pytest.mark.slow
+def test_the_bundled_plugins_not_for_lines_keep_what_they_serve(
+    run_cli: Any, hc_home: Path, tmp_path: Path
+) -> None:
+    """The bundled `not_for` lines drop requests no plugin serves and keep the ones a plugin
+    does: a unit converter that named gas mileage lost "how many feet in a mile"."""
+    synced = run_cli("sync", "--json", timeout=300)
+    assert synced.returncode == 0, synced.stderr
+    queries = tmp_path / "bundled.jsonl"
+    lines = [{"query": q, "expected": e} for q, e in BUNDLED_SERVED]
+    lines += [{"query": q, "expected": []} for q in BUNDLED_UNSERVED]
+    queries.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    data = payload(run_cli("eval", "retrieval", str(queries), "--json"))
+    assert data["kept_recall"] == 1.0, data["misses"]
+    assert data["none_rejected"] == f"{len(BUNDLED_UNSERVED)}/{len(BUNDLED_UNSERVED)}"
