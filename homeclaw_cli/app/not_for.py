@@ -32,9 +32,7 @@ def mark_not_for(
     if not vector:
         return  # a keyword search has no vector to compare
     for cand in candidates.values():
-        # a plugin's descriptor holds its manifest; a skill's is its frontmatter's fields
-        fields = cand.descriptor.get("manifest") or cand.descriptor
-        if cand.status != "ok" or not fields.get("not_for"):
+        if cand.status != "ok" or not cand.fields.get("not_for"):
             continue
         scores = reader.facet_scores(table, cand.id, vector)
         counter = [(facet, score) for facet, score in scores if facet.get("kind") == NOT_FOR]

@@ -370,8 +370,7 @@ class _Naming:
         if self.bonus and candidates:
             shared = self.shared()
             for cand in candidates.values():
-                source = cand.descriptor.get("manifest") or cand.descriptor
-                name = str(source.get("name", ""))
+                name = str(cand.fields.get("name", ""))
                 cand.bonus = name_bonus(self.words, cand.id, name, self.bonus, shared)
         return candidates
 

@@ -65,9 +65,9 @@ _YOURS_SET = re.compile(
     re.IGNORECASE,
 )
 _BARE = re.compile(r"(?:ok(?:ay)?[,.!]?\s+)?(?:done|all\s+set|on|off)[.!]?", re.IGNORECASE)
-# Acts that are also what an answer works out or writes ("add 5 and 7", "create a list of
-# names"): an answer that opens with one of them is no order given back.
-_ALSO_WORKED_OUT = frozenset(("add", "create", "move", "rename", "clean"))
+# An order given back opens with one of these: not the acts that are also what an answer
+# works out or writes ("add 5 and 7", "create a list of names").
+_ORDERS = _ANY - {"add", "create", "move", "rename", "clean"}
 _ASKING = re.compile(
     r"^(?:(?:please|hey|ok(?:ay)?|now|so|and)[,\s]+|(?:can|could|would|will)\s+you\s+)+",
     re.IGNORECASE,
@@ -101,9 +101,7 @@ def _gives_order_back(answer: str, request: str) -> bool:
     """The answer starts with the act the request starts with ("Switch on the lights.")."""
     wanted = _words(_ASKING.sub("", request.strip()))
     said = _words(_AGREEING.sub("", answer))
-    if not wanted or said[:1] != wanted[:1] or wanted[0] not in _ANY:
-        return False
-    if wanted[0] in _ALSO_WORKED_OUT:  # "Add 5 and 7 to get 12." is an answer
+    if not wanted or said[:1] != wanted[:1] or wanted[0] not in _ORDERS:
         return False
     return wanted[0] != "turn" or said[1:2] in (["on"], ["off"])  # not "turn 90 min into h"
 

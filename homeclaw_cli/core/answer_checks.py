@@ -102,7 +102,7 @@ def _strip_bare_calls(text: str) -> str:
 
 
 def check_answer(
-    text: str, offered: Collection[str], *, called: bool, request: str = ""
+    text: str, offered: Collection[str], *, called: bool, request: str
 ) -> AnswerProblem | None:
     """The problem with a final answer to `request`, or None when it may go to the user."""
     valid = ", ".join(offered)

@@ -208,6 +208,12 @@ class Candidate:
         extra = self.bonus if method == "hybrid" else 0.0
         return final_score(method, self.dense, self.keyword, self.saturation) + extra
 
+    @property
+    def fields(self) -> dict[str, Any]:
+        """What its author wrote: a plugin's manifest, a skill's frontmatter fields."""
+        manifest: dict[str, Any] = self.descriptor.get("manifest") or self.descriptor
+        return manifest
+
     def rank(self, method: str) -> float:
         """The score it is ranked by: the final one, under its ceiling when it has one."""
         score = self.final(method)
