@@ -170,9 +170,10 @@ class LLMSettings(Section):
         default="auto",
         description="a constrained tool-or-answer decision when the model answered without "
         "calling an offered plugin: auto (retrieval confident, an answer stating its own "
-        "figure for a request with a number to a plugin that takes one and only looks things "
-        "up, or a follow-up to a plugin turn), always (small models), never; except with "
-        "never, also before a first call only to weakly retrieved plugins",
+        "figure for a request with a number, in digits or words, to a plugin that takes "
+        "figures and only looks things up, or a follow-up to a plugin turn), always (small "
+        "models), never; except with never, also before a first call only to weakly "
+        "retrieved plugins",
     )
     search_tools: bool = Field(
         default=False,

@@ -29,15 +29,15 @@ without tools instead. Before the question above, as it needs no model call.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 from homeclaw_cli.core.agent_prompt import date_block
 from homeclaw_cli.core.capability_tools import tool_name
+from homeclaw_cli.core.figures import holds_figures, new_figures
 from homeclaw_cli.core.grounding import conversation_text, copied, made_up, words
-from homeclaw_cli.core.manifest import PluginManifest
+from homeclaw_cli.core.manifest import Parameter, PluginManifest
 from homeclaw_cli.core.ports import LLM, ChatMessage, LLMReply, LLMToolCall
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
@@ -46,8 +46,6 @@ from homeclaw_cli.core.trace import SkippedCallStep
 from homeclaw_cli.core.turn_calls import ModelMove, TurnState, resolved_calls
 
 DECIDE_MODES = ("never", "auto", "always")
-_NUMBER = re.compile(r"\d")
-_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 HISTORY_MESSAGES = 2  # the previous exchange, so a follow-up ("and in pounds?") is understood
 # Under a JSON schema a small model can loop on whitespace or a string until the context is
 # full (8,051 tokens, 413 s on a 2-core CPU, for one tool's arguments): a pick is a few
@@ -79,17 +77,23 @@ def weakly_retrieved(
 def figures_to_check(
     retrieved: RetrievalResult, message: str, offered: Sequence[PluginManifest]
 ) -> bool:
-    """Whether the request holds a number and retrieval's best plugin takes one and only looks
-    things up ("how many grams is 3 ounces": units, at 0.45 under the confident score): small
-    models work such figures out from memory, and get them wrong."""
+    """Whether the request holds a number (in digits or words) and retrieval's best plugin
+    takes figures and only looks things up ("how many grams is 3 ounces": units, at 0.45 under
+    the confident score; "what is twelve times eight": the calculator): small models work such
+    figures out from memory, and get them wrong."""
     plugin = _best_plugin(retrieved, offered)
-    if plugin is None or _NUMBER.search(message) is None:
+    if plugin is None or not holds_figures(message):
         return False
     capabilities = plugin.callable_capabilities()
-    takes_a_number = any(
-        p.type in ("number", "integer") for c in capabilities for p in c.parameters
-    )
-    return takes_a_number and all(plugin.effects_of(c) == {"read"} for c in capabilities)
+    takes_figures = any(_takes_figures(p) for c in capabilities for p in c.parameters)
+    return takes_figures and all(plugin.effects_of(c) == {"read"} for c in capabilities)
+
+
+def _takes_figures(parameter: Parameter) -> bool:
+    """A number, or text whose example is figures (the calculator's "17.5% of 240")."""
+    if parameter.type in ("number", "integer"):
+        return True
+    return parameter.example is not None and holds_figures(str(parameter.example))
 
 
 def sole_reading_tool(retrieved: RetrievalResult, offered: Sequence[PluginManifest]) -> str | None:
@@ -109,13 +113,6 @@ def _best_plugin(
     """The offered manifest of the plugin retrieval ranked first, if it was offered."""
     top = retrieved.hits[0].id if retrieved.hits else None
     return next((m for m in offered if m.id == top), None)
-
-
-def new_figures(answer: str, message: str) -> bool:
-    """Whether `answer` states a figure `message` did not give: a decimal, or a whole number
-    of two digits or more (a list's "1." is no result)."""
-    given = set(_FIGURE.findall(message))
-    return any(f not in given and ("." in f or len(f) > 1) for f in _FIGURE.findall(answer))
 
 
 def wants_decision(state: TurnState) -> bool:

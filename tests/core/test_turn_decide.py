@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.retrieval import RetrievalHit, RetrievalResult
-from homeclaw_cli.core.turn_decide import figures_to_check, new_figures, sole_reading_tool
+from homeclaw_cli.core.turn_decide import figures_to_check, sole_reading_tool
 
 
-def plugin(plugin_id: str, effects: str, parameter: str = "number") -> PluginManifest:
+def plugin(
+    plugin_id: str, effects: str, parameter: str = "number", example: str | None = None
+) -> PluginManifest:
     go = {
         "id": "go",
         "name": "Go",
         "description": "Go.",
-        "parameters": [{"name": "x", "type": parameter}],
+        "parameters": [{"name": "x", "type": parameter, "example": example}],
     }
     return PluginManifest.model_validate(
         {
@@ -46,11 +48,11 @@ def test_not_for_a_plugin_that_changes_things_or_takes_no_number() -> None:
     assert not figures_to_check(retrieved("clock", 0.39), "a time traveler from 3000", clock)
 
 
-def test_a_figure_of_the_answers_own() -> None:
-    assert new_figures("3 ounces is approximately 86.4 grams.", "how many grams is 3 ounces")
-    assert new_figures("7! is 5040", "7 factorial pls")
-    assert not new_figures("In the year 3000:\n1. Fusion\n2. Teleports", "the year 3000?")
-    assert not new_figures("It depends on the ounce.", "how many grams is 3 ounces")
+def test_numbers_in_words_and_figures_taken_as_text() -> None:
+    """The calculator takes "17.5% of 240" as text: a parameter whose example is figures."""
+    calc = plugin("calc", "read", parameter="string", example="17.5% of 240")
+    assert figures_to_check(retrieved("calc", 0.4), "what is twelve times eight", [calc])
+    assert not figures_to_check(retrieved("calc", 0.4), "what is the square root", [calc])
 
 
 def test_the_tool_a_sure_turn_calls_for_figures_is_the_best_plugins_only_reading_one() -> None:

@@ -286,6 +286,62 @@ def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
         assert plain.stdout == answer + "\n" and "decision call" not in plain.stderr
 
 
+ABACUS_YAML = """\
+id: abacus
+name: Abacus
+description: Work out sums of numbers written in words or figures.
+type: inline
+effects: read
+capabilities:
+  - id: work
+    name: Work out
+    description: The result of a sum.
+    parameters:
+      - {name: sum, type: string, required: true, example: "12 + 30"}
+"""
+ABACUS_PY = """\
+from homeclaw_cli.sdk import BasePlugin
+
+
+class Abacus(BasePlugin):
+    def work(self, sum: str) -> str:
+        return f"{sum} = {eval(sum)}"
+"""
+
+
+def _abacus(request: dict[str, Any]) -> Reply | str:
+    schema = request.get("format") or {}
+    if "tool" in schema.get("properties", {}):
+        return text('{"tool": "abacus__work"}')
+    return text('{"sum": "12 * 8"}')
+
+
+@pytest.mark.parametrize("example", ['"12 + 30"', "a sum"])
+def test_a_figure_worked_out_in_words_gets_the_decision_for_a_plugin_taking_figures_as_text(
+    chat: Callable[..., Any], fake: FakeOllama, plugins: Path, example: str
+) -> None:
+    """ "what is twelve times eight", answered "ninety-six" from memory: the request's numbers
+    and the answer's are words, and the plugin takes its figures as text (its parameter's
+    example is a sum), so the decision asks and the plugin works it out. A text parameter whose
+    example holds no figure takes no figures: the answer stands."""
+    write_plugin(plugins, "abacus", ABACUS_YAML.replace('"12 + 30"', example), ABACUS_PY)
+    fake.script(text("Twelve times eight is ninety-six."), _abacus, _abacus)
+    env = {
+        "HOMECLAW_LLM__DECIDE": "auto",
+        "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05",
+        "HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": "0",
+    }
+    result = chat("-q", "what is twelve times eight, abacus", "--trace", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert re.search(r"plugins abacus 0\.[1-4]", result.stderr), result.stderr
+    if example == "a sum":
+        assert result.stdout == "Twelve times eight is ninety-six.\n"
+        assert "decision call" not in result.stderr
+        return
+    assert result.stdout == "12 * 8 = 96\n"
+    assert "decision call in round 1" in result.stderr
+
+
 def test_decision_arguments_cut_short_leave_the_free_answer(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
