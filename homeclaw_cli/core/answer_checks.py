@@ -77,10 +77,23 @@ def strip_output_tags(text: str) -> str:
 
 
 def strip_calls(text: str) -> str:
-    """`text` without the tool calls written into it (tagged, fenced or bare JSON)."""
+    """`text` without the tool calls written into it (tagged, fenced or bare JSON), nor one the
+    reply ran out of tokens in (a URL repeated until the cap: no closing brace or fence)."""
     out = _TAGGED.sub("", text)
     out = _FENCED_JSON.sub("", out)
-    return _strip_bare_calls(out).strip()
+    return _cut_unfinished_call(_strip_bare_calls(out)).strip()
+
+
+def _cut_unfinished_call(text: str) -> str:
+    """`text` up to the call still written in it, with the fence that opens it."""
+    match = _CALL_NAME.search(text) or _ARGS_FIRST.search(text)
+    if match is None:
+        return text
+    start = text.rfind("{", 0, match.start() + 1)
+    fence = text.rfind("```", 0, start)
+    if fence != -1 and re.fullmatch(r"```[a-zA-Z]*\s*", text[fence:start]):
+        start = fence
+    return text[:start]
 
 
 def _strip_bare_calls(text: str) -> str:

@@ -80,6 +80,24 @@ def test_a_call_in_prose_is_never_the_answer(chat: Callable[..., Any], fake: Fak
     assert data["answer"] == "Sure!"  # the call cut out of what the user sees
 
 
+def test_a_call_cut_off_by_the_token_cap_is_never_the_answer(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """A reply that ran out of tokens inside a call it wrote as text (a URL repeated to the
+    cap) has no closing brace or fence; twice, the turn ends with an error instead of it."""
+    cut = '```json\n{\n  "name": "fetch_url",\n  "arguments": {\n    "url": "https://ex.com/a-a-a-a'
+    fake.script(text(cut), text("Here it is: " + cut))
+    result = chat("-q", "tide times for the harbour of Brest", "--json")
+    assert len(fake.chat_requests) == 2
+    assert "`fetch_url` is not a tool" in feedback(fake.chat_requests[1])[-1]
+    data = payload(result)
+    assert "fetch_url" not in data["answer"] and data["answer"] == "Here it is:"
+    fake.script(text(cut), text(cut))
+    result = chat("-q", "tide times for the harbour of Brest")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "wrote a call to `fetch_url` instead of an answer" in result.stderr
+
+
 def test_bad_arguments_are_repaired_or_named(chat: Callable[..., Any], fake: FakeOllama) -> None:
     fake.script(tool_call("tides__times", {"harbour": 7}))  # a number for a string: repaired
     result = chat("-q", "tide times for the harbour of Brest")
