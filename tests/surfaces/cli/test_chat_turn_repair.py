@@ -270,11 +270,25 @@ class Scales(BasePlugin):
 """
 
 
-def _weigh(request: dict[str, Any]) -> Reply | str:
-    schema = request.get("format") or {}
-    if "tool" in schema.get("properties", {}):
-        return text('{"tool": "scales__weigh"}')
-    return text('{"ingredient": "flour", "cups": 2}')
+def _decides(tool: str, arguments: str) -> Callable[[dict[str, Any]], Reply | str]:
+    """The scripted decision: the tool-or-answer question picks `tool`, then its arguments."""
+
+    def reply(request: dict[str, Any]) -> Reply | str:
+        schema = request.get("format") or {}
+        return text(
+            f'{{"tool": "{tool}"}}' if "tool" in schema.get("properties", {}) else arguments
+        )
+
+    return reply
+
+
+_weigh = _decides("scales__weigh", '{"ingredient": "flour", "cups": 2}')
+# Any retrieval score gets the plugin offered, so the tests read the decision alone.
+LOW_BAR = {
+    "HOMECLAW_LLM__DECIDE": "auto",
+    "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05",
+    "HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": "0",
+}
 
 
 def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
@@ -285,12 +299,7 @@ def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
     work figures out from memory, and get them wrong."""
     write_plugin(plugins, "scales", SCALES_YAML, SCALES_PY)
     fake.script(text("About 240 g."), _weigh, _weigh)
-    env = {
-        "HOMECLAW_LLM__DECIDE": "auto",
-        "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05",
-        "HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": "0",
-    }
-    result = chat("-q", "heavy: 2 cups sugar?", "--trace", env=env)
+    result = chat("-q", "heavy: 2 cups sugar?", "--trace", env=LOW_BAR)
     assert result.exit_code == 0, result.stderr
     assert re.search(r"plugins scales 0\.[1-4]", result.stderr), result.stderr
     assert result.stdout == "2 cups of flour weigh 250 g.\n"  # what the scripted decision asked
@@ -300,7 +309,7 @@ def test_a_figure_for_a_plugin_that_looks_things_up_gets_the_decision(
         ("heavy: cups sugar?", "240."),
     ]:
         fake.script(text(answer))  # no figure of its own, or no number asked about: no check
-        plain = chat("-q", request, "--trace", env=env)
+        plain = chat("-q", request, "--trace", env=LOW_BAR)
         assert plain.stdout == answer + "\n" and "decision call" not in plain.stderr
 
 
@@ -323,15 +332,12 @@ from homeclaw_cli.sdk import BasePlugin
 
 class Abacus(BasePlugin):
     def work(self, sum: str) -> str:
-        return f"{sum} = {eval(sum)}"
+        left, right = sum.split("*")
+        return f"{sum} = {int(left) * int(right)}"
 """
 
 
-def _abacus(request: dict[str, Any]) -> Reply | str:
-    schema = request.get("format") or {}
-    if "tool" in schema.get("properties", {}):
-        return text('{"tool": "abacus__work"}')
-    return text('{"sum": "12 * 8"}')
+_abacus = _decides("abacus__work", '{"sum": "12 * 8"}')
 
 
 @pytest.mark.parametrize("example", ['"12 + 30"', "a sum"])
@@ -344,12 +350,7 @@ def test_a_figure_worked_out_in_words_gets_the_decision_for_a_plugin_taking_figu
     example holds no figure takes no figures: the answer stands."""
     write_plugin(plugins, "abacus", ABACUS_YAML.replace('"12 + 30"', example), ABACUS_PY)
     fake.script(text("Twelve times eight is ninety-six."), _abacus, _abacus)
-    env = {
-        "HOMECLAW_LLM__DECIDE": "auto",
-        "HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.05",
-        "HOMECLAW_PLUGINS__BEST_OVER_THRESHOLD": "0",
-    }
-    result = chat("-q", "what is twelve times eight, abacus", "--trace", env=env)
+    result = chat("-q", "what is twelve times eight, abacus", "--trace", env=LOW_BAR)
     assert result.exit_code == 0, result.stderr
     assert re.search(r"plugins abacus 0\.[1-4]", result.stderr), result.stderr
     if example == "a sum":
