@@ -41,6 +41,9 @@ def test_the_shipped_task_sets_are_valid() -> None:
     assert len([t for t in tasks if t.plugins]) >= 60
     assert len([t for t in tasks if t.no_plugin]) >= 12
     assert len({t.id for t in tasks}) == len(tasks)
+    for path in sorted((REPO / "benchmarks/llm").glob("tasks-*.yaml")):
+        others = read_tasks(path)
+        assert others and len({t.id for t in others}) == len(others), path
     for folder in sorted((REPO / "plugins").iterdir()):
         if (folder / "plugin.yaml").is_file():
             own = read_tasks(folder / "eval.yaml")
