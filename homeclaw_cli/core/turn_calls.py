@@ -66,8 +66,8 @@ class TurnState:
     held: str | None = None
     decide: str = "never"  # llm.decide: never | auto | always (core/turn_decide.py)
     confident: bool = False  # retrieval's best plugin scored high enough for `auto`
-    # a request with a number went to a plugin that only looks things up: `auto` checks a
-    # free answer that states a figure the request did not give (core/turn_decide.py)
+    # a request with a number (digits or words) went to a plugin that takes figures and only
+    # looks things up: `auto` checks a free answer stating a figure the request did not give
     figures: bool = False
     best_tool: str | None = None  # the sole read-only tool of retrieval's best plugin
     weak_tools: frozenset[str] = frozenset()  # plugin tools retrieval ranked weakly (doubt)
