@@ -157,11 +157,14 @@ class LLMSettings(Section):
         description="sampling temperature sent to the server (low: steady tool routing); "
         "null: the server's default",
     )
+    # Servers generate without end by default (Ollama num_predict -1, llama.cpp n_predict -1,
+    # shifting the context when it is full): a small model that loops after its answer held a
+    # 2-core CPU for half an hour. 2048 tokens is far above any chat answer measured.
     max_reply_tokens: int | None = Field(
-        default=None,
+        default=2048,
         ge=16,
         description="cap on the tokens of one reply (Ollama num_predict, OpenAI max_tokens); "
-        "null: the server's default",
+        "null: the server's default, which may never end",
     )
     tool_mode: Literal["auto", "native", "json"] = Field(
         default="auto", description="auto: native tool calls when /api/show lists `tools`"

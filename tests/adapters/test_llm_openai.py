@@ -69,7 +69,7 @@ def test_tool_call_and_text_through_the_cli(
         assert first["stream_options"] == {"include_usage": True}
         assert fake.requests[1]["messages"][0]["content"].startswith("Retell this story")
         assert fake.headers[0]["Authorization"] == "Bearer sekret"
-        assert "max_tokens" not in first  # the server's own limit, unless llm.max_reply_tokens
+        assert first["max_tokens"] == 2048  # llm.max_reply_tokens: servers may never stop
         fake.replies.append("Hi Ada.")
         env["HOMECLAW_LLM__MAX_REPLY_TOKENS"] = "300"
         assert cli(*pre, "chat", "-q", "hello", env=env).exit_code == 0
