@@ -70,10 +70,9 @@ def clinc_tasks(train: list[list[str]], seed: int) -> list[dict[str, object]]:
         by_intent.setdefault(intent, []).append(text)
     out: list[dict[str, object]] = []
     for n, text in enumerate(rng.sample(by_intent["calculator"], 30), start=1):
-        out.append({"id": f"dev-calc-{n}", "request": text, "plugin": EITHER, "tags": ["served"]})
+        out.append(_served(f"dev-calc-{n}", text, EITHER))
     for n, text in enumerate(rng.sample(by_intent["measurement_conversion"], 10), start=1):
-        out.append({"id": f"dev-conv-{n}", "request": text, "plugin": ["units", "calculator"]})
-        out[-1]["tags"] = ["served"]
+        out.append(_served(f"dev-conv-{n}", text, ["units", "calculator"]))
     pool = [
         (text, intent)
         for intent in (*UNSERVED, *NUMBERED)
@@ -94,12 +93,15 @@ def hwu_tasks(clone: Path, seed: int) -> list[dict[str, object]]:
     rng = random.Random(seed)
     out: list[dict[str, object]] = []
     for n, q in enumerate(rng.sample(maths, 20), start=1):
-        out.append({"id": f"dev-hwu-maths-{n}", "request": q["query"], "plugin": EITHER})
-        out[-1]["tags"] = ["served"]
+        out.append(_served(f"dev-hwu-maths-{n}", str(q["query"]), EITHER))
     for n, q in enumerate(rng.sample(unserved, 15), start=1):
         intent = str(q["tags"][0])
         out.append(_unserved(f"dev-hwu-none-{intent}-{n}", str(q["query"]), intent))
     return out
+
+
+def _served(task_id: str, text: str, plugins: list[str]) -> dict[str, object]:
+    return {"id": task_id, "request": text, "plugin": plugins, "tags": ["served"]}
 
 
 def _unserved(task_id: str, text: str, intent: str) -> dict[str, object]:

@@ -27,6 +27,7 @@ _ARGS_FIRST = re.compile(
 )
 _TAGGED = re.compile(r"<tool_call>.*?(?:</tool_call>|$)", re.DOTALL)
 _FENCED_JSON = re.compile(r"```[a-zA-Z]*\s*\{.*?\}\s*```", re.DOTALL)
+_FENCE_OPEN = re.compile(r"```[a-zA-Z]*\s*")
 # homeclaw's own wrapper of tool results (core/turn_calls.py), which models copy into answers.
 _TOOL_OUTPUT_TAG = re.compile(r"</?tool_(?:output|response)_?\b[^>]*>")
 _CLAIM = re.compile(
@@ -60,12 +61,16 @@ class AnswerProblem:
     name: str = ""
 
 
+def _call_match(text: str) -> re.Match[str] | None:
+    """Where a call written as JSON names its tool in `text` (group 1), if one does."""
+    return _CALL_NAME.search(text) or _ARGS_FIRST.search(text)
+
+
 def written_call(text: str) -> str | None:
     """The tool name of a call written into `text` (JSON or <tool_call> tags), else None."""
-    for pattern in (_CALL_NAME, _ARGS_FIRST):
-        match = pattern.search(text)
-        if match:
-            return match.group(1)
+    match = _call_match(text)
+    if match:
+        return match.group(1)
     if "<tool_call>" in text:
         return "?"
     return None
@@ -86,12 +91,12 @@ def strip_calls(text: str) -> str:
 
 def _cut_unfinished_call(text: str) -> str:
     """`text` up to the call still written in it, with the fence that opens it."""
-    match = _CALL_NAME.search(text) or _ARGS_FIRST.search(text)
+    match = _call_match(text)
     if match is None:
         return text
     start = text.rfind("{", 0, match.start() + 1)
     fence = text.rfind("```", 0, start)
-    if fence != -1 and re.fullmatch(r"```[a-zA-Z]*\s*", text[fence:start]):
+    if fence != -1 and _FENCE_OPEN.fullmatch(text[fence:start]):
         start = fence
     return text[:start]
 
