@@ -284,7 +284,7 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
             )
             failed = [k for k, ok in miss["checks"].items() if not ok]
             failed += ["leaked"] if miss["leaked"] else []
-            failed += ["claimed an act no tool did"] if miss.get("claimed") else []
+            failed += ["claimed or offered an act no tool did"] if miss.get("claimed") else []
             answer = (miss["error"] and f"error: {miss['error']}") or miss["answer"]
             answer = " ".join(str(answer).split())[:160]
             lines.append(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.app.eval_chat_checks import check_installed
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
-from homeclaw_cli.core.action_claims import claims_action
+from homeclaw_cli.core.action_claims import claims_action, offers_action
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.capability_tools import plugin_ids
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
@@ -59,7 +59,7 @@ class TaskRun:
     turns: list[TurnResult]
     checks: dict[str, bool] = field(default_factory=dict)
     leaked: bool = False
-    claimed: bool = False  # the answer says something was done, and no tool ran
+    claimed: bool = False  # the answer says something was done, or offers it, and no tool ran
 
     @property
     def final(self) -> TurnResult:
@@ -67,9 +67,9 @@ class TaskRun:
 
     @property
     def passed(self) -> bool:
-        """Every check holds, no call leaked, no act was claimed done without a tool, and the
-        turn did not end in the model's failure (a plugin's failure, e.g. no network for the
-        weather, leaves the task to its checks)."""
+        """Every check holds, no call leaked, no act was claimed done or offered without a
+        tool, and the turn did not end in the model's failure (a plugin's failure, e.g. no
+        network for the weather, leaves the task to its checks)."""
         if self.leaked or self.claimed or self.final.failure == "model":
             return False
         return all(v for k, v in self.checks.items() if k != "retrieved")
@@ -138,7 +138,8 @@ def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
     called = set(plugin_ids(c.name for c in calls))
     run = TaskRun(task, sample, turns)
     run.leaked = leaked_call(final.answer, final.tools_offered)
-    run.claimed = final.ok and not calls and claims_action(final.answer, final.message)
+    said = (final.answer, final.message)
+    run.claimed = final.ok and not calls and (claims_action(*said) or offers_action(*said))
     checks = run.checks
     if task.plugins:
         checks["plugin"] = any(p in called for p in task.plugins)

@@ -10,6 +10,11 @@ turn on", "I can play", "I can help you book"); the passive ("has been sent", "i
 answer that gives the request's own order back ("Order some takeaway food." to "order some
 takeaway food"); a bare "Done." or "On.". Writing, explaining and working things out are what
 a model does in its answer, so those verbs never count, nor does a long answer.
+
+An offer to do the act a request orders ("play my favourite song" -> "Sure, I can help you with
+that! What's your favourite song?") says nothing was done, but the user reads that it will be
+once they answer: `offers_action` finds an answer that is only such an offer, or an offer and a
+question for details.
 """
 
 from __future__ import annotations
@@ -72,6 +77,21 @@ _ASKING = re.compile(
     r"^(?:(?:please|hey|ok(?:ay)?|now|so|and)[,\s]+|(?:can|could|would|will)\s+you\s+)+",
     re.IGNORECASE,
 )
+# An offer and nothing more: "Sure, I can help you with that!", "I'd be happy to help.".
+_OFFER = re.compile(
+    r"(?:(?:sure|of\s+course|certainly|absolutely|ok(?:ay)?|yes)[,!.]?\s+)?"
+    r"(?:I\s+can\s+(?:definitely\s+)?help(?:\s+you)?|I(?:'d|\s+would)\s+be\s+(?:happy|glad)\s+"
+    r"to\s+help(?:\s+you)?|I\s+can\s+do\s+that)(?:\s+with\s+(?:that|this))?\s*[.!]",
+    re.IGNORECASE,
+)
+# What may follow an offer that asks the user for the act's details: "What's your favourite
+# song?", "Which size would you like?", "Please provide me with the following details: ...";
+# not a question of its own ("Why did the chicken cross the road?").
+_ASKS_DETAILS = re.compile(
+    r"\b(?:you|your)\b[^.!?]*\?|\bplease\s+(?:provide|let\s+me\s+know|tell|specify|share|give)\b"
+    r"|\b(?:could|can|would)\s+you\s+(?:please\s+)?(?:provide|tell|let\s+me\s+know|specify|share|give)\b",
+    re.IGNORECASE,
+)
 _AGREEING = re.compile(r"^(?:sure|ok(?:ay)?|yes|alright|done)\b[,.!]?\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 ECHO_MAX_CHARS = 120  # a longer answer that starts with the request's verb explains how
@@ -97,13 +117,33 @@ def claims_action(answer: str, request: str) -> bool:
     return len(text) <= ECHO_MAX_CHARS and _gives_order_back(text, request)
 
 
+def offers_action(answer: str, request: str) -> bool:
+    """True when `answer` only offers to do the act `request` orders, or offers it and asks for
+    details: "Sure, I can help you with that!" to "switch on the lights"."""
+    text = answer.strip()
+    offer = _OFFER.match(text)
+    if offer is None or len(text) > CLAIM_MAX_CHARS:
+        return False
+    rest = text[offer.end() :].strip()
+    if rest and not _ASKS_DETAILS.search(rest):
+        return False  # "Sure, I can help you with that. Here's a step-by-step guide ..."
+    wanted = _ordered(request)
+    return bool(wanted) and (wanted[0] != "turn" or wanted[1:2] in (["on"], ["off"]))
+
+
 def _gives_order_back(answer: str, request: str) -> bool:
     """The answer starts with the act the request starts with ("Switch on the lights.")."""
-    wanted = _words(_ASKING.sub("", request.strip()))
+    wanted = _ordered(request)
     said = _words(_AGREEING.sub("", answer))
-    if not wanted or said[:1] != wanted[:1] or wanted[0] not in _ORDERS:
+    if not wanted or said[:1] != wanted[:1]:
         return False
     return wanted[0] != "turn" or said[1:2] in (["on"], ["off"])  # not "turn 90 min into h"
+
+
+def _ordered(request: str) -> list[str]:
+    """The first two words of `request` when it opens with an order ("play my ..."), else []."""
+    wanted = _words(_ASKING.sub("", request.strip()))
+    return wanted if wanted and wanted[0] in _ORDERS else []
 
 
 def _words(text: str) -> list[str]:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from homeclaw_cli.core.action_claims import claims_action
+from homeclaw_cli.core.action_claims import claims_action, offers_action
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR
 
 _CALL_NAME = re.compile(
@@ -46,6 +46,7 @@ NOT_A_TOOL = "is not a tool you can call here."
 NO_TOOLS = "There are no tools in this chat: answer the user in plain text."
 AS_OUTPUT = "That is written as tool output."
 NOTHING_DONE = "Your reply says it was done, but nothing was done in this chat."
+NOTHING_CAN = "Your reply offers to do it, but nothing in this chat can do it."
 CANNOT_HERE = "tell the user in one short sentence that you can't do that here."
 
 
@@ -142,12 +143,13 @@ def check_answer(
         )
     if called:
         return None
-    if claims_action(text, request):
+    done, offer = claims_action(text, request), offers_action(text, request)
+    if done or offer:
         if offered:
             then = f"If one of these tools does it, call it now: {valid}. Otherwise, {CANNOT_HERE}"
         else:
             then = f"So {CANNOT_HERE}"
-        return AnswerProblem("done", f"{NOTHING_DONE} {then}")
+        return AnswerProblem("done", f"{NOTHING_DONE if done else NOTHING_CAN} {then}")
     if not offered:
         return None
     mentioned = [n for n in offered if n in text or _capability(n) in text]
@@ -162,7 +164,7 @@ def check_answer(
 
 def relays_correction(text: str) -> bool:
     """True when `text` repeats one of the corrections above instead of answering."""
-    openings = (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT, NOTHING_DONE)
+    openings = (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT, NOTHING_DONE, NOTHING_CAN)
     return any(opening in text for opening in openings)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeclaw_cli.core.action_claims import claims_action
+from homeclaw_cli.core.action_claims import claims_action, offers_action
 
 CLAIMS = [
     ("set an alarm at six am tomorrow", "Set an alarm for 6 AM tomorrow."),
@@ -73,3 +73,61 @@ def test_an_act_said_to_be_done_or_under_way_is_a_claim(request_text: str, answe
 @pytest.mark.parametrize(("request_text", "answer"), PLAIN)
 def test_advice_refusals_and_answers_are_not_claims(request_text: str, answer: str) -> None:
     assert not claims_action(answer, request_text)
+
+
+# The 1.5B model's answers to HWU64's and CLINC150's requests for an act (benchmarks/llm/results),
+# then the rules: only an offer, or an offer and a question for the act's details.
+OFFERS = [
+    ("can you play my favorite music", "Sure, I can help you with that! What's your favorite?"),
+    (
+        "play my first favorite song on loop",
+        "Sure, I can help you with that! Please provide me "
+        "with the name of your first favorite song.",
+    ),
+    (
+        "can you book a train ticket for my father",
+        "Sure, I can help you with that. Please "
+        "provide me with the following details:\n1. Departure and arrival stations\n2. Date",
+    ),
+    ("switch on the lights", "Sure, I can help you with that."),
+    ("wake me up at six thirty", "Sure, I can help with that."),
+    ("please turn on the porch light", "I'd be happy to help!"),
+    ("order a pizza", "Of course, I can do that. Which size would you like?"),
+]
+
+NOT_OFFERS = [
+    # the request orders no act in the world, or writes, or works something out
+    (
+        "can you help me write a resignation letter",
+        "Sure, I can help you with that. What is your name?",
+    ),
+    ("add 5 and 7", "Sure, I can help with that. Do you mean 5 + 7?"),
+    (
+        "i'd like a reservation for two at the olive garden",
+        "Sure, I can help with that. Please let me know if you need any further assistance.",
+    ),
+    ("turn 90 minutes into hours", "Sure, I can help with that!"),
+    # the offer goes on to answer
+    (
+        "book me a flight to jackson",
+        "Sure, I can help you with that. Here's a step-by-step "
+        "guide to booking a flight: 1. Compare fares ...",
+    ),
+    ("send me a joke", "Sure, I can help you with that! Why did the chicken cross the road?"),
+    # no offer
+    ("play some jazz", "I can't play music here."),
+    ("book a train for me", "Which station do you leave from?"),
+    ("switch on the lights", "Sure, I can help you with that. " + "Lights are a feature. " * 30),
+]
+
+
+@pytest.mark.parametrize(("request_text", "answer"), OFFERS)
+def test_an_offer_to_do_the_ordered_act_is_found(request_text: str, answer: str) -> None:
+    assert offers_action(answer, request_text)
+
+
+@pytest.mark.parametrize(("request_text", "answer"), NOT_OFFERS)
+def test_answers_offers_to_write_and_offers_that_answer_are_not_offers_of_an_act(
+    request_text: str, answer: str
+) -> None:
+    assert not offers_action(answer, request_text)

@@ -104,7 +104,7 @@ def show_report(out: Output, report: ChatEvalReport, misses: int) -> None:
                 out.info(f"    {line}")
         problems = [k for k, ok in run.checks.items() if not ok]
         problems += ["leaked"] if run.leaked else []
-        problems += ["claimed an act no tool did"] if run.claimed else []
+        problems += ["claimed or offered an act no tool did"] if run.claimed else []
         out.info(f"  answer: {_said(run)}  [missed: {', '.join(problems)}]")
     rows = []
     for name, rate in report.rates().items():
@@ -112,7 +112,7 @@ def show_report(out: Output, report: ChatEvalReport, misses: int) -> None:
             rows.append([LABELS[name], f"{rate['rate']:.0%}", f"{rate['passed']}/{rate['total']}"])
     latency, tokens = report.latency(), report.prompt_tokens()
     rows.append(["leaked tool calls", str(report.leaked), ""])
-    rows.append(["acts claimed done with no tool run", str(report.claimed), ""])
+    rows.append(["acts claimed done or offered with no tool run", str(report.claimed), ""])
     rows.append(["turn seconds median / p90", f"{_num(latency['median'])}", _num(latency["p90"])])
     rows.append(
         [

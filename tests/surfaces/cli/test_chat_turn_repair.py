@@ -192,6 +192,25 @@ def test_an_act_claimed_with_nothing_offered_becomes_a_plain_no(
     assert len(fake.chat_requests) == 3
 
 
+def test_an_offer_to_do_the_act_asked_for_becomes_a_plain_no(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """ "Sure, I can help you with that!" to "switch on the lights" tells the user it will be
+    done; nothing here can do it, so the offer gets the same one corrective round as a claim."""
+    fake.script(text("Sure, I can help you with that."), text("I can't switch lights here."))
+    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
+    result = chat("-q", "switch on the lights", env=nothing)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "I can't switch lights here.\n"
+    told = feedback(fake.chat_requests[1])[-1]
+    assert told.startswith("Your reply offers to do it, but nothing in this chat can do it.")
+    # an offer to write something is what the model itself does: it goes out as it is
+    fake.script(text("Sure, I can help you with that. What is your name?"))
+    result = chat("-q", "can you help me write a resignation letter", env=nothing)
+    assert result.stdout == "Sure, I can help you with that. What is your name?\n"
+    assert len(fake.chat_requests) == 3
+
+
 def test_an_act_claimed_without_a_call_is_sent_to_the_offered_tools(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
