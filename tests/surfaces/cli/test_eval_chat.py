@@ -463,7 +463,8 @@ def test_an_act_claimed_done_with_no_tool_run_is_a_miss(
     assert data["claimed_acts"] == 1
     assert [m["task"] for m in data["misses"]] == ["alarm"]
     assert data["misses"][0]["claimed"] and data["misses"][0]["checks"] == {"no_plugin": True}
-    fake.script(claim, claim, text("I can't."), text("I can't."))
+    offer = text("Sure, I can help with that! What time would you like?")  # an offer counts
+    fake.script(offer, offer, text("I can't."), text("I can't."))
     report = hc("eval", "chat", str(tasks))
     assert "claimed or offered an act no tool did" in report.stderr
     assert re.search(r"acts claimed done or offered with no tool run\s+1\b", report.stdout)
