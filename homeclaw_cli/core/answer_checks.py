@@ -1,5 +1,6 @@
 """What a model's final text must not be: a tool call, a claim of a tool result it never got,
-a claim that something was done when no tool ran, or text dressed as a tool's output.
+a claim that something was done (or an offer to do it) when no tool ran, or text dressed as a
+tool's output.
 
 Small models write calls to tools that do not exist (`{"name": "factorial", ...}`), wrap them in
 prose or <tool_call> tags, answer "Here's the result using the units__convert tool: ..."
@@ -55,7 +56,7 @@ class AnswerProblem:
     """Why a final text cannot go to the user as is, and what to tell the model."""
 
     # "call" (the text is or holds a tool call), "claim" (a result with no call), "done" (an
-    # act in the world with no call) or "output" (the text is dressed as a tool's output:
+    # act in the world claimed or offered with no call) or "output" (the text is dressed as a tool's output:
     # <tool_response><tool_output ...>)
     kind: str
     correction: str
