@@ -56,8 +56,8 @@ class AnswerProblem:
     """Why a final text cannot go to the user as is, and what to tell the model."""
 
     # "call" (the text is or holds a tool call), "claim" (a result with no call), "done" (an
-    # act in the world claimed or offered with no call) or "output" (the text is dressed as a tool's output:
-    # <tool_response><tool_output ...>)
+    # act in the world claimed or offered with no call) or "output" (the text is dressed as a
+    # tool's output: <tool_response><tool_output ...>)
     kind: str
     correction: str
     name: str = ""
