@@ -87,9 +87,10 @@ _OFFER = re.compile(
 # What may follow an offer that asks the user for the act's details: "What's your favourite
 # song?", "Which size would you like?", "Please provide me with the following details: ...";
 # not a question of its own ("Why did the chicken cross the road?").
+_TELL_ME = r"(?:provide|let\s+me\s+know|tell|specify|share|give)\b"
 _ASKS_DETAILS = re.compile(
-    r"\b(?:you|your)\b[^.!?]*\?|\bplease\s+(?:provide|let\s+me\s+know|tell|specify|share|give)\b"
-    r"|\b(?:could|can|would)\s+you\s+(?:please\s+)?(?:provide|tell|let\s+me\s+know|specify|share|give)\b",
+    rf"\b(?:you|your)\b[^.!?]*\?|\bplease\s+{_TELL_ME}"
+    rf"|\b(?:could|can|would)\s+you\s+(?:please\s+)?{_TELL_ME}",
     re.IGNORECASE,
 )
 _AGREEING = re.compile(r"^(?:sure|ok(?:ay)?|yes|alright|done)\b[,.!]?\s*", re.IGNORECASE)
