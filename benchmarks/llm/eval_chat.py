@@ -254,7 +254,9 @@ def markdown(meta: dict[str, Any], results: list[dict[str, Any]]) -> str:
         lines.append(f"| {label} | " + " | ".join(pct(r["rates"][key]) for r in results) + " |")
     rows = {
         "tool-call JSON shown as the answer": lambda r: str(r["leaked_calls"]),
-        "an act claimed done with no tool run": lambda r: str(r.get("claimed_acts", "-")),
+        "an act claimed done or offered with no tool run": lambda r: str(
+            r.get("claimed_acts", "-")
+        ),
         "turn seconds, median / p90": lambda r: (
             f"{r['latency_seconds']['median']} / {r['latency_seconds']['p90']}"
         ),

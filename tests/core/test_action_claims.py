@@ -75,19 +75,18 @@ def test_advice_refusals_and_answers_are_not_claims(request_text: str, answer: s
     assert not claims_action(answer, request_text)
 
 
-# The 1.5B model's answers to HWU64's and CLINC150's requests for an act (benchmarks/llm/results),
-# then the rules: only an offer, or an offer and a question for the act's details.
+# The 1.5B model's answers to HWU64's requests for an act (benchmarks/llm/results), then the
+# rules: only an offer, or an offer and a question for the act's details.
 OFFERS = [
     ("can you play my favorite music", "Sure, I can help you with that! What's your favorite?"),
     (
         "play my first favorite song on loop",
-        "Sure, I can help you with that! Please provide me "
-        "with the name of your first favorite song.",
+        "Sure, I can help you with that! Please provide me with the name of your first song.",
     ),
     (
         "can you book a train ticket for my father",
-        "Sure, I can help you with that. Please "
-        "provide me with the following details:\n1. Departure and arrival stations\n2. Date",
+        "Sure, I can help you with that. Please provide me with the following details:\n"
+        "1. Departure and arrival stations\n2. Date",
     ),
     ("switch on the lights", "Sure, I can help you with that."),
     ("wake me up at six thirty", "Sure, I can help with that."),
@@ -110,8 +109,7 @@ NOT_OFFERS = [
     # the offer goes on to answer
     (
         "book me a flight to jackson",
-        "Sure, I can help you with that. Here's a step-by-step "
-        "guide to booking a flight: 1. Compare fares ...",
+        "Sure, I can help you with that. Here's a step-by-step guide to booking a flight: ...",
     ),
     ("send me a joke", "Sure, I can help you with that! Why did the chicken cross the road?"),
     # no offer

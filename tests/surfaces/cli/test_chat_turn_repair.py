@@ -195,8 +195,8 @@ def test_an_act_claimed_with_nothing_offered_becomes_a_plain_no(
 def test_an_offer_to_do_the_act_asked_for_becomes_a_plain_no(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    """ "Sure, I can help you with that!" to "switch on the lights" tells the user it will be
-    done; nothing here can do it, so the offer gets the same one corrective round as a claim."""
+    """An offer ("Sure, I can help you with that!") to "switch on the lights" tells the user it
+    will be done; nothing here can do it, so it gets the same one corrective round as a claim."""
     fake.script(text("Sure, I can help you with that."), text("I can't switch lights here."))
     nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
     result = chat("-q", "switch on the lights", env=nothing)
