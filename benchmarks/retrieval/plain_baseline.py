@@ -51,6 +51,7 @@ def plugin_texts(plugins: Path) -> dict[str, str]:
 
 def build_table(folder: Path, texts: dict[str, str], model: Any) -> Any:
     import lancedb
+    from lancedb.index import FTS
 
     ids = list(texts)
     vectors = model.encode([texts[i] for i in ids], normalize_embeddings=True, batch_size=64)
@@ -58,7 +59,7 @@ def build_table(folder: Path, texts: dict[str, str], model: Any) -> Any:
         {"id": i, "text": texts[i], "vector": v.tolist()} for i, v in zip(ids, vectors, strict=True)
     ]
     table = lancedb.connect(folder).create_table("plugins", data=rows)
-    table.create_fts_index("text", with_position=True)  # quoted words are phrase queries
+    table.create_index("text", config=FTS(with_position=True))  # quotes make phrase queries
     return table
 
 
