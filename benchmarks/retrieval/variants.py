@@ -170,8 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     report = sync(settings_for(args.home, plugins, base), kinds=["plugins"])
     print(f"sync {report.seconds:.1f} s, embedded {len(report.added) + len(report.updated)}")
-    lines = args.queries.read_text(encoding="utf-8").splitlines()
-    queries = [json.loads(line) for line in lines if line.strip()]
+    queries = read_queries(args.queries)
     if args.tag:
         queries = [q for q in queries if args.tag in q.get("tags", [])]
     variants = args.variant or [["default"]]
@@ -188,10 +187,21 @@ def main(argv: list[str] | None = None) -> int:
             results[name]["curve"] = curve(queries, ranks)
         shown = {k: round(v, 3) for k, v in results[name].items() if isinstance(v, float)}
         print(name, json.dumps(shown), flush=True)
-    print(f"{len(queries)} queries, {time.perf_counter() - started:.0f} s, load {os.getloadavg()}")
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    finish(results, len(queries), started, args.out)
     return 0
+
+
+def read_queries(path: Path) -> list[dict[str, Any]]:
+    """The queries of a JSONL file, one object a line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def finish(results: dict[str, Any], queries: int, started: float, out: Path | None) -> None:
+    """The run's last line (queries, seconds, load) and, with `out`, the results as JSON."""
+    print(f"{queries} queries, {time.perf_counter() - started:.0f} s, load {os.getloadavg()}")
+    if out:
+        out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
