@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeclaw_cli.app.eval_chat_checks import check_installed
 from homeclaw_cli.app.eval_chat_tasks import ChatTask
-from homeclaw_cli.core.action_claims import claims_action, offers_action
+from homeclaw_cli.core.action_claims import act_said
 from homeclaw_cli.core.approval import Answer, ToolAction
 from homeclaw_cli.core.capability_tools import plugin_ids
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR, parse_content_calls
@@ -138,8 +138,7 @@ def score(task: ChatTask, turns: list[TurnResult], sample: int = 1) -> TaskRun:
     called = set(plugin_ids(c.name for c in calls))
     run = TaskRun(task, sample, turns)
     run.leaked = leaked_call(final.answer, final.tools_offered)
-    said = (final.answer, final.message)
-    run.claimed = final.ok and not calls and (claims_action(*said) or offers_action(*said))
+    run.claimed = final.ok and not calls and act_said(final.answer, final.message) is not None
     checks = run.checks
     if task.plugins:
         checks["plugin"] = any(p in called for p in task.plugins)

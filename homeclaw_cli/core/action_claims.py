@@ -20,6 +20,7 @@ question for details.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 # Acts in the world, as verbs; each is matched in all its forms (book, books, booked, booking).
 _ACTS = re.findall(
@@ -116,6 +117,14 @@ def claims_action(answer: str, request: str) -> bool:
     ):
         return True
     return len(text) <= ECHO_MAX_CHARS and _gives_order_back(text, request)
+
+
+def act_said(answer: str, request: str) -> Literal["done", "offer"] | None:
+    """What `answer` says of an act no tool did: "done" when it claims it (claims_action),
+    "offer" when it only offers to do what `request` orders (offers_action), else None."""
+    if claims_action(answer, request):
+        return "done"
+    return "offer" if offers_action(answer, request) else None
 
 
 def offers_action(answer: str, request: str) -> bool:

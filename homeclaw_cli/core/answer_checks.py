@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from homeclaw_cli.core.action_claims import claims_action, offers_action
+from homeclaw_cli.core.action_claims import act_said
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR
 
 _CALL_NAME = re.compile(
@@ -144,13 +144,13 @@ def check_answer(
         )
     if called:
         return None
-    done, offer = claims_action(text, request), offers_action(text, request)
-    if done or offer:
+    said = act_said(text, request)
+    if said is not None:
         if offered:
             then = f"If one of these tools does it, call it now: {valid}. Otherwise, {CANNOT_HERE}"
         else:
             then = f"So {CANNOT_HERE}"
-        return AnswerProblem("done", f"{NOTHING_DONE if done else NOTHING_CAN} {then}")
+        return AnswerProblem("done", f"{NOTHING_DONE if said == 'done' else NOTHING_CAN} {then}")
     if not offered:
         return None
     mentioned = [n for n in offered if n in text or _capability(n) in text]

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeclaw_cli.core.action_claims import claims_action, offers_action
+from homeclaw_cli.core.action_claims import act_said
 from homeclaw_cli.core.approval import ApprovalGate, ApprovalRecord, held_text, refusal_text
 from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall, StatusSink, TextSink
 from homeclaw_cli.core.tool_parse import (
@@ -93,9 +93,7 @@ class TurnState:
     def claims_action(self, text: str) -> bool:
         """True when `text` says something was done, or offers to do what the request orders,
         though no tool ran in this turn."""
-        if self.tool_ran:
-            return False
-        return claims_action(text, self.message) or offers_action(text, self.message)
+        return not self.tool_ran and act_said(text, self.message) is not None
 
     def empty_answer_error(self) -> str:
         """The error of a turn that ended without an answer: the tools called, and the last
