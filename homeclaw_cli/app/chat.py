@@ -165,6 +165,7 @@ class ChatSession:
         self.caller.tool_executor = self._plugin_tool  # this session's allowlisted built-ins
         self._retired: list[Any] = []
         self._warnings: list[str] = list(self.registry.warnings())
+        self._held_back_told: dict[str, str] = {}  # plugin id -> the reason last warned about
         builtins = session_builtins(settings)
         self.agent = Agent(
             llm=self.llm,
@@ -175,7 +176,7 @@ class ChatSession:
             builtins=builtins,
             config=agent_config(settings),
             approval=ApprovalGate(approval_policy(settings), ask, self._audit_decision),
-            offerable=PluginAvailability(self.caller.health, folder_of=self._folder),
+            unavailable=PluginAvailability(self.caller.health, folder_of=self._folder),
         )
         path = log_path(settings.state_dir)
         self.log = ConversationLog(path, session=resume) if log else None
@@ -220,7 +221,23 @@ class ChatSession:
             raise
         if self.log is not None:
             self.log.record(self.model, result)
+        self._warnings += self._held_back_warnings(result)
         return result
+
+    def _held_back_warnings(self, result: TurnResult) -> list[str]:
+        """One warning per plugin retrieved but not offered, the first time in this session it
+        is held back for that reason: the answer came without it and the user can mend that."""
+        out = []
+        for plugin_id, why in result.held_back.items():
+            if self._held_back_told.get(plugin_id) == why:
+                continue
+            self._held_back_told[plugin_id] = why
+            mend = "`homeclaw doctor` says where" if why.startswith("it needs") else "start it"
+            out.append(
+                f"plugin {plugin_id} matched this request but was not offered: {why} ({mend}, "
+                f"or `homeclaw plugin disable {plugin_id}`)"
+            )
+        return out
 
     def log_unasked(self, message: str, error: HomeclawError) -> None:
         """Log `message` as a failed turn when `error` came before it could be asked (the

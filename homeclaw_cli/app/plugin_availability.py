@@ -27,8 +27,9 @@ CONNECT_TIMEOUT_SEC = 0.3
 
 
 class PluginAvailability:
-    """`offerable(manifest)` for the agent: its requirements are met and its server is up (a
-    cheap, cached check). `folder_of` finds a plugin's folder, where its config file is."""
+    """`unavailable(manifest)` for the agent: why a retrieved plugin cannot be offered now (a
+    requirement not set, its server down; a cheap, cached check), None when it can.
+    `folder_of` finds a plugin's folder, where its config file is."""
 
     def __init__(
         self,
@@ -44,19 +45,21 @@ class PluginAvailability:
         self.timeout_sec = timeout_sec
         self._seen: dict[str, tuple[float, bool]] = {}
 
-    def __call__(self, manifest: PluginManifest) -> bool:
-        if unmet_requirements(self.folder_of(manifest.id), manifest):
-            return False
+    def __call__(self, manifest: PluginManifest) -> str | None:
+        missing = unmet_requirements(self.folder_of(manifest.id), manifest)
+        if missing:
+            return f"it needs {' and '.join(missing)}"
         url = server_url(manifest)
         if url is None or manifest.managed_start() is not None:
-            return True  # homeclaw starts a `config.start` server on first use
+            return None  # homeclaw starts a `config.start` server on first use
         now = time.monotonic()
         cached = self._seen.get(manifest.id)
         if cached is not None and now - cached[0] < self.recent_sec:
-            return cached[1]
-        up = self._recently_ok(manifest.id) or reachable(url, self.timeout_sec)
-        self._seen[manifest.id] = (now, up)
-        return up
+            up = cached[1]
+        else:
+            up = self._recently_ok(manifest.id) or reachable(url, self.timeout_sec)
+            self._seen[manifest.id] = (now, up)
+        return None if up else f"its server at {url} does not answer"
 
     def _recently_ok(self, plugin_id: str) -> bool:
         status = self.health.get(plugin_id)

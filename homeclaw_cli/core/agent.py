@@ -108,11 +108,12 @@ class Agent:
         builtins: ToolRegistry | None = None,
         config: AgentConfig | None = None,
         approval: ApprovalGate | None = None,
-        offerable: Callable[[PluginManifest], bool] | None = None,
+        unavailable: Callable[[PluginManifest], str | None] | None = None,
     ) -> None:
-        """`offerable` says whether a retrieved plugin can be offered now (its server up)."""
+        """`unavailable` says why a retrieved plugin cannot be offered now (a key not set, its
+        server down), None when it can."""
         self.llm = llm
-        self.offerable = offerable
+        self.unavailable = unavailable
         self.approval = approval  # None: every valid call runs
         self.retriever = retriever
         self.caller = caller
@@ -244,6 +245,7 @@ class Agent:
             part_state, part_seconds = await self._alone()._run(part, None, on_status)
             seconds += part_seconds
             result.steps.extend(part.steps)
+            result.held_back |= part.held_back
             result.rounds += part.rounds
             state.llm_seconds += part_state.llm_seconds
             state.tool_seconds += part_state.tool_seconds
@@ -266,7 +268,7 @@ class Agent:
             builtins=self.builtins,
             config=replace(self.config, each_need=False),
             approval=self.approval,
-            offerable=self.offerable,
+            unavailable=self.unavailable,
         )
         alone._native = self._native
         return alone
@@ -301,7 +303,7 @@ class Agent:
         started = time.perf_counter()
         plugin_res, skill_res = result.plugin_retrieval, result.skill_retrieval
         assert plugin_res is not None
-        plugins = self._manifests_for(plugin_res.hits, result.message)
+        plugins = self._offered(plugin_res.hits, result)
         skills_text = self.skills.prompt_block(skill_res.hits) if self.skills and skill_res else ""
         tools = build_turn_tools(
             self._tool_context(result.message),
@@ -421,16 +423,18 @@ class Agent:
             self.exchanges.append(result.exchange)
             self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok)
 
-    def _manifests_for(self, hits: Sequence[RetrievalHit], message: str) -> list[PluginManifest]:
+    def _offered(self, hits: Sequence[RetrievalHit], turn: TurnResult) -> list[PluginManifest]:
         """The retrieved plugins offerable now (a short follow-up, "and in pounds?", adds the
-        previous turn's), each with its capabilities in retrieval's order."""
+        previous turn's), each with its capabilities in retrieval's order; the others go in
+        `turn.held_back` with the reason."""
         ids = [h.id for h in hits]
-        if self.is_follow_up(message):
+        if self.is_follow_up(turn.message):
             ids += [p for p in self.last_plugins if p not in ids]
-        order = {h.id: h.capabilities for h in hits}
-        found = [(self.manifests(i), order.get(i, [])) for i in ids]
-        allowed = self.offerable or (lambda _manifest: True)
-        return [ranked_capabilities(m, list(o)) for m, o in found if m is not None and allowed(m)]
+        order = {h.id: list(h.capabilities) for h in hits}
+        found = [m for m in map(self.manifests, ids) if m is not None]
+        why = {m.id: self.unavailable(m) for m in found} if self.unavailable else {}
+        turn.held_back |= {k: v for k, v in why.items() if v}
+        return [ranked_capabilities(m, order.get(m.id, [])) for m in found if not why.get(m.id)]
 
     def is_follow_up(self, message: str) -> bool:
         """A short message after an earlier turn, read together with it."""
@@ -443,8 +447,4 @@ def _plugins_called(exchange: list[ChatMessage]) -> list[str]:
     return plugin_ids(names)
 
 
-__all__ = [
-    "Agent",
-    "AgentConfig",
-    "ManifestLookup",
-]
+__all__ = ["Agent", "AgentConfig", "ManifestLookup"]

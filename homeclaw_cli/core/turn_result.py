@@ -29,6 +29,7 @@ class TurnResult:
     plugin_retrieval: RetrievalResult | None = None
     skill_retrieval: RetrievalResult | None = None
     tools_offered: list[str] = field(default_factory=list)
+    held_back: dict[str, str] = field(default_factory=dict)  # retrieved, not offered: why
     timings: dict[str, float] = field(default_factory=dict)
     native_tools: bool = True
     rounds: int = 0
@@ -53,6 +54,7 @@ class TurnResult:
             "native_tools": self.native_tools,
             "prompt_tokens": self.prompt_tokens,
             "tools_offered": self.tools_offered,
+            "held_back": [{"id": k, "reason": v} for k, v in self.held_back.items()],
             "retrieved": {
                 "plugins": [h.to_json() for h in hit_summaries(self.plugin_retrieval)],
                 "skills": [h.to_json() for h in hit_summaries(self.skill_retrieval)],

@@ -28,6 +28,8 @@ def trace_lines(result: TurnResult) -> list[str]:
         if isinstance(step, RetrieveStep) and step is not first:  # an open need (llm.each_need)
             lines.append(f"part asked on its own: {step.query!r}")
         lines.extend(step_lines(step))
+        if step is first:
+            lines += [f"not offered: {pid}, {why}" for pid, why in result.held_back.items()]
     t = result.timings
     lines.append(
         f"total {t.get('total', 0) * 1000:.0f} ms (model {t.get('llm', 0) * 1000:.0f}, "

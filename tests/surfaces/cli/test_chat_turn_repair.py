@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.chat_plugins import fast_retrieval, write_plugin, write_test_plugins
 from tests.fakes.ollama_server import FakeOllama, Reply, text, tool_call, unused_port_host
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 
 __all__ = ["fast_retrieval"]
 
@@ -597,7 +597,14 @@ def test_a_plugin_whose_server_is_down_is_not_offered(
         "capabilities:\n  - {id: switch, name: Switch, description: Switch the lamp.}\n"
     )
     fake.script(text("ok"))
-    data = payload(chat("-q", "switch the tide lamp of the harbour on", "--json"))
+    shown = chat("-q", "switch the tide lamp of the harbour on", "--json")
+    data = payload(shown)
     assert "lamp" in [p["id"] for p in data["retrieved"]["plugins"]]
     assert "lamp__switch" not in data["tools_offered"]
     assert "lamp__switch" not in offered(fake.chat_requests[0])
+    # the user hears why, since the answer came without it
+    (held,) = data["held_back"]
+    assert held["id"] == "lamp" and held["reason"].endswith("does not answer")
+    (warning,) = envelope(shown)["warnings"]
+    assert warning.startswith("plugin lamp matched this request but was not offered: its server")
+    assert "start it, or `homeclaw plugin disable lamp`" in warning

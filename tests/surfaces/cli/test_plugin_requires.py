@@ -52,6 +52,31 @@ def test_a_plugin_is_offered_once_what_it_requires_is_set(
     assert "tides__times" in offered(cli, fake_ollama, plugins, TIDES_KEY="")
 
 
+def test_the_user_hears_why_a_matching_plugin_was_not_offered(
+    cli: Callable[..., Any], fake_ollama: FakeOllama, plugins: Path, fast_retrieval: object
+) -> None:
+    """The answer came without the plugin: stderr says what to set, once per session, and the
+    `--json` turn names it in `held_back`; with the key set nothing is said."""
+    fake_ollama.add_model("llama3.2")
+    fake_ollama.script(text("I can't look that up."))
+    args = ["--plugins-dir", str(plugins), "chat", "--host", fake_ollama.host, "-q"]
+    env = {"HOMECLAW_NO_BUNDLED": "1", "HOMECLAW_LLM__DECIDE": "never", "TIDES_KEY": ""}
+    shown = cli(*args, "when is high tide in the harbour of Brest", env=env)
+    assert shown.exit_code == 0 and shown.stdout.strip() == "I can't look that up."
+    assert (
+        "warning: plugin tides matched this request but was not offered: it needs TIDES_KEY (or "
+        "token in config.yml) (`homeclaw doctor` says where, or `homeclaw plugin disable tides`)"
+    ) in " ".join(shown.stderr.split())
+    fake_ollama.script(text("Around six."))
+    data = payload(cli(*args, "high tide in Brest", "--json", env=env))
+    assert data["held_back"] == [
+        {"id": "tides", "reason": "it needs TIDES_KEY (or token in config.yml)"}
+    ]
+    fake_ollama.script(text("Around six."))
+    shown = cli(*args, "high tide in Brest", env={**env, "TIDES_KEY": "k-1"})
+    assert "not offered" not in shown.stderr
+
+
 def test_doctor_names_what_to_set(
     cli: Callable[..., Any], fake_ollama: FakeOllama, plugins: Path
 ) -> None:
