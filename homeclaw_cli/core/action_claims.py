@@ -8,8 +8,10 @@ What counts, in the first sentence of a short answer: "I" with an act in the wor
 play, switch, send, book, order, ...) done, under way, promised or offered ("I've sent", "I'll
 turn on", "I can play", "I can help you book"); the passive ("has been sent", "is now on"); an
 answer that gives the request's own order back ("Order some takeaway food." to "order some
-takeaway food"); a bare "Done." or "On.". Writing, explaining and working things out are what
-a model does in its answer, so those verbs never count, nor does a long answer.
+takeaway food"); to an order, the act reported in a few words ("Reminder set for 10 AM.") or
+agreed to and given back ("Sure, set a reminder for 10 AM."); a bare "Done." or "On.". An
+agreeing word first ("Done! I added ...") is read past. Writing, explaining and working things
+out are what a model does in its answer, so those verbs never count, nor does a long answer.
 
 An offer to do the act a request orders ("play my favourite song" -> "Sure, I can help you with
 that! What's your favourite song?") says nothing was done, but the user reads that it will be
@@ -30,7 +32,17 @@ _ACTS = re.findall(
     "pause resume skip transfer shut restart reboot launch forward notify alert arm disarm "
     "activate deactivate enable disable move rename clean vacuum",
 )
-_IRREGULAR = ("sent", "bought", "paid", "woke", "notified", "notifies", "cancelled", "cancelling")
+_IRREGULAR = (
+    "set",
+    "sent",
+    "bought",
+    "paid",
+    "woke",
+    "notified",
+    "notifies",
+    "cancelled",
+    "cancelling",
+)
 
 
 def _forms(verb: str) -> tuple[str, ...]:
@@ -74,6 +86,22 @@ _BARE = re.compile(r"(?:ok(?:ay)?[,.!]?\s+)?(?:done|all\s+set|on|off)[.!]?", re.
 # An order given back opens with one of these: not the acts that are also what an answer
 # works out or writes ("add 5 and 7", "create a list of names").
 _ORDERS = _ANY - {"add", "create", "move", "rename", "clean"}
+# Agreed to and given back as an order, these report the act ("Sure, set an alarm for 6."); the
+# ones left out are as often advice ("Sure! Call the restaurant to book.", "Buy it online.").
+_AGREED_ORDERS = _ORDERS & set(_ACTS) - {
+    "call",
+    "text",
+    "email",
+    "message",
+    "send",
+    "forward",
+    "notify",
+    "alert",
+    "buy",
+    "purchase",
+    "pay",
+    "transfer",
+}
 _ASKING = re.compile(
     r"^(?:(?:please|hey|ok(?:ay)?|now|so|and)[,\s]+|(?:can|could|would|will)\s+you\s+)+",
     re.IGNORECASE,
@@ -94,6 +122,11 @@ _ASKS_DETAILS = re.compile(
     rf"|\b(?:could|can|would)\s+you\s+(?:please\s+)?{_TELL_ME}",
     re.IGNORECASE,
 )
+# A few words and an act done, then where, when or nothing: "Reminder set for 10 AM.".
+_NOUN_DONE = re.compile(
+    r"(?:[a-z]+\s+){1,3}?([a-z]+)(?=\s+(?:for|to|at|on|off|up|down|in|from)\b|\s*[.!:,]|\s*$)",
+    re.IGNORECASE,
+)
 _AGREEING = re.compile(r"^(?:sure|ok(?:ay)?|yes|alright|done)\b[,.!]?\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 ECHO_MAX_CHARS = 120  # a longer answer that starts with the request's verb explains how
@@ -109,14 +142,17 @@ def claims_action(answer: str, request: str) -> bool:
         return False
     if _BARE.fullmatch(text):
         return True
-    first = text[: m.end()] if (m := _SENTENCE_END.search(text)) else text
+    body = _AGREEING.sub("", text, count=1)  # "Done! I added ...": the claim follows
+    first = body[: m.end()] if (m := _SENTENCE_END.search(body)) else body
     if _YOURS_SET.search(first) or any(
         match.group(1).lower() in acts
         for pattern, acts in _CLAIM_PATTERNS
         for match in pattern.finditer(first)
     ):
         return True
-    return len(text) <= ECHO_MAX_CHARS and _gives_order_back(text, request)
+    return len(text) <= ECHO_MAX_CHARS and (
+        _gives_order_back(text, request) or _reports_order_done(text, body, request)
+    )
 
 
 def act_said(answer: str, request: str) -> Literal["done", "offer"] | None:
@@ -148,6 +184,16 @@ def _gives_order_back(answer: str, request: str) -> bool:
     if not wanted or said[:1] != wanted[:1]:
         return False
     return wanted[0] != "turn" or said[1:2] in (["on"], ["off"])  # not "turn 90 min into h"
+
+
+def _reports_order_done(text: str, body: str, request: str) -> bool:
+    """To an order, the act reported done in a few words ("Reminder set for 10 AM.", "Milk
+    added to your list.") or agreed to and given back ("Sure, set a reminder for 10 AM.")."""
+    if not _ordered(request):
+        return False  # "Apollo 11 launched on July 16, 1969." answers a question
+    if (done := _NOUN_DONE.match(body)) and done.group(1).lower() in _DONE:
+        return True
+    return body != text and _words(body)[:1] in ([verb] for verb in _AGREED_ORDERS)
 
 
 def _ordered(request: str) -> list[str]:

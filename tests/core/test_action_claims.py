@@ -33,6 +33,12 @@ CLAIMS = [
     ("add milk to my shopping list", "I have added milk to your shopping list."),
     ("reserve a table for two at 7", "I booked you a table for two at 7 pm."),
     ("play some jazz", "I'm playing some smooth jazz for you now."),
+    # the act reported after an agreeing word, or in a few words, to an order
+    ("remind me to buy milk", "Sure, set a reminder for 2026-11-29 at 10 AM."),
+    ("remind me to buy milk", "Done! I added buy milk to your list."),
+    ("remind me to buy milk", "Reminder set for 10 AM."),
+    ("order more eggs", "Okay, eggs ordered: a dozen arrive on Friday."),
+    ("turn the heating up", "Heating turned up to 21 degrees."),
 ]
 
 PLAIN = [
@@ -53,6 +59,10 @@ PLAIN = [
     ("you are a street musician; tell me about your day", "I play the guitar on the corner."),
     ("is the game on tonight", "I'm not sure; check the league's schedule."),
     ("when is the super bowl", "The Super Bowl is scheduled for February 8, 2027."),
+    ("when did apollo 11 launch", "Apollo 11 launched on July 16, 1969."),
+    ("book a table for two at luigi's", "Sure! Call Luigi's at 555-0134 to book."),
+    ("remind me to buy milk", "Sure! Buy it on your way home."),
+    ("set the table for dinner", "Sure, the table is a nice place to start the evening."),
     (
         "write a movie review of a new science fiction film",
         "I've booked my seat for the premiere of Starfall, and it was worth it. " * 8,

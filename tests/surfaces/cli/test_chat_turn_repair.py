@@ -211,6 +211,23 @@ def test_an_offer_to_do_the_act_asked_for_becomes_a_plain_no(
     assert len(fake.chat_requests) == 3
 
 
+def test_an_act_reported_in_a_few_words_is_a_claim(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """ "Reminder set for 10 AM." to "remind me to buy milk", with nothing that can set one,
+    tells the user it is done: it gets the corrective round; a fact in the same shape to a
+    question goes out as it is."""
+    fake.script(text("Reminder set for 10 AM."), text("I can't set reminders here."))
+    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
+    result = chat("-q", "remind me to buy milk", env=nothing)
+    assert result.stdout == "I can't set reminders here.\n"
+    assert "says it was done, but nothing was done" in feedback(fake.chat_requests[1])[-1]
+    fake.script(text("Apollo 11 launched on July 16, 1969."))
+    result = chat("-q", "when did apollo 11 launch", env=nothing)
+    assert result.stdout == "Apollo 11 launched on July 16, 1969.\n"
+    assert len(fake.chat_requests) == 3
+
+
 def test_an_act_claimed_without_a_call_is_sent_to_the_offered_tools(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
