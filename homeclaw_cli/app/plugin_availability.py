@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from homeclaw_cli.catalog.plugin_files import unmet_requirements
@@ -46,9 +47,8 @@ class PluginAvailability:
         self._seen: dict[str, tuple[float, bool]] = {}
 
     def __call__(self, manifest: PluginManifest) -> str | None:
-        missing = unmet_requirements(self.folder_of(manifest.id), manifest)
-        if missing:
-            return f"it needs {' and '.join(missing)}"
+        if needs := requirements_unmet(self.folder_of(manifest.id), manifest):
+            return needs
         url = server_url(manifest)
         if url is None or manifest.managed_start() is not None:
             return None  # homeclaw starts a `config.start` server on first use
@@ -70,6 +70,24 @@ class PluginAvailability:
         except ValueError:
             return False
         return (datetime.now(UTC) - checked).total_seconds() < self.recent_sec
+
+
+def requirements_unmet(folder: Path | None, manifest: PluginManifest) -> str | None:
+    """ "it needs NEWSAPI_KEY (or api_key in config.yml)" when a requirement is not set."""
+    missing = unmet_requirements(folder, manifest)
+    return f"it needs {' and '.join(missing)}" if missing else None
+
+
+def indexed_requirements_unmet(descriptor: dict[str, Any]) -> str | None:
+    """The same for a plugin as the index stores it (`plugin search` reads no manifests)."""
+    manifest, folder = descriptor.get("manifest"), descriptor.get("folder")
+    if not isinstance(manifest, dict) or not manifest.get("requires"):
+        return None
+    try:
+        parsed = PluginManifest.model_validate(manifest)
+    except ValueError:  # an index written by another version: `sync` rewrites it
+        return None
+    return requirements_unmet(Path(folder) if isinstance(folder, str) else None, parsed)
 
 
 def server_url(manifest: PluginManifest) -> str | None:

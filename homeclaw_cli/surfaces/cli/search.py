@@ -80,6 +80,8 @@ def _search_command(kind: Kind) -> Callable[..., None]:
         out = Output(json_mode=as_json)
         if changed:
             out.warning("plugins changed since the last sync; run `homeclaw sync` to search them")
+        for warning in _not_offered_in_chat(result) if kind == "plugin" else []:
+            out.warning(warning)
         out.result(
             result.to_json(explain=explain),
             lambda: _show_search(out, result, explain=explain, kind=kind),
@@ -87,6 +89,17 @@ def _search_command(kind: Kind) -> Callable[..., None]:
 
     search.__doc__ = f"Find the {kind}s a request needs, the way the chat loop retrieves them."
     return search
+
+
+def _not_offered_in_chat(result: RetrievalResult) -> list[str]:
+    """Kept plugins that chat holds back until a key or setting they require is set."""
+    from homeclaw_cli.app.plugin_availability import indexed_requirements_unmet
+
+    return [
+        f"plugin {hit.id} is not offered in chat: {why} (`homeclaw doctor` says where)"
+        for hit in result.hits
+        if (why := indexed_requirements_unmet(hit.descriptor))
+    ]
 
 
 def check_method(method: str | None) -> str | None:

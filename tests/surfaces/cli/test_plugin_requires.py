@@ -11,7 +11,7 @@ import pytest
 
 from tests.fakes.chat_plugins import TIDE_PY, TIDE_YAML, fast_retrieval, write_plugin
 from tests.fakes.ollama_server import FakeOllama, fake_ollama, text
-from tests.json_output import payload
+from tests.json_output import envelope, payload
 
 __all__ = ["fake_ollama", "fast_retrieval"]
 
@@ -75,6 +75,21 @@ def test_the_user_hears_why_a_matching_plugin_was_not_offered(
     fake_ollama.script(text("Around six."))
     shown = cli(*args, "high tide in Brest", env={**env, "TIDES_KEY": "k-1"})
     assert "not offered" not in shown.stderr
+
+
+def test_plugin_search_says_chat_holds_it_back(
+    cli: Callable[..., Any], plugins: Path, fast_retrieval: object
+) -> None:
+    args = ["--plugins-dir", str(plugins), "plugin", "search", "high tide in Brest", "--json"]
+    env = {"HOMECLAW_NO_BUNDLED": "1", "TIDES_KEY": ""}
+    assert cli("--plugins-dir", str(plugins), "sync", env=env).exit_code == 0
+    shown = cli(*args, env=env)
+    assert [h["id"] for h in payload(shown)["hits"]] == ["tides"]
+    assert envelope(shown)["warnings"] == [
+        "plugin tides is not offered in chat: it needs TIDES_KEY (or token in config.yml) "
+        "(`homeclaw doctor` says where)"
+    ]
+    assert envelope(cli(*args, env={**env, "TIDES_KEY": "k"}))["warnings"] == []
 
 
 def test_doctor_names_what_to_set(
