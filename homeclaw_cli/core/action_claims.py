@@ -130,15 +130,16 @@ _NOUN_DONE = re.compile(
 _AGREEING = re.compile(r"^(?:sure|ok(?:ay)?|yes|alright|done)\b[,.!]?\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 ECHO_MAX_CHARS = 120  # a longer answer that starts with the request's verb explains how
-# A longer answer is something written (a story, a review, a plan), not a report of an act:
-# the claims measured run to 342 characters ("Sure, I can help you book a train ... 1. ...").
+# A longer answer is something written (a story, a review, a plan), not a report of an act,
+# unless the request orders an act: "Yes, I can help you book a train ticket for your father.
+# Please provide the following details: 1. ..." ran to 551 characters.
 CLAIM_MAX_CHARS = 500
 
 
 def claims_action(answer: str, request: str) -> bool:
     """True when `answer` says an act in the world was done, is under way or will be."""
     text = answer.strip()
-    if not text or len(text) > CLAIM_MAX_CHARS:
+    if not text or (len(text) > CLAIM_MAX_CHARS and not _ordered(request)):
         return False
     if _BARE.fullmatch(text):
         return True

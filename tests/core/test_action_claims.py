@@ -39,6 +39,14 @@ CLAIMS = [
     ("remind me to buy milk", "Reminder set for 10 AM."),
     ("order more eggs", "Okay, eggs ordered: a dozen arrive on Friday."),
     ("turn the heating up", "Heating turned up to 21 degrees."),
+    # a long offer to an order is still one (the 1.5B model's, 551 characters)
+    (
+        "can you book a train ticket for my father",
+        "Yes, I can help you book a train ticket for your father. Please provide the following "
+        "details:\n\n"
+        + "".join(f"{n}. **Detail {n}**: what it is, how to give it.\n" for n in range(12))
+        + "\nOnce you have provided these details, I will help you book the ticket.",
+    ),
 ]
 
 PLAIN = [
