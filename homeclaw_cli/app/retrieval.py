@@ -17,7 +17,7 @@ from typing import Any
 from homeclaw_cli.adapters.facets import EXAMPLE, NAME, Fusion
 from homeclaw_cli.adapters.vector_store import SnapshotReader, VectorStore, open_store
 from homeclaw_cli.app.not_for import mark_not_for
-from homeclaw_cli.core.keywords import clauses, search_words
+from homeclaw_cli.core.keywords import clauses, need_sentences, search_words
 from homeclaw_cli.core.retrieval import (
     COMPLETE_MIN_WORDS,
     Candidate,
@@ -149,9 +149,12 @@ class RetrievalService:
         # One keyword scale for the request and its clauses, whose candidates rank together.
         saturation = keyword_saturation(len(words))
         candidates = self._scored(search, kind, saturation, naming, (dense, keyword, vector))
-        for clause in clauses(query) if section.split_clauses else []:
+        # A sentence that opens another need ("Additionally, ...") is no context: its best
+        # match ranks by its own score, not under the request's best.
+        more = bool(need_sentences(query))
+        for n, clause in enumerate(clauses(query) if section.split_clauses else []):
             part = self._scored(search, kind, saturation, naming, self._matches(search, clause, {}))
-            _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method)
+            _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method, more and n > 0)
         self.drop_stale(table, candidates)
         _mark_complete(search, query, candidates, section.similarity_threshold)
         t0 = time.perf_counter()
@@ -316,7 +319,9 @@ def _mark_complete(
         cand.complete = cand.id in holding
 
 
-def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: str) -> None:
+def _keep_best(
+    into: dict[str, Candidate], other: dict[str, Candidate], method: str, need: bool = False
+) -> None:
     """A clause's candidates join the request's: each id keeps its better score and its
     smaller gap to the best match of a search (see Candidate.gap).
 
@@ -324,8 +329,10 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
     at most just under the request's own best (Candidate.ceiling); it is still cut by its own
     score. Otherwise a one-need request that only reads like two ("I'm planning a trip to
     Germany and I want to know about the airport") ranks first whatever its context clause
-    finds. Nor does it join when the whole request ranks it more than CLAUSE_REACH under its
-    own best (or not at all), unless it scores CLAUSE_SURE in its clause."""
+    finds. A `need` clause, a sentence that says it is another need ("Additionally, fetch
+    ..."), has no such ceiling. Nor does a candidate join when the whole request ranks it more
+    than CLAUSE_REACH under its own best (or not at all), unless it scores CLAUSE_SURE in its
+    clause."""
     _set_gaps(into, method)
     _set_gaps(other, method)
     top = max((c.rank(method) for c in into.values() if c.status == "ok"), default=None)
@@ -340,7 +347,7 @@ def _keep_best(into: dict[str, Candidate], other: dict[str, Candidate], method: 
             mine.gap = min(mine.gap or 0.0, cand.gap or 0.0)  # cut against its clause's best
             continue
         # it takes the request's place: never under the rank the request gave it
-        if top is not None:
+        if top is not None and not need:
             below = top - (cand.gap or 0.0) - CLAUSE_STEP
             cand.ceiling = below if mine is None else max(below, mine.rank(method))
         if mine is not None:

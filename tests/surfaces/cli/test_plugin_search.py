@@ -253,6 +253,31 @@ def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
     assert trips["score"] > airports["score"]  # its clause's score, which the cut uses
 
 
+def test_a_sentence_that_says_it_is_another_need_ranks_by_its_own_score(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    """ "Additionally, ..." opens a need, not context: the plugin it matches best ranks by its
+    own score, first here, where a context clause's would rank under the request's best."""
+    write_plugin(
+        index_env["plugins"],
+        "airports",
+        "Airports",
+        "The name, website and runways of an airport from its ICAO code.",
+    )
+    write_plugin(index_env["plugins"], "trips", "Trips", "Planning a trip to Germany or anywhere.")
+    cli("sync")
+    asked = "I want the website of the airport with ICAO code EDDF. {} planning a trip to Germany."
+    hits = [
+        h["id"]
+        for h in payload(cli("plugin", "search", asked.format("Additionally,"), "--json"))["hits"]
+    ]
+    assert hits[:2] == ["trips", "airports"]
+    hits = [
+        h["id"] for h in payload(cli("plugin", "search", asked.format("I'm"), "--json"))["hits"]
+    ]
+    assert hits[:2] == ["airports", "trips"]
+
+
 def test_a_clause_far_from_the_whole_request_adds_a_plugin_only_when_sure_of_it(
     cli: Any, index_env: dict[str, Any]
 ) -> None:
