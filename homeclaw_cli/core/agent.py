@@ -59,7 +59,7 @@ from homeclaw_cli.core.tool_text import window_room
 from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
 from homeclaw_cli.core.turn_decide import figures_to_check, sole_reading_tool, weakly_retrieved
-from homeclaw_cli.core.turn_needs import open_needs
+from homeclaw_cli.core.turn_needs import join_part, open_needs
 from homeclaw_cli.core.turn_outcome import settle
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
@@ -225,10 +225,10 @@ class Agent:
         on_status: StatusSink | None,
     ) -> tuple[float, list[ChatMessage]]:
         """Each part of the request that the turn's plugin calls left open is asked on its own,
-        without the conversation, and its plugin's result joins the answer (after a failed
-        call too: one broken plugin does not cost the other need); a part the model answers
-        without a plugin is dropped (it would be from memory). Returns the seconds spent
-        searching, and the calls and results of the parts answered, for the history."""
+        without the conversation, and joins the answer when its plugin served or failed it
+        (core/turn_needs.join_part; after a failed call of the turn's own too: one broken
+        plugin does not cost the other need). Returns the seconds spent searching, and the
+        calls and results of the parts answered, for the history."""
         called = set(plugin_ids(s.name for s in result.tool_steps()))
         if state.ended or not called or result.plugin_retrieval is None:
             return 0.0, []
@@ -249,12 +249,8 @@ class Agent:
             result.rounds += part.rounds
             state.llm_seconds += part_state.llm_seconds
             state.tool_seconds += part_state.tool_seconds
-            if not part_state.final_calls or part_state.stopped or not part_state.answer:
-                continue
-            if on_text is not None:
-                on_text(f"\n\n{part_state.answer}" if state.answer else part_state.answer)
-            state.answer = "\n\n".join(a for a in (state.answer, part_state.answer) if a)
-            answered += calls_and_results(part_state)[1:]  # not the part as a user message
+            if join_part(state, part_state, on_text):
+                answered += calls_and_results(part_state)[1:]  # not the part as a user message
         return seconds, answered
 
     def _alone(self) -> Agent:

@@ -31,3 +31,12 @@ def new_figures(answer: str, message: str) -> bool:
     digits or more (a list's "1." is no result), or a number word."""
     given = figures(message)
     return any(f not in given and (not f.isdigit() or len(f) > 1) for f in figures(answer))
+
+
+_LIST_MARKER = re.compile(r"(?m)^\s*\d+[.)]\s")
+
+
+def figures_beyond(answer: str, given: str) -> set[str]:
+    """The figures `answer` states that `given` does not, single digits too ("5°C"), but not a
+    list's numbering ("1. Check the connection")."""
+    return figures(_LIST_MARKER.sub(" ", answer)) - figures(given)

@@ -26,7 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 
 from homeclaw_cli.core.keywords import clauses, need_sentences, sentences
+from homeclaw_cli.core.ports import TextSink
 from homeclaw_cli.core.retrieval import RetrievalResult
+from homeclaw_cli.core.turn_calls import TurnState
 
 PluginSearch = Callable[[str], RetrievalResult]
 # Two plugins this close in the part a called one serves do the same job.
@@ -81,3 +83,20 @@ def _served(found: list[RetrievalResult], called: Collection[str]) -> tuple[set[
         if best is not None and any(c.score >= best - SERVE_GAP for c in near):
             served.add(i)
     return served, covered
+
+
+def join_part(state: TurnState, part: TurnState, on_text: TextSink | None) -> bool:
+    """Add the answer to a part asked alone to the turn's when a plugin served the part, or
+    failed for it: the part's failure fails the turn as a failed call does, so the user hears
+    what went wrong rather than nothing. A part answered from memory, or stopped, is left out;
+    True when the answer joined."""
+    answer, failed = part.answer, part.pending_failure
+    if part.stopped or not (part.final_calls or failed):
+        return False
+    state.pending_failure = state.pending_failure or failed
+    if not answer:
+        return False
+    if on_text is not None:
+        on_text(f"\n\n{answer}" if state.answer else answer)
+    state.answer = "\n\n".join(a for a in (state.answer, answer) if a)
+    return True

@@ -17,6 +17,8 @@ from homeclaw_cli.core.answer_checks import (
     strip_output_tags,
     written_call,
 )
+from homeclaw_cli.core.figures import figures_beyond
+from homeclaw_cli.core.grounding import conversation_text
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
@@ -54,7 +56,9 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     """One model call and its tool calls; True when the turn has its answer."""
     names = state.tools.names()
     callable_names = [*names, *shown_skills(state)]  # a call named after a skill reads it
-    hold = HOLD_ALL if wants_decision(state) and not state.decided else HOLD_CHARS
+    # after a failed call the whole reply is read first: it may state what the plugin never gave
+    deciding = wants_decision(state) and not state.decided
+    hold = HOLD_ALL if deciding or state.pending_failure else HOLD_CHARS
     stream = (
         TextGate(state.on_text, hold=hold, watch=callable_names, suspect=state.claims_action)
         if state.native
@@ -125,6 +129,8 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         state.messages.append({"role": "user", "content": problem.correction})
         return False
     answer = move.answer
+    if state.pending_failure and _made_up_after_failure(state, answer):
+        answer = ""  # the turn's error says what failed
     if problem is not None and problem.kind in ("call", "output"):
         # a reply may hold both: a call inside copied <tool_output> tags
         answer = strip_output_tags(strip_calls(answer))
@@ -136,6 +142,13 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         held = strip_think(stream.buffer) if streamed else ""
         state.on_text(held if held and answer == move.answer else answer)
     return True
+
+
+def _made_up_after_failure(state: TurnState, answer: str) -> bool:
+    """A plugin failed and nothing answered since, yet the reply states figures no one gave:
+    a small model describes the weather its weather plugin could not fetch."""
+    given = f"{conversation_text(state.messages)}\n{' '.join(state.known_words)}"
+    return bool(figures_beyond(answer, given))
 
 
 async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:

@@ -245,6 +245,46 @@ def test_plugin_failure_is_reported_and_marks_the_turn_failed() -> None:
     assert not result.ok and "service down" in (result.error or "")
 
 
+def test_figures_stated_after_a_failed_call_are_not_shown() -> None:
+    """The weather plugin could not be reached, and the model describes the weather anyway: no
+    one gave those figures, so the answer is left out and the error says what failed. A list's
+    numbering and the figures the user gave are not made up."""
+    caller = FakeCaller(MANIFESTS, lambda p, c, a: PResult(False, error="service down"))
+    sink: list[str] = []
+    made_up = "The weather in Paris is cloudy, 5°C, with a chance of rain."
+    agent, _ = make_agent(FakeLLM(call("weather__now", city="Paris"), made_up), caller=caller)
+    result = run(agent, "weather in Paris", sink)
+    assert result.answer == "" and sink == [] and not result.ok
+    assert result.error == "plugin weather failed: service down" and result.failure == "tool"
+    honest = "Sorry, the weather service for Paris 75001 is down.\n1. Try again later."
+    agent, _ = make_agent(FakeLLM(call("weather__now", city="Paris"), honest), caller=caller)
+    assert run(agent, "weather in Paris 75001").answer == honest
+
+
+def test_a_part_whose_plugin_failed_fails_the_turn_after_the_other_answer() -> None:
+    def behaviour(plugin: str, capability: str, args: dict[str, Any]) -> PResult:
+        if plugin == "weather":
+            return PResult(False, error="no network")
+        return PResult(True, f"{plugin}.{capability} {args}")
+
+    llm = FakeLLM(
+        call("notes__add", text="buy milk"),
+        call("weather__now", city="Paris"),
+        "It is 18 degrees and sunny in Paris.",
+    )
+    retriever = FakeRetriever({"weather": ["weather"], "note": ["notes"]})
+    agent = Agent(
+        llm=llm,
+        retriever=retriever,
+        caller=FakeCaller(MANIFESTS, behaviour),
+        manifests=MANIFESTS.get,
+    )
+    result = asyncio.run(agent.turn("add a note: buy milk and the weather in Paris"))
+    assert result.answer == "notes.add {'text': 'buy milk'}"
+    assert not result.ok and result.error == "plugin weather failed: no network"
+    assert result.failure == "tool"
+
+
 def test_an_answer_dressed_as_tool_output_is_corrected_then_unwrapped() -> None:
     caller = FakeCaller(MANIFESTS, lambda p, c, a: PResult(False, error="service down"))
     fake = '<tool_response>\n<tool_output tool="weather__now">\nERROR: down\n</tool_output>'

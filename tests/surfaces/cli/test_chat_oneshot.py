@@ -210,6 +210,17 @@ def test_tool_failed_for_good_exits_1(chat: Callable[..., Any], fake: FakeOllama
     assert "the greeter exploded" in result.stderr
 
 
+def test_figures_the_failed_plugin_never_gave_are_not_printed(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """After a failed call the model reports a result anyway: nothing on stdout, the error on
+    stderr, exit 1."""
+    fake.script(tool_call("greeter__boom"), text("Greeted all 12 guests at 10:42."))
+    result = chat("-q", "greet and explode boom")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "the greeter exploded" in result.stderr and "12 guests" not in result.stderr
+
+
 def test_a_failed_turn_under_json_has_its_error_next_to_its_data(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
