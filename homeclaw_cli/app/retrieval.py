@@ -149,9 +149,7 @@ class RetrievalService:
         # One keyword scale for the request and its clauses, whose candidates rank together.
         saturation = keyword_saturation(len(words))
         candidates = self._scored(search, kind, saturation, naming, (dense, keyword, vector))
-        # A sentence that opens another need ("Additionally, ...") is no context: its best
-        # match ranks by its own score, not under the request's best.
-        more = bool(need_sentences(query))
+        more = bool(need_sentences(query))  # "Additionally, ...": a need, no context
         for n, clause in enumerate(clauses(query) if section.split_clauses else []):
             part = self._scored(search, kind, saturation, naming, self._matches(search, clause, {}))
             _keep_best(candidates, _best_of(part, method, CLAUSE_TOP), method, more and n > 0)
