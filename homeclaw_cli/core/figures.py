@@ -34,9 +34,38 @@ def new_figures(answer: str, message: str) -> bool:
 
 
 _LIST_MARKER = re.compile(r"(?m)^\s*\d+[.)]\s")
+_UNITS = re.findall(
+    r"\w+",
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen",
+)
+_UNIT_ORDINALS = re.findall(
+    r"\w+",
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth",
+)
+_TENS = re.findall(r"\w+", "twenty thirty forty fifty sixty seventy eighty ninety")
+_VALUES = {
+    **{word: n for n, word in enumerate(_UNITS)},
+    **{word: n for n, word in enumerate(_UNIT_ORDINALS)},
+    **{word: 20 + 10 * n for n, word in enumerate(_TENS)},
+    **{word[:-1] + "ieth": 20 + 10 * n for n, word in enumerate(_TENS)},
+}
+_SPELLED = re.compile(
+    rf"\b({'|'.join(_TENS)})(?:[\s-]+({'|'.join(_UNITS[1:10] + _UNIT_ORDINALS[1:10])}))?\b"
+    rf"|\b({'|'.join(sorted(_VALUES, key=len, reverse=True))})\b"
+)
+
+
+def spelled_figures(text: str) -> set[str]:
+    """The numbers `text` spells, in digits: "twenty third" 23, "sixteenth" 16, "eight" 8."""
+    found = set()
+    for tens, unit, alone in _SPELLED.findall(text.lower()):
+        found.add(str(_VALUES[tens] + _VALUES.get(unit, 0) if tens else _VALUES[alone]))
+    return found
 
 
 def figures_beyond(answer: str, given: str) -> set[str]:
-    """The figures `answer` states that `given` does not, single digits too ("5°C"), but not a
-    list's numbering ("1. Check the connection")."""
-    return figures(_LIST_MARKER.sub(" ", answer)) - figures(given)
+    """The figures `answer` states that `given` does not, in digits or spelt out there ("the
+    iphone eight": 8), single digits too ("5°C"), but not a list's numbering ("1. Check")."""
+    return figures(_LIST_MARKER.sub(" ", answer)) - figures(given) - spelled_figures(given)
