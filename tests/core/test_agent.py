@@ -160,19 +160,21 @@ def test_a_part_retrieval_is_unsure_of_or_a_called_plugin_serves_is_not_asked() 
     assert len(served.requests) == 1
 
 
-def test_after_a_failed_call_the_other_need_is_still_asked() -> None:
-    def behaviour(plugin: str, capability: str, args: dict[str, Any]) -> PResult:
-        if plugin == "weather":
-            return PResult(False, error="no network")
-        return PResult(True, f"{plugin}.{capability} {args}")
+def weather_down(plugin: str, capability: str, args: dict[str, Any]) -> PResult:
+    """The weather plugin fails; the others echo their call."""
+    if plugin == "weather":
+        return PResult(False, error="no network")
+    return PResult(True, f"{plugin}.{capability} {args}")
 
+
+def test_after_a_failed_call_the_other_need_is_still_asked() -> None:
     llm = FakeLLM(
         call("weather__now", city="Paris"),
         "The weather service cannot be reached.",
         call("notes__add", text="buy milk"),
     )
     retriever = FakeRetriever({"weather": ["weather"], "note": ["notes"]})
-    caller = FakeCaller(MANIFESTS, behaviour)
+    caller = FakeCaller(MANIFESTS, weather_down)
     agent = Agent(llm=llm, retriever=retriever, caller=caller, manifests=MANIFESTS.get)
     result = asyncio.run(agent.turn("weather in Paris and add a note: buy milk"))
     assert caller.calls[-1] == ("notes", "add", {"text": "buy milk"})
@@ -262,11 +264,6 @@ def test_figures_stated_after_a_failed_call_are_not_shown() -> None:
 
 
 def test_a_part_whose_plugin_failed_fails_the_turn_after_the_other_answer() -> None:
-    def behaviour(plugin: str, capability: str, args: dict[str, Any]) -> PResult:
-        if plugin == "weather":
-            return PResult(False, error="no network")
-        return PResult(True, f"{plugin}.{capability} {args}")
-
     llm = FakeLLM(
         call("notes__add", text="buy milk"),
         call("weather__now", city="Paris"),
@@ -276,7 +273,7 @@ def test_a_part_whose_plugin_failed_fails_the_turn_after_the_other_answer() -> N
     agent = Agent(
         llm=llm,
         retriever=retriever,
-        caller=FakeCaller(MANIFESTS, behaviour),
+        caller=FakeCaller(MANIFESTS, weather_down),
         manifests=MANIFESTS.get,
     )
     result = asyncio.run(agent.turn("add a note: buy milk and the weather in Paris"))

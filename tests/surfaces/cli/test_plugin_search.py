@@ -228,12 +228,7 @@ def test_a_request_in_sentences_offers_the_plugin_its_last_sentences_ask_for(
     assert {"weather", "timer"} <= set(hits)
 
 
-def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
-    cli: Any, index_env: dict[str, Any]
-) -> None:
-    """The clause "I'm planning a trip to Germany" matches the trip planner better on its own
-    than the whole request matches anything, yet the request asks about an airport: the
-    airport plugin ranks first, and the trip planner, best of its clause, is offered next."""
+def _airports_and_trips(cli: Any, index_env: dict[str, Any]) -> None:
     write_plugin(
         index_env["plugins"],
         "airports",
@@ -242,6 +237,15 @@ def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
     )
     write_plugin(index_env["plugins"], "trips", "Trips", "Planning a trip to Germany or anywhere.")
     cli("sync")
+
+
+def test_a_context_clause_does_not_outrank_what_the_whole_request_asks_for(
+    cli: Any, index_env: dict[str, Any]
+) -> None:
+    """The clause "I'm planning a trip to Germany" matches the trip planner better on its own
+    than the whole request matches anything, yet the request asks about an airport: the
+    airport plugin ranks first, and the trip planner, best of its clause, is offered next."""
+    _airports_and_trips(cli, index_env)
     query = (
         "I'm planning a trip to Germany and I want the website of the airport with ICAO code EDDF"
     )
@@ -258,14 +262,7 @@ def test_a_sentence_that_says_it_is_another_need_ranks_by_its_own_score(
 ) -> None:
     """ "Additionally, ..." opens a need, not context: the plugin it matches best ranks by its
     own score, first here, where a context clause's would rank under the request's best."""
-    write_plugin(
-        index_env["plugins"],
-        "airports",
-        "Airports",
-        "The name, website and runways of an airport from its ICAO code.",
-    )
-    write_plugin(index_env["plugins"], "trips", "Trips", "Planning a trip to Germany or anywhere.")
-    cli("sync")
+    _airports_and_trips(cli, index_env)
     asked = "I want the website of the airport with ICAO code EDDF. {} planning a trip to Germany."
     hits = [
         h["id"]
