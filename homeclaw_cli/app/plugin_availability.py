@@ -73,7 +73,8 @@ class PluginAvailability:
 
 
 def requirements_unmet(folder: Path | None, manifest: PluginManifest) -> str | None:
-    """ "it needs NEWSAPI_KEY (or api_key in config.yml)" when a requirement is not set."""
+    """Why chat holds the plugin back when a requirement is not set, or None: "it needs
+    NEWSAPI_KEY (or api_key in config.yml)"."""
     missing = unmet_requirements(folder, manifest)
     return f"it needs {' and '.join(missing)}" if missing else None
 

@@ -32,17 +32,7 @@ _ACTS = re.findall(
     "pause resume skip transfer shut restart reboot launch forward notify alert arm disarm "
     "activate deactivate enable disable move rename clean vacuum",
 )
-_IRREGULAR = (
-    "set",
-    "sent",
-    "bought",
-    "paid",
-    "woke",
-    "notified",
-    "notifies",
-    "cancelled",
-    "cancelling",
-)
+_IRREGULAR = re.findall(r"\w+", "set sent bought paid woke notified notifies cancelled cancelling")
 
 
 def _forms(verb: str) -> tuple[str, ...]:
@@ -88,20 +78,10 @@ _BARE = re.compile(r"(?:ok(?:ay)?[,.!]?\s+)?(?:done|all\s+set|on|off)[.!]?", re.
 _ORDERS = _ANY - {"add", "create", "move", "rename", "clean"}
 # Agreed to and given back as an order, these report the act ("Sure, set an alarm for 6."); the
 # ones left out are as often advice ("Sure! Call the restaurant to book.", "Buy it online.").
-_AGREED_ORDERS = _ORDERS & set(_ACTS) - {
-    "call",
-    "text",
-    "email",
-    "message",
-    "send",
-    "forward",
-    "notify",
-    "alert",
-    "buy",
-    "purchase",
-    "pay",
-    "transfer",
-}
+_ADVICE = re.findall(
+    r"\w+", "call text email message send forward notify alert buy purchase pay transfer"
+)
+_AGREED_ORDERS = (_ORDERS & set(_ACTS)) - set(_ADVICE)
 _ASKING = re.compile(
     r"^(?:(?:please|hey|ok(?:ay)?|now|so|and)[,\s]+|(?:can|could|would|will)\s+you\s+)+",
     re.IGNORECASE,
@@ -194,7 +174,8 @@ def _reports_order_done(text: str, body: str, request: str) -> bool:
         return False  # "Apollo 11 launched on July 16, 1969." answers a question
     if (done := _NOUN_DONE.match(body)) and done.group(1).lower() in _DONE:
         return True
-    return body != text and _words(body)[:1] in ([verb] for verb in _AGREED_ORDERS)
+    said = _words(body)
+    return body != text and bool(said) and said[0] in _AGREED_ORDERS
 
 
 def _ordered(request: str) -> list[str]:
