@@ -129,13 +129,13 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         state.messages.append({"role": "user", "content": problem.correction})
         return False
     answer = move.answer
-    if state.pending_failure and _made_up_after_failure(state, answer):
-        answer = ""  # the turn's error says what failed
     if problem is not None and problem.kind in ("call", "output"):
         # a reply may hold both: a call inside copied <tool_output> tags
         answer = strip_output_tags(strip_calls(answer))
         if not answer and problem.kind == "call":
             state.stopped = f"the model wrote a call to `{problem.name}` instead of an answer"
+    if state.pending_failure and _made_up_after_failure(state, answer):
+        answer = ""  # the turn's error says what failed
     state.answer = answer
     if state.on_text is not None and not stream.emitted and answer:
         streamed = isinstance(stream, TextGate) and move.source != "decided"  # not a later reply
