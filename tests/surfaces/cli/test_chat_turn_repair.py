@@ -214,7 +214,7 @@ def test_an_offer_to_do_the_act_asked_for_becomes_a_plain_no(
 def test_an_act_reported_in_a_few_words_is_a_claim(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
-    """ "Reminder set for 10 AM." to "remind me to buy milk", with nothing that can set one,
+    """To "remind me to buy milk", with nothing that can set one, "Reminder set for 10 AM."
     tells the user it is done: it gets the corrective round; a fact in the same shape to a
     question goes out as it is."""
     fake.script(text("Reminder set for 10 AM."), text("I can't set reminders here."))

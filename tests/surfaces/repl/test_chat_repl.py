@@ -311,3 +311,20 @@ def test_plugins_and_skills_tables_cut_descriptions_at_a_word(
     last_word = shown.removesuffix("…").split()[-1]
     assert last_word in words.split()  # a whole word, not "spreadsh"
     assert len("Summarize" + shown) <= 70
+
+
+def test_a_plugin_held_back_for_a_missing_key_is_named_once_a_session(
+    fake: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fakes.chat_plugins import TIDE_PY, TIDE_YAML, write_plugin
+
+    monkeypatch.delenv("TIDES_KEY", raising=False)
+    plugins = tmp_path / "held"
+    write_plugin(plugins, "tides", TIDE_YAML + "requires:\n  - {env: TIDES_KEY}\n", TIDE_PY)
+    flags = {"llm.host": fake.host, "bundled": False, "llm.decide": "never"}
+    settings = load_settings(extra_plugin_dirs=[plugins], flags=flags)
+    fake.script(text("I can't look that up."), text("Still no tide tables here."))
+    out = drive(settings, "when is high tide in the harbour of Brest\nhigh tide in Brest\n\x04")
+    assert "I can't look that up." in out and "Still no tide tables here." in out
+    said = " ".join(out.split())
+    assert said.count("plugin tides matched this request but was not offered: it needs") == 1
