@@ -62,6 +62,22 @@ WEEKDAYS = [name.lower() for name in calendar.day_name]
 MAX_DAYS = 100 * 366
 _WEEKDAY_PHRASE = re.compile(r"^(?:(next|this|coming|last)\s+)?(" + "|".join(WEEKDAYS) + r")$")
 _ISO = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
+# A day of the month said in words, as people dictate it: "april sixteenth", "twenty third march".
+_ORDINALS = {
+    word: n
+    for n, word in enumerate(
+        re.findall(
+            r"\w+",
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth",
+        ),
+        start=1,
+    )
+} | {"twentieth": 20, "thirtieth": 30}
+_SPOKEN_DAY = re.compile(
+    r"\b(?:the\s+)?(?:(twenty|thirty)[\s-]+)?(" + "|".join(_ORDINALS) + r")(?:\s+of)?\b",
+    re.IGNORECASE,
+)
 # `5 clock`, `8pm`, `at 7:00 pm`, `noon`: an hour, which names no day
 _TIME_OF_DAY = re.compile(
     r"^(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'?\s*clock|clock|h)"
@@ -109,8 +125,9 @@ def _next_occurrence(month: int, day: int, base: dt.date) -> dt.date:
     raise PluginError(f"there is no day {day} in month {month}")
 
 
-def _calendar_date(text: str, base: dt.date) -> dt.date:
-    """A written date (`March 1`, `1 March 2027`, `12/25/2026`), via dateutil's parser."""
+def _calendar_date(text: str, base: dt.date, said: str) -> dt.date:
+    """A written date (`March 1`, `1 March 2027`, `12/25/2026`), via dateutil's parser;
+    `said` is how the user wrote it, which the errors quote."""
     from dateutil import parser  # only a call that reads a written date pays for the import
 
     first = dt.datetime(1904, 1, 1)  # two defaults tell a year given from a year filled in
@@ -120,15 +137,15 @@ def _calendar_date(text: str, base: dt.date) -> dt.date:
         check = parser.parse(text, default=second).date()
     except (ValueError, OverflowError):
         raise PluginError(
-            f"cannot read the date {text!r}; write it as YYYY-MM-DD (e.g. 2027-03-01) "
+            f"cannot read the date {said!r}; write it as YYYY-MM-DD (e.g. 2027-03-01) "
             "or with the month's name (e.g. March 1)"
         ) from None
     if parsed.year == check.year:
         return parsed
     if parsed.day != check.day:  # a month alone ("March"): no day to count to
-        raise PluginError(f"{text!r} names no day; add one, e.g. {text.strip()} 1")
+        raise PluginError(f"{said!r} names no day; add one, e.g. {said.strip()} 1")
     if parsed.month != check.month:  # a day alone ("5th"): which month is a guess
-        raise PluginError(f"{text!r} names no month; write it as YYYY-MM-DD, e.g. 2027-03-01")
+        raise PluginError(f"{said!r} names no month; write it as YYYY-MM-DD, e.g. 2027-03-01")
     return _next_occurrence(parsed.month, parsed.day, base)
 
 
@@ -154,7 +171,13 @@ def read_date(text: str, base: dt.date) -> dt.date:
             return dt.date.fromisoformat("-".join(p.zfill(2) for p in written.split("-")))
         except ValueError:
             raise PluginError(f"{written!r} is no calendar date") from None
-    return _calendar_date(written, base)
+    return _calendar_date(_SPOKEN_DAY.sub(_day_number, written), base, written)
+
+
+def _day_number(match: re.Match[str]) -> str:
+    """The digits of a day said in words ("twenty third": 23), which dateutil reads."""
+    tens = {"twenty": 20, "thirty": 30}.get((match.group(1) or "").lower(), 0)
+    return str(tens + _ORDINALS[match.group(2).lower()])
 
 
 def _shifted(day: dt.date, count: int, unit: str) -> dt.date:

@@ -46,6 +46,14 @@ dates = bundled_module("dates")
         ("next saturday", "2026-12-05"),  # not today
         ("this saturday", "2026-11-28"),
         ("last saturday", "2026-11-21"),
+        # a day said in words, as people dictate it (HWU64's "what is the day on twenty third
+        # march" was refused)
+        ("twenty third march", "2027-03-23"),
+        ("march twenty-third", "2027-03-23"),
+        ("april sixteenth", "2027-04-16"),
+        ("the first of may", "2027-05-01"),
+        ("the thirty first of december", "2026-12-31"),
+        ("second of february 2028", "2028-02-02"),
     ],
 )
 def test_a_written_date_is_the_day_it_means(written: str, day: str) -> None:
@@ -60,6 +68,7 @@ def test_a_written_date_is_the_day_it_means(written: str, day: str) -> None:
         ("March", "'March' names no day; add one, e.g. March 1"),
         ("", "no date given"),
         ("5th", "'5th' names no month"),
+        ("the fifth", "'the fifth' names no month"),
         ("5 clock", "'5 clock' is a time of day, not a day"),
         ("at 7:00pm", "'at 7:00pm' is a time of day"),
         ("8 PM", "'8 PM' is a time of day"),
