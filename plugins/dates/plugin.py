@@ -74,8 +74,16 @@ _ORDINALS = {
         start=1,
     )
 } | {"twentieth": 20, "thirtieth": 30}
+_MONTH = "(?:" + "|".join(name.lower() for name in calendar.month_name if name) + ")"
+
+
+def _day_words(n: int) -> str:
+    return rf"(?:the\s+)?(?:(?P<tens{n}>twenty|thirty)[\s-]+)?(?P<day{n}>{'|'.join(_ORDINALS)})"
+
+
+# only next to a month: "the second monday of may" is no day of the month
 _SPOKEN_DAY = re.compile(
-    r"\b(?:the\s+)?(?:(twenty|thirty)[\s-]+)?(" + "|".join(_ORDINALS) + r")(?:\s+of)?\b",
+    rf"\b{_day_words(1)}(?:\s+of)?(?=\s+{_MONTH}\b)|\b(?P<month>{_MONTH})\s+{_day_words(2)}\b",
     re.IGNORECASE,
 )
 # `5 clock`, `8pm`, `at 7:00 pm`, `noon`: an hour, which names no day
@@ -176,8 +184,10 @@ def read_date(text: str, base: dt.date) -> dt.date:
 
 def _day_number(match: re.Match[str]) -> str:
     """The digits of a day said in words ("twenty third": 23), which dateutil reads."""
-    tens = {"twenty": 20, "thirty": 30}.get((match.group(1) or "").lower(), 0)
-    return str(tens + _ORDINALS[match.group(2).lower()])
+    n = 1 if match.group("day1") else 2
+    tens = {"twenty": 20, "thirty": 30}.get((match.group(f"tens{n}") or "").lower(), 0)
+    day = str(tens + _ORDINALS[match.group(f"day{n}").lower()])
+    return day if n == 1 else f"{match.group('month')} {day}"
 
 
 def _shifted(day: dt.date, count: int, unit: str) -> dt.date:

@@ -54,6 +54,7 @@ dates = bundled_module("dates")
         ("the first of may", "2027-05-01"),
         ("the thirty first of december", "2026-12-31"),
         ("second of february 2028", "2028-02-02"),
+        ("march the fifth", "2027-03-05"),
     ],
 )
 def test_a_written_date_is_the_day_it_means(written: str, day: str) -> None:
@@ -68,7 +69,9 @@ def test_a_written_date_is_the_day_it_means(written: str, day: str) -> None:
         ("March", "'March' names no day; add one, e.g. March 1"),
         ("", "no date given"),
         ("5th", "'5th' names no month"),
-        ("the fifth", "'the fifth' names no month"),
+        ("the fifth", "cannot read the date 'the fifth'"),  # no month beside it
+        # an ordinal that is no day of the month is not read as one (not 2 May)
+        ("second monday of may", "cannot read the date 'second monday of may'"),
         ("5 clock", "'5 clock' is a time of day, not a day"),
         ("at 7:00pm", "'at 7:00pm' is a time of day"),
         ("8 PM", "'8 PM' is a time of day"),
