@@ -34,6 +34,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from homeclaw_cli.app.eval_retrieval import read_queries as read_labelled  # noqa: E402
 from homeclaw_cli.app.retrieval import RetrievalService  # noqa: E402
 from homeclaw_cli.app.sync import sync  # noqa: E402
 from homeclaw_cli.settings import Settings, load_settings  # noqa: E402
@@ -192,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def read_queries(path: Path) -> list[dict[str, Any]]:
-    """The queries of a JSONL file, one object a line."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    """The labelled queries of a JSONL file, read as `homeclaw eval retrieval` reads them (a bad
+    line is named), as the dicts these scripts score."""
+    return [{"query": q.query, "expected": q.expected, "tags": q.tags} for q in read_labelled(path)]
 
 
 def finish(results: dict[str, Any], queries: int, started: float, out: Path | None) -> None:

@@ -18,7 +18,7 @@ from typing import Any, cast
 from homeclaw_cli.app.context import AppContext, build_llm
 from homeclaw_cli.app.hot_reload import ReloadReport, merge_plugins, merge_skills
 from homeclaw_cli.app.models import explain_missing, stand_in, stand_in_warning
-from homeclaw_cli.app.plugin_availability import PluginAvailability
+from homeclaw_cli.app.plugin_availability import PluginAvailability, how_to_mend
 from homeclaw_cli.app.resilient_retrieval import build_retriever
 from homeclaw_cli.app.scan_fingerprint import plugins_changed_since_sync
 from homeclaw_cli.catalog.registry import scan
@@ -232,10 +232,9 @@ class ChatSession:
             if self._held_back_told.get(plugin_id) == why:
                 continue
             self._held_back_told[plugin_id] = why
-            mend = "`homeclaw doctor` says where" if why.startswith("it needs") else "start it"
             out.append(
-                f"plugin {plugin_id} matched this request but was not offered: {why} ({mend}, "
-                f"or `homeclaw plugin disable {plugin_id}`)"
+                f"plugin {plugin_id} matched this request but was not offered: {why} "
+                f"({how_to_mend(why)}, or `homeclaw plugin disable {plugin_id}`)"
             )
         return out
 

@@ -72,11 +72,19 @@ class PluginAvailability:
         return (datetime.now(UTC) - checked).total_seconds() < self.recent_sec
 
 
+NEEDS = "it needs"
+
+
 def requirements_unmet(folder: Path | None, manifest: PluginManifest) -> str | None:
     """Why chat holds the plugin back when a requirement is not set, or None: "it needs
     NEWSAPI_KEY (or api_key in config.yml)"."""
     missing = unmet_requirements(folder, manifest)
-    return f"it needs {' and '.join(missing)}" if missing else None
+    return f"{NEEDS} {' and '.join(missing)}" if missing else None
+
+
+def how_to_mend(reason: str) -> str:
+    """What the user does about a reason this module gave: set the key, or start the server."""
+    return "`homeclaw doctor` says where" if reason.startswith(NEEDS) else "start it"
 
 
 def indexed_requirements_unmet(descriptor: dict[str, Any]) -> str | None:

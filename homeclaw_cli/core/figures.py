@@ -6,12 +6,20 @@ from __future__ import annotations
 import re
 
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
-# "one" is left out: it is a pronoun as often ("which one", "one of them").
-_NUMBER_WORD = re.compile(
-    r"\b(?:zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
-    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
-    r"|eighty|ninety|hundred|thousand|million|billion)\b"
+_UNITS = re.findall(
+    r"\w+",
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen",
 )
+_UNIT_ORDINALS = re.findall(
+    r"\w+",
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth",
+)
+_TENS = re.findall(r"\w+", "twenty thirty forty fifty sixty seventy eighty ninety")
+# "one" is left out: it is a pronoun as often ("which one", "one of them").
+_COUNTED = [_UNITS[0], *_UNITS[2:], *_TENS, "hundred", "thousand", "million", "billion"]
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_COUNTED)})\b")
 
 
 def figures(text: str) -> set[str]:
@@ -34,17 +42,6 @@ def new_figures(answer: str, message: str) -> bool:
 
 
 _LIST_MARKER = re.compile(r"(?m)^\s*\d+[.)]\s")
-_UNITS = re.findall(
-    r"\w+",
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen",
-)
-_UNIT_ORDINALS = re.findall(
-    r"\w+",
-    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth",
-)
-_TENS = re.findall(r"\w+", "twenty thirty forty fifty sixty seventy eighty ninety")
 _VALUES = {
     **{word: n for n, word in enumerate(_UNITS)},
     **{word: n for n, word in enumerate(_UNIT_ORDINALS)},

@@ -93,10 +93,10 @@ def _search_command(kind: Kind) -> Callable[..., None]:
 
 def _not_offered_in_chat(result: RetrievalResult) -> list[str]:
     """Kept plugins that chat holds back until a key or setting they require is set."""
-    from homeclaw_cli.app.plugin_availability import indexed_requirements_unmet
+    from homeclaw_cli.app.plugin_availability import how_to_mend, indexed_requirements_unmet
 
     return [
-        f"plugin {hit.id} is not offered in chat: {why} (`homeclaw doctor` says where)"
+        f"plugin {hit.id} is not offered in chat: {why} ({how_to_mend(why)})"
         for hit in result.hits
         if (why := indexed_requirements_unmet(hit.descriptor))
     ]
