@@ -1,6 +1,6 @@
 """What a model's final text must not be: a tool call, a claim of a tool result it never got,
-a claim that something was done (or an offer to do it) when no tool ran, or text dressed as a
-tool's output.
+a claim that something was done (or an offer to do it) when no tool ran, current figures no
+tool gave, or text dressed as a tool's output.
 
 Small models write calls to tools that do not exist (`{"name": "factorial", ...}`), wrap them in
 prose or <tool_call> tags, answer "Here's the result using the units__convert tool: ..."
@@ -17,6 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from homeclaw_cli.core.action_claims import act_said
+from homeclaw_cli.core.live_figures import current_figures
 from homeclaw_cli.core.tool_parse import TOOL_NAME_SEPARATOR
 
 _CALL_NAME = re.compile(
@@ -49,6 +50,8 @@ AS_OUTPUT = "That is written as tool output."
 NOTHING_DONE = "Your reply says it was done, but nothing was done in this chat."
 NOTHING_CAN = "Your reply offers to do it, but nothing in this chat can do it."
 CANNOT_HERE = "tell the user in one short sentence that you can't do that here."
+NOT_LIVE = "Your reply states current figures, but nothing in this chat gave them."
+CANNOT_CHECK = "tell the user in one short sentence that you can't check that here."
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,12 @@ class AnswerProblem:
     """Why a final text cannot go to the user as is, and what to tell the model."""
 
     # "call" (the text is or holds a tool call), "claim" (a result with no call), "done" (an
-    # act in the world claimed or offered with no call) or "output" (the text is dressed as a
-    # tool's output: <tool_response><tool_output ...>)
+    # act in the world claimed or offered with no call), "live" (current figures no tool gave)
+    # or "output" (the text is dressed as a tool's output: <tool_response><tool_output ...>)
     kind: str
     correction: str
-    name: str = ""
+    name: str = ""  # the tool a "call" names
+    said: str = ""  # the sentence a "live" answer states its figures in
 
 
 def _call_match(text: str) -> re.Match[str] | None:
@@ -122,9 +126,10 @@ def _strip_bare_calls(text: str) -> str:
 
 
 def check_answer(
-    text: str, offered: Collection[str], *, called: bool, request: str
+    text: str, offered: Collection[str], *, called: bool, request: str, given: str = ""
 ) -> AnswerProblem | None:
-    """The problem with a final answer to `request`, or None when it may go to the user."""
+    """The problem with a final answer to `request`, or None when it may go to the user;
+    `given` is what the conversation and the user's facts say, where a figure is no guess."""
     valid = ", ".join(offered)
     name = written_call(text)
     if name is not None:
@@ -151,6 +156,14 @@ def check_answer(
         else:
             then = f"So {CANNOT_HERE}"
         return AnswerProblem("done", f"{NOTHING_DONE if said == 'done' else NOTHING_CAN} {then}")
+    live = current_figures(text, request, given)
+    if live:
+        if offered:
+            then = f"If one of these tools gives them, call it now: {valid}. Otherwise, "
+        else:
+            then = "So "
+        correction = f"{NOT_LIVE} You have no live data. {then}{CANNOT_CHECK}"
+        return AnswerProblem("live", correction, said=live[0])
     if not offered:
         return None
     mentioned = [n for n in offered if n in text or _capability(n) in text]
@@ -165,7 +178,7 @@ def check_answer(
 
 def relays_correction(text: str) -> bool:
     """True when `text` repeats one of the corrections above instead of answering."""
-    openings = (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT, NOTHING_DONE, NOTHING_CAN)
+    openings = (NO_RESULT, NOT_A_TOOL, NO_TOOLS, AS_OUTPUT, NOTHING_DONE, NOTHING_CAN, NOT_LIVE)
     return any(opening in text for opening in openings)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # "10,000" is the 10000 a request gave
 _UNITS = re.findall(
     r"\w+",
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -23,8 +24,9 @@ _NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_COUNTED)})\b")
 
 
 def figures(text: str) -> set[str]:
-    """The figures in `text`: digit runs ("86.4", "16") and number words ("ninety", "six")."""
-    found = set(_DIGITS.findall(text))
+    """The figures in `text`: digit runs ("86.4", "16", "10,000") and number words ("ninety",
+    "six")."""
+    found = set(_DIGITS.findall(_THOUSANDS_COMMA.sub("", text)))
     found.update(_NUMBER_WORD.findall(text.lower()))
     return found
 

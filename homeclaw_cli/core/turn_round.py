@@ -9,6 +9,7 @@ streams is shown as it arrives unless it could be a tool call written as JSON.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from homeclaw_cli.core.answer_checks import (
     check_answer,
@@ -19,6 +20,7 @@ from homeclaw_cli.core.answer_checks import (
 )
 from homeclaw_cli.core.figures import figures_beyond
 from homeclaw_cli.core.grounding import conversation_text
+from homeclaw_cli.core.live_figures import current_figures
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
@@ -60,7 +62,7 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     deciding = wants_decision(state) and not state.decided
     hold = HOLD_ALL if deciding or state.pending_failure else HOLD_CHARS
     stream = (
-        TextGate(state.on_text, hold=hold, watch=callable_names, suspect=state.claims_action)
+        TextGate(state.on_text, hold=hold, watch=callable_names, suspect=_suspect(state))
         if state.native
         else AnswerStreamer(state.on_text)
     )
@@ -120,9 +122,13 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         state.answer = ""
         return True
     problem = check_answer(
-        move.answer, state.tools.names(), called=state.tool_ran, request=state.message
+        move.answer,
+        state.tools.names(),
+        called=state.tool_ran,
+        request=state.message,
+        given=_given(state),
     )
-    if problem is not None and problem.kind == "done" and stream.emitted:
+    if problem is not None and problem.kind in ("done", "live") and stream.emitted:
         problem = None  # the user has read it; a second answer would not take it back
     if problem is not None and state.correct():
         state.messages.append({"role": "assistant", "content": move.content})
@@ -134,6 +140,9 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         answer = strip_output_tags(strip_calls(answer))
         if not answer and problem.kind == "call":
             state.stopped = f"the model wrote a call to `{problem.name}` instead of an answer"
+    if problem is not None and problem.kind == "live":
+        answer = ""  # corrected once already, it still says what it cannot know
+        state.stopped = f"not shown: the model stated current figures nothing gave: {problem.said}"
     if state.pending_failure and _made_up_after_failure(state, answer):
         answer = ""  # the turn's error says what failed
     state.answer = answer
@@ -147,8 +156,24 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
 def _made_up_after_failure(state: TurnState, answer: str) -> bool:
     """A plugin failed and nothing answered since, yet the reply states figures no one gave:
     a small model describes the weather its weather plugin could not fetch."""
-    given = f"{conversation_text(state.messages)}\n{' '.join(state.known_words)}"
-    return bool(figures_beyond(answer, given))
+    return bool(figures_beyond(answer, _given(state)))
+
+
+def _given(state: TurnState) -> str:
+    """What the conversation and the user's facts say, where a figure is no guess; the model's
+    replies of this turn are left out (a figure it wrote before a correction is still a guess)."""
+    earlier = state.messages[: state.own_from]
+    this_turn = [m for m in state.messages[state.own_from :] if m.get("role") != "assistant"]
+    return f"{conversation_text([*earlier, *this_turn])}\n{' '.join(state.known_words)}"
+
+
+def _suspect(state: TurnState) -> Callable[[str], bool]:
+    """Whether streamed prose may be sent back: an act no tool did, or current figures."""
+    given = _given(state)  # the messages do not change while the reply streams
+    return lambda text: (
+        state.claims_action(text)
+        or (not state.tool_ran and bool(current_figures(text, state.message, given)))
+    )
 
 
 async def _deliver(llm: LLM, state: TurnState, outcome: ToolOutcome) -> str:

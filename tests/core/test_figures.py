@@ -59,3 +59,9 @@ def test_the_figures_an_answer_states_beyond_what_was_given(
     answer: str, given: str, beyond: set[str]
 ) -> None:
     assert figures_beyond(answer, given) == beyond
+
+
+def test_a_thousands_comma_is_the_same_figure() -> None:
+    assert figures("5,400 points and 14,000") == {"5400", "14000"}
+    assert not figures_beyond("To exchange 10,000 yen", "how much is 10000 yen")
+    assert figures("1,2,3") == {"1", "2", "3"}  # a list, not one number

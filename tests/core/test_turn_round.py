@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from homeclaw_cli.core.ports import LLMReply, LLMToolCall
+from homeclaw_cli.core.ports import ChatMessage, LLMReply, LLMToolCall
 from homeclaw_cli.core.tool_registry import Tool, ToolOutcome, ToolRegistry, object_schema
 from homeclaw_cli.core.trace import LlmStep, PostProcessStep
 from homeclaw_cli.core.turn_calls import TurnState
@@ -77,3 +77,20 @@ def test_a_claim_that_something_was_done_is_held_back_and_corrected() -> None:
     assert state.messages[-1]["content"].startswith("Your reply says it was done, but nothing")
     assert asyncio.run(run_round(FakeLLM("I can't book trains here."), state, 2))
     assert state.answer == "I can't book trains here." and "".join(sink).strip() == state.answer
+
+
+def test_current_figures_nothing_gave_are_held_back_and_corrected() -> None:
+    """Prose stating today's price with no tool run stays held past 160 characters; the
+    correction round replaces it, and an answer that still states one is not shown."""
+    sink: list[str] = []
+    request = "how is shell stock doing"
+    messages: list[ChatMessage] = [{"role": "system", "content": "Today is Sunday 2026-11-29."}]
+    messages.append({"role": "user", "content": request})
+    state = TurnState(request, ToolRegistry(), True, messages, [], on_text=sink.append)
+    guess = "Shell stock is currently trading at $61.20. " + "Markets move every day. " * 8
+    assert not asyncio.run(run_round(FakeLLM(guess), state, 1))
+    assert sink == [] and state.answer is None
+    assert state.messages[-1]["content"].startswith("Your reply states current figures")
+    assert asyncio.run(run_round(FakeLLM("It trades at $61.20 today."), state, 2))
+    assert sink == [] and state.answer == ""
+    assert state.stopped and "It trades at $61.20 today." in state.stopped

@@ -228,6 +228,33 @@ def test_an_act_reported_in_a_few_words_is_a_claim(
     assert len(fake.chat_requests) == 3
 
 
+def test_a_current_figure_no_plugin_gave_becomes_a_plain_no(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """Asked for today's stock price with nothing that fetches one, small models state one
+    ("currently trading at $10"): it gets one corrective round, and if the second answer
+    still states one, it is not shown and the turn fails with what was withheld."""
+    fake.script(text("Shell stock is currently trading at $10."), text("I can't check that here."))
+    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
+    result = chat("-q", "how is shell stock doing today", env=nothing)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "I can't check that here.\n"
+    told = feedback(fake.chat_requests[1])[-1]
+    assert told.startswith("Your reply states current figures, but nothing in this chat gave")
+    assert "tool" not in told  # a turn without tools has no tool talk
+    fake.script(text("It trades at $10 today."), text("Shell trades at $10.20 today."))
+    result = chat("-q", "how is shell stock doing today", env=nothing)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "not shown: the model stated current figures nothing gave" in result.stderr
+    assert "Shell trades at $10.20 today." in result.stderr
+    # a figure that is no current value, or one the user gave, goes out as it is
+    fake.script(text("Apollo 11 launched on July 16, 1969."), text("Yes, 10 degrees is cold."))
+    assert chat("-q", "when did apollo 11 launch", env=nothing).exit_code == 0
+    result = chat("-q", "is 10 degrees cold for today", env=nothing)
+    assert result.stdout == "Yes, 10 degrees is cold.\n"
+    assert len(fake.chat_requests) == 6
+
+
 def test_an_act_claimed_without_a_call_is_sent_to_the_offered_tools(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
