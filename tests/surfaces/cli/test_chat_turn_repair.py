@@ -51,6 +51,20 @@ def offered(request: dict[str, Any]) -> list[str]:
     return [t["function"]["name"] for t in request.get("tools") or []]
 
 
+NOTHING_OFFERED = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}  # no plugin retrieved
+
+
+@pytest.fixture
+def ask(chat: Callable[..., Any], fake: FakeOllama) -> Callable[..., Any]:
+    """A request in one shot with no plugin offered, the model replying `replies` in turn."""
+
+    def run(request: str, *replies: str) -> Any:
+        fake.script(*(text(reply) for reply in replies))
+        return chat("-q", request, env=NOTHING_OFFERED)
+
+    return run
+
+
 def feedback(request: dict[str, Any]) -> list[str]:
     """What homeclaw told the model after its reply (tool results, corrections)."""
     return [m["content"] for m in request["messages"][2:] if m["role"] in ("tool", "user")]
@@ -172,13 +186,15 @@ def test_the_correction_relayed_as_the_answer_is_an_error(
 
 
 def test_an_act_claimed_with_nothing_offered_becomes_a_plain_no(
-    chat: Callable[..., Any], fake: FakeOllama
+    ask: Callable[..., Any], fake: FakeOllama
 ) -> None:
     """Offered nothing, small models say the alarm is set; nothing was, so the claim gets one
     corrective round and the user reads the model's second answer."""
-    fake.script(text("Set an alarm for 6 AM tomorrow."), text("I can't set alarms here."))
-    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
-    result = chat("-q", "set an alarm at six am tomorrow", env=nothing)
+    result = ask(
+        "set an alarm at six am tomorrow",
+        "Set an alarm for 6 AM tomorrow.",
+        "I can't set alarms here.",
+    )
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "I can't set alarms here.\n"
     assert offered(fake.chat_requests[1]) == []
@@ -186,72 +202,74 @@ def test_an_act_claimed_with_nothing_offered_becomes_a_plain_no(
     assert told.startswith("Your reply says it was done, but nothing was done in this chat.")
     assert "tool" not in told  # a turn without tools has no tool talk
     # a plain answer to a request for an act is no claim: it goes out as it is
-    fake.script(text("To set an alarm, open the clock app on your phone."))
-    result = chat("-q", "set an alarm at six am tomorrow", env=nothing)
+    result = ask(
+        "set an alarm at six am tomorrow", "To set an alarm, open the clock app on your phone."
+    )
     assert result.stdout == "To set an alarm, open the clock app on your phone.\n"
     assert len(fake.chat_requests) == 3
 
 
 def test_an_offer_to_do_the_act_asked_for_becomes_a_plain_no(
-    chat: Callable[..., Any], fake: FakeOllama
+    ask: Callable[..., Any], fake: FakeOllama
 ) -> None:
     """An offer ("Sure, I can help you with that!") to "switch on the lights" tells the user it
     will be done; nothing here can do it, so it gets the same one corrective round as a claim."""
-    fake.script(text("Sure, I can help you with that."), text("I can't switch lights here."))
-    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
-    result = chat("-q", "switch on the lights", env=nothing)
+    result = ask(
+        "switch on the lights", "Sure, I can help you with that.", "I can't switch lights here."
+    )
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "I can't switch lights here.\n"
     told = feedback(fake.chat_requests[1])[-1]
     assert told.startswith("Your reply offers to do it, but nothing in this chat can do it.")
     # an offer to write something is what the model itself does: it goes out as it is
-    fake.script(text("Sure, I can help you with that. What is your name?"))
-    result = chat("-q", "can you help me write a resignation letter", env=nothing)
+    result = ask(
+        "can you help me write a resignation letter",
+        "Sure, I can help you with that. What is your name?",
+    )
     assert result.stdout == "Sure, I can help you with that. What is your name?\n"
     assert len(fake.chat_requests) == 3
 
 
 def test_an_act_reported_in_a_few_words_is_a_claim(
-    chat: Callable[..., Any], fake: FakeOllama
+    ask: Callable[..., Any], fake: FakeOllama
 ) -> None:
     """To "remind me to buy milk", with nothing that can set one, "Reminder set for 10 AM."
     tells the user it is done: it gets the corrective round; a fact in the same shape to a
     question goes out as it is."""
-    fake.script(text("Reminder set for 10 AM."), text("I can't set reminders here."))
-    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
-    result = chat("-q", "remind me to buy milk", env=nothing)
+    result = ask("remind me to buy milk", "Reminder set for 10 AM.", "I can't set reminders here.")
     assert result.stdout == "I can't set reminders here.\n"
     assert "says it was done, but nothing was done" in feedback(fake.chat_requests[1])[-1]
-    fake.script(text("Apollo 11 launched on July 16, 1969."))
-    result = chat("-q", "when did apollo 11 launch", env=nothing)
+    result = ask("when did apollo 11 launch", "Apollo 11 launched on July 16, 1969.")
     assert result.stdout == "Apollo 11 launched on July 16, 1969.\n"
     assert len(fake.chat_requests) == 3
 
 
 def test_a_current_figure_no_plugin_gave_becomes_a_plain_no(
-    chat: Callable[..., Any], fake: FakeOllama
+    ask: Callable[..., Any], fake: FakeOllama
 ) -> None:
     """Asked for today's stock price with nothing that fetches one, small models state one
     ("currently trading at $10"): it gets one corrective round, and if the second answer
     still states one, it is not shown and the turn fails with what was withheld."""
-    fake.script(text("Shell stock is currently trading at $10."), text("I can't check that here."))
-    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}
-    result = chat("-q", "how is shell stock doing today", env=nothing)
+    result = ask(
+        "how is shell stock doing today",
+        "Shell stock is currently trading at $10.",
+        "I can't check that here.",
+    )
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "I can't check that here.\n"
-    told = feedback(fake.chat_requests[1])[-1]
-    assert told.startswith("Your reply states current figures, but nothing in this chat gave")
-    assert "tool" not in told  # a turn without tools has no tool talk
-    fake.script(text("It trades at $10 today."), text("Shell trades at $10.20 today."))
-    result = chat("-q", "how is shell stock doing today", env=nothing)
+    told = feedback(fake.chat_requests[1])[-1]  # a turn without tools has no tool talk
+    assert told.startswith("Your reply states current figures, but nothing") and "tool" not in told
+    result = ask(
+        "how is shell stock doing today", "It trades at $10 today.", "Shell trades at $10.20 today."
+    )
     assert result.exit_code == 1 and result.stdout == ""
     assert "not shown: the model stated current figures nothing gave" in result.stderr
     assert "Shell trades at $10.20 today." in result.stderr
     # a figure that is no current value, or one the user gave, goes out as it is
-    fake.script(text("Apollo 11 launched on July 16, 1969."), text("Yes, 10 degrees is cold."))
-    assert chat("-q", "when did apollo 11 launch", env=nothing).exit_code == 0
-    result = chat("-q", "is 10 degrees cold for today", env=nothing)
-    assert result.stdout == "Yes, 10 degrees is cold.\n"
+    circle = "A circle has 360 degrees."
+    assert ask("degrees in a circle", circle).stdout == circle + "\n"
+    cold = "Yes, 10 degrees is cold."
+    assert ask("is 10 degrees cold today", cold).stdout == cold + "\n"
     assert len(fake.chat_requests) == 6
 
 
@@ -611,7 +629,7 @@ def test_small_talk_offers_no_tools_and_time_offers_the_clock(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
     fake.script(text("Canberra."), text("It is noon."))
-    nothing = {"HOMECLAW_PLUGINS__SIMILARITY_THRESHOLD": "0.99"}  # no plugin retrieved
+    nothing = NOTHING_OFFERED
     assert chat("-q", "whats the capital of australia", env=nothing).stdout == "Canberra.\n"
     first = fake.chat_requests[0]
     assert offered(first) == []
