@@ -11,9 +11,9 @@ today. So do they for today's date, a day off the one in their prompt ("Today is
 What counts: a sentence that names a value that changes (price, rate, stock, points, fare,
 temperature, time, ...), states a figure that neither the conversation nor the user's facts
 gave, and speaks of the present ("currently", "today", "as of"), or answers a request that
-does or that asks for an exchange rate or a stock. A figure worked out from the user's own
-numbers is no current figure unless the sentence is about such a value too ("10 euros is 11
-dollars" is not caught; "at the current rate of 1.10" is).
+does or that asks for an exchange rate or a stock price. A figure worked out from the user's
+own numbers is no current figure unless the sentence is about such a value too ("10 euros is
+11 dollars" is not caught; "at the current rate of 1.10" is).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ _PRESENT = re.compile(
 )
 # Values a request about them means as of now, whatever its words say of time.
 _ALWAYS_CURRENT = re.compile(
-    r"\b(?:exchange\s+rates?|stocks?|share\s+prices?|stock\s+market)\b", re.IGNORECASE
+    r"\b(?:exchange\s+rates?|(?:stock|share)\s+prices?|stock\s+market)\b", re.IGNORECASE
 )
 _CHANGING_VALUE = re.compile(
     r"\b(?:prices?|priced|rates?|trad(?:es|ed|ing)|quoted?s?|stocks?|shares?|points|fares?"

@@ -40,6 +40,7 @@ def test_a_current_figure_nothing_gave(request_text: str, answer: str) -> None:
         ("which day is it now", "Today is Sunday 2026-11-29."),  # the user's own date
         ("is 10,000 yen a lot today", "10000 yen is a fair amount of money today."),
         ("how many degrees in a circle", "A circle has 360 degrees."),
+        ("how many stocks are in the dow jones", "The Dow Jones has 30 stocks."),
         ("what is the exchange rate between euros and pesos", "I can't check that here."),
         ("how do you prepare an omelet", "Beat 3 eggs, then cook them for 2 minutes."),
     ],
