@@ -42,11 +42,17 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 def current_figures(answer: str, request: str, given: str) -> list[str]:
     """The sentences of `answer` that state a current figure `given` (the conversation and
     the user's facts) does not hold, as an answer to `request`."""
-    asks_now = bool(_PRESENT.search(request) or _ALWAYS_CURRENT.search(request))
+    now = asks_now(request)
     return [
         sentence.strip()
         for sentence in _SENTENCE_END.split(answer)
         if _CHANGING_VALUE.search(sentence)
-        and (asks_now or _PRESENT.search(sentence) or _ALWAYS_CURRENT.search(sentence))
+        and (now or _PRESENT.search(sentence) or _ALWAYS_CURRENT.search(sentence))
         and figures_beyond(sentence, given)
     ]
+
+
+def asks_now(request: str) -> bool:
+    """Whether `request` asks about the present ("today", "currently", "latest") or a value
+    that is always today's (an exchange rate, a stock price)."""
+    return bool(_PRESENT.search(request) or _ALWAYS_CURRENT.search(request))

@@ -20,7 +20,7 @@ from homeclaw_cli.core.answer_checks import (
 )
 from homeclaw_cli.core.figures import figures_beyond
 from homeclaw_cli.core.grounding import conversation_text
-from homeclaw_cli.core.live_figures import current_figures
+from homeclaw_cli.core.live_figures import asks_now, current_figures
 from homeclaw_cli.core.ports import LLM, ChatMessage, TextSink
 from homeclaw_cli.core.tool_parse import AnswerStreamer, TextGate, json_mode_schema, strip_think
 from homeclaw_cli.core.tool_registry import ToolOutcome
@@ -58,9 +58,12 @@ async def run_round(llm: LLM, state: TurnState, round_no: int) -> bool:
     """One model call and its tool calls; True when the turn has its answer."""
     names = state.tools.names()
     callable_names = [*names, *shown_skills(state)]  # a call named after a skill reads it
-    # after a failed call the whole reply is read first: it may state what the plugin never gave
     deciding = wants_decision(state) and not state.decided
-    hold = HOLD_ALL if deciding or state.pending_failure else HOLD_CHARS
+    # the whole reply is read first after a failed call (it may state what the plugin never
+    # gave), and before any call to a request about now: a long answer from memory may state
+    # today's figures past the first lines
+    guessing = not state.tool_ran and asks_now(state.message)
+    hold = HOLD_ALL if deciding or state.pending_failure or guessing else HOLD_CHARS
     stream = (
         TextGate(state.on_text, hold=hold, watch=callable_names, suspect=_suspect(state))
         if state.native

@@ -94,3 +94,18 @@ def test_current_figures_nothing_gave_are_held_back_and_corrected() -> None:
     assert asyncio.run(run_round(FakeLLM("It trades at $61.20 today."), state, 2))
     assert sink == [] and state.answer == ""
     assert state.stopped and "It trades at $61.20 today." in state.stopped
+
+
+def test_an_answer_to_a_request_about_now_is_read_whole_before_it_is_shown() -> None:
+    """To "what are the sensex points today", a figure stated past the first 160 characters
+    is still caught before the user reads any of the answer."""
+    sink: list[str] = []
+    request = "what are the sensex points today"
+    messages: list[ChatMessage] = [{"role": "user", "content": request}]
+    state = TurnState(request, ToolRegistry(), True, messages, [], on_text=sink.append, own_from=0)
+    guess = "The Sensex tracks thirty large companies of India. " * 4 + "It is at 5,400 points."
+    assert not asyncio.run(run_round(FakeLLM(guess), state, 1))
+    assert sink == [] and state.messages[-1]["content"].startswith("Your reply states current")
+    sink.clear()
+    assert asyncio.run(run_round(FakeLLM("The Sensex is an index. " * 10), state, 2))
+    assert "".join(sink).strip() == (state.answer or "").strip()  # shown whole once read
