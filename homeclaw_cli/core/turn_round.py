@@ -144,7 +144,7 @@ def _answer(state: TurnState, stream: TextGate | AnswerStreamer, move: ModelMove
         if not answer and problem.kind == "call":
             state.stopped = f"the model wrote a call to `{problem.name}` instead of an answer"
     if problem is not None and problem.kind == "live":
-        answer = ""  # corrected once already, it still says what it cannot know
+        answer = ""  # no corrective round left, and it still says what it cannot know
         state.stopped = f"not shown: the model stated current figures nothing gave: {problem.said}"
     if state.pending_failure and _made_up_after_failure(state, answer):
         answer = ""  # the turn's error says what failed
