@@ -5,8 +5,8 @@ A model knows the world as it was when it was trained. Asked "how is shell's sto
 today" or "what is the us dollar and euro exchange rate" with no plugin that fetches them,
 small models answer "Shell S stock is currently trading at $10." or "The current exchange rate
 between the US dollar and the euro is approximately 1.10.", and the user reads a figure of
-today. So do they for today's date, a day off the one in their prompt ("Today is Saturday
-2026-11-28.").
+today. So do they for the date, though their prompt holds today's ("The current date is
+2023-04-18.").
 
 What counts: a sentence that names a value that changes (price, rate, stock, points, fare,
 temperature, time, ...), states a figure that neither the conversation nor the user's facts

@@ -22,7 +22,8 @@ FACTS = "Today is Sunday 2026-11-29."
             "The Sensex and Nifty are stock market indices. As of today, November 29, 2026, the "
             "Sensex is at 5,400 points and the Nifty is at 14,000 points.",
         ),
-        ("which day is it now", "Today is Saturday 2026-11-28."),
+        ("tell me the date, please", "The current date is 2023-04-18."),
+        ("which day is it now", "Today is Saturday 2026-11-28."),  # a day off the prompt's
         ("what time is it in tokyo", "The current time in Tokyo is 3:45 PM."),
         ("do i need a coat in oslo today", "It is 5°C and cloudy in Oslo."),
     ],
