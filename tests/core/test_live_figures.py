@@ -12,7 +12,7 @@ FACTS = "Today is Sunday 2026-11-29."
 @pytest.mark.parametrize(
     ("request_text", "answer"),
     [
-        # answers the 1.5B model gave with no plugin that fetches such values (HWU64, CLINC150)
+        # the 1.5B model's answers (some shortened) with no plugin that fetches such values
         ("how is shell s stock doing today", "Shell S stock is currently trading at $10."),
         ("what is the price of starbuck's stock", "The current price of Starbucks stock is $110."),
         ("what is the dollar and euro exchange rate", "The dollar to euro exchange rate is 1.10."),
