@@ -126,7 +126,7 @@ def _strip_bare_calls(text: str) -> str:
 
 
 def check_answer(
-    text: str, offered: Collection[str], *, called: bool, request: str, given: str = ""
+    text: str, offered: Collection[str], *, called: bool, request: str, given: str
 ) -> AnswerProblem | None:
     """The problem with a final answer to `request`, or None when it may go to the user;
     `given` is what the conversation and the user's facts say, where a figure is no guess."""

@@ -31,9 +31,13 @@ _PRESENT = re.compile(
 _ALWAYS_CURRENT = re.compile(
     r"\b(?:exchange\s+rates?|(?:stock|share)\s+prices?|stock\s+market)\b", re.IGNORECASE
 )
+# The words of a value that changes; "time" only as the clock's ("the time in Tokyo is"), not
+# "it's time to add 2 cups", and points only as an index's level ("5,400 points"), not "3 points
+# to consider".
 _CHANGING_VALUE = re.compile(
-    r"\b(?:prices?|priced|rates?|trad(?:es|ed|ing)|quoted?s?|stocks?|shares?|points|fares?"
-    r"|temperatures?|forecast|weather|scores?|time|date|degrees|worth|costs?|today\s+is)\b|°",
+    r"\b(?:prices?|priced|rates?|trad(?:es|ed|ing)|stocks?|fares?|temperatures?|forecast"
+    r"|weather|scores?|date|degrees|worth|costs?|today\s+is|local\s+time|time\s+(?:is|in|now))\b"
+    r"|\b\d[\d,]{2,}(?:\.\d+)?\s+points\b|°",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -44,6 +44,9 @@ def test_a_current_figure_nothing_gave(request_text: str, answer: str) -> None:
         ("how many stocks are in the dow jones", "The Dow Jones has 30 stocks."),
         ("what is the exchange rate between euros and pesos", "I can't check that here."),
         ("how do you prepare an omelet", "Beat 3 eggs, then cook them for 2 minutes."),
+        ("how do i bake bread today", "Now it's time to add 2 cups of flour."),
+        ("what should i focus on today", "Here are 3 points to consider today."),
+        ("any tips for today", "Today I'll share 5 tips."),
     ],
 )
 def test_no_current_figure(request_text: str, answer: str) -> None:
