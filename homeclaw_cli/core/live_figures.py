@@ -1,5 +1,5 @@
-"""Whether an answer states current figures (a price, a rate, a quote, the time, today's date)
-that nothing in the chat gave.
+"""Whether an answer states current figures (a price, a rate, the time, today's date) that
+nothing in the chat gave.
 
 A model knows the world as it was when it was trained. Asked "how is shell's stock doing
 today" or "what is the us dollar and euro exchange rate" with no plugin that fetches them,
