@@ -151,19 +151,12 @@ def check_answer(
         return None
     said = act_said(text, request)
     if said is not None:
-        if offered:
-            then = f"If one of these tools does it, call it now: {valid}. Otherwise, {CANNOT_HERE}"
-        else:
-            then = f"So {CANNOT_HERE}"
+        then = _call_or_say(valid, "does it", CANNOT_HERE)
         return AnswerProblem("done", f"{NOTHING_DONE if said == 'done' else NOTHING_CAN} {then}")
     live = current_figures(text, request, given)
     if live:
-        if offered:
-            then = f"If one of these tools gives them, call it now: {valid}. Otherwise, "
-        else:
-            then = "So "
-        correction = f"{NOT_LIVE} You have no live data. {then}{CANNOT_CHECK}"
-        return AnswerProblem("live", correction, said=live[0])
+        then = _call_or_say(valid, "gives them", CANNOT_CHECK)
+        return AnswerProblem("live", f"{NOT_LIVE} You have no live data. {then}", said=live[0])
     if not offered:
         return None
     mentioned = [n for n in offered if n in text or _capability(n) in text]
@@ -174,6 +167,14 @@ def check_answer(
             "from your own knowledge and do not mention tools.",
         )
     return None
+
+
+def _call_or_say(valid: str, does: str, say: str) -> str:
+    """A correction's end: call the offered tool (of `valid`) that `does` what was asked, or
+    `say` the model cannot; with nothing offered, only the second."""
+    if valid:
+        return f"If one of these tools {does}, call it now: {valid}. Otherwise, {say}"
+    return f"So {say}"
 
 
 def relays_correction(text: str) -> bool:
