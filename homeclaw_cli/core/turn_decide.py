@@ -38,7 +38,13 @@ from homeclaw_cli.core.capability_tools import tool_name
 from homeclaw_cli.core.figures import holds_figures, new_figures
 from homeclaw_cli.core.grounding import conversation_text, copied, made_up, words
 from homeclaw_cli.core.manifest import Parameter, PluginManifest
-from homeclaw_cli.core.ports import LLM, ChatMessage, LLMReply, LLMToolCall
+from homeclaw_cli.core.ports import (
+    LLM,
+    ChatMessage,
+    LLMReply,
+    LLMToolCall,
+    ToolCallFunction,
+)
 from homeclaw_cli.core.retrieval import RetrievalResult
 from homeclaw_cli.core.tool_parse import ANSWER_TOOL, strip_think, strip_wrappers
 from homeclaw_cli.core.tool_registry import Tool, ToolRegistry
@@ -306,16 +312,37 @@ def _decide_system(tools: list[Tool]) -> str:
 def _messages(state: TurnState, system: str) -> list[ChatMessage]:
     """The request with the previous exchange (not this turn's tool traffic), and the date as
     the turn's own prompt gives it (an answer without tools may need it)."""
-    earlier = [
-        m
-        for m in state.messages[1 : state.own_from]
-        if m.get("role") in ("user", "assistant") and not m.get("tool_calls")
-    ]
+    earlier = _with_calls_written_out(state.messages[1 : state.own_from])
     return [
         {"role": "system", "content": f"{system}\n{date_block(date.today()).text}"},
         *earlier[-HISTORY_MESSAGES:],
         {"role": "user", "content": state.message},
     ]
+
+
+def _with_calls_written_out(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """Each earlier user message and answer, an answer that tools gave led by the calls that
+    gave it (`units__convert {"value": 26.2, ...}`). Without them a follow-up's arguments are
+    guessed from the answer alone: "and in meters?" after "26.2 mi = 42.1648 km" became
+    42.1648 mi, "and 20%?" after 15% of 80 became "15% of 80 + 20% of 80"."""
+    plain: list[ChatMessage] = []
+    calls: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            calls += [_call_text(c["function"]) for c in message["tool_calls"]]
+        elif role == "assistant":
+            plain.append({"role": role, "content": "\n".join([*calls, message["content"]])})
+            calls = []
+        elif role == "user":
+            plain.append(message)
+            calls = []
+    return plain
+
+
+def _call_text(function: ToolCallFunction) -> str:
+    arguments = json.dumps(function.get("arguments") or {}, ensure_ascii=False)
+    return f"{function.get('name', '')} {arguments}"
 
 
 def _arguments_schema(tool: Tool) -> dict[str, Any]:

@@ -486,6 +486,22 @@ def test_a_sure_reading_plugin_is_called_for_figures_the_model_gave_itself(
     assert "arguments for tides__times" in result.stderr and "picked" not in result.stderr
 
 
+def test_the_decision_reads_the_previous_call_a_follow_up_changes(
+    chat: Callable[..., Any], fake: FakeOllama
+) -> None:
+    """The arguments of "and Cork?" are asked for with the previous turn's call written out
+    before its answer, so the values the user did not change are there to keep."""
+    fake.script(tool_call("tides__times", {"harbour": "Brest"}))
+    assert chat("-q", "tide times for the harbour of Brest").exit_code == 0
+    fake.script(text("High tide in Cork at 14:05."), _decision)
+    result = chat("-c", "-q", "and Cork?", env={"HOMECLAW_LLM__DECIDE": "auto"})
+    assert result.exit_code == 0, result.stderr
+    asked = fake.chat_requests[-1]["messages"]
+    assert [m["role"] for m in asked] == ["system", "user", "assistant", "user"]
+    assert asked[2]["content"] == 'tides__times {"harbour": "Brest"}\nHigh tide in Brest at 06:12.'
+    assert not any(m.get("tool_calls") for m in asked)
+
+
 def test_a_follow_up_after_a_turn_without_plugins_is_answered_freely(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
