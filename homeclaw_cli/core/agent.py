@@ -60,7 +60,7 @@ from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
 from homeclaw_cli.core.turn_decide import figures_to_check, sole_reading_tool, weakly_retrieved
 from homeclaw_cli.core.turn_needs import join_part, open_needs
-from homeclaw_cli.core.turn_outcome import settle
+from homeclaw_cli.core.turn_outcome import settle, unanswered_exchange
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
@@ -121,9 +121,9 @@ class Agent:
         self.skills = skills
         self.builtins = builtins or ToolRegistry()
         self.config = config or AgentConfig()
-        self.exchanges: list[list[ChatMessage]] = []  # one per answered turn, oldest first
+        self.exchanges: list[list[ChatMessage]] = []  # one per turn, oldest first
         self.last: TurnResult | None = None
-        self.last_plugins: list[str] = []  # the plugins the previous answered turn called
+        self.last_plugins: list[str] = []  # the plugins the previous turn called
         self._native: bool | None = None
 
     @property
@@ -410,14 +410,14 @@ class Agent:
         )
 
     def _finish(self, result: TurnResult, state: TurnState, parts: list[ChatMessage]) -> None:
-        """The answer and outcome; a turn with an answer joins the history (with the calls
-        and results of the `parts` asked on their own)."""
+        """The answer and outcome; the turn joins the history: answered, with the calls and
+        results of its own and of the `parts` asked on their own; failed, as its request."""
         settle(result, state)
-        if state.answer is not None and result.ok:
-            answer: ChatMessage = {"role": "assistant", "content": result.answer}
-            result.exchange = [*calls_and_results(state), *parts, answer]
-            self.exchanges.append(result.exchange)
-            self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok)
+        answer: ChatMessage = {"role": "assistant", "content": result.answer}
+        done = [*calls_and_results(state), *parts, answer] if result.ok else None
+        result.exchange = done or unanswered_exchange(result)
+        self.exchanges.append(result.exchange)
+        self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok or not done)
 
     def _offered(self, hits: Sequence[RetrievalHit], turn: TurnResult) -> list[PluginManifest]:
         """The retrieved plugins offerable now (a short follow-up, "and in pounds?", adds the
