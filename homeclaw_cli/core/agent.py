@@ -39,6 +39,7 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import plugin_ids, ranked_capabilities
+from homeclaw_cli.core.follow_up import asks_anew, may_ask_anew
 from homeclaw_cli.core.grounding import words
 from homeclaw_cli.core.history import fitting_history
 from homeclaw_cli.core.keywords import reads_on
@@ -274,6 +275,11 @@ class Agent:
         started = time.perf_counter()
         query = self.retrieval_query(result.message)
         plugin_res = await asyncio.to_thread(self.retriever.search_plugins, query)
+        if query != result.message and may_ask_anew(result.message):
+            alone = await asyncio.to_thread(self.retriever.search_plugins, result.message)
+            if asks_anew(alone, self.last_plugins):
+                query, plugin_res = result.message, alone
+        result.follow_up = query != result.message
         skill_res = (
             await asyncio.to_thread(self.retriever.search_skills, query) if self.skills else None
         )
@@ -306,7 +312,7 @@ class Agent:
             self.builtins,
             plugins,
             skills_shown=bool(skills_text),
-            query=self.retrieval_query(result.message),
+            query=self.retrieval_query(result.message) if result.follow_up else result.message,
             search=self.config.search_tools,
         )
         show_started = time.perf_counter()
@@ -339,7 +345,7 @@ class Agent:
             approval=self.approval,
             own_from=len(history) + 1,
             decide=self.config.decide,
-            confident=self._confident(plugin_res, result.message, plugins),
+            confident=self._confident(plugin_res, result.follow_up, plugins),
             figures=figures_to_check(plugin_res, result.message, plugins),
             best_tool=sole_reading_tool(plugin_res, plugins),
             weak_tools=weak_tools,
@@ -373,18 +379,18 @@ class Agent:
         self, result: TurnResult, tools: ToolRegistry, skills_shown: bool
     ) -> tuple[frozenset[str], frozenset[str]]:
         """The plugin tools and shown skills retrieval ranked weakly (core/turn_decide.py)."""
-        if self.is_follow_up(result.message):  # its plugin may come from the previous turn
+        if result.follow_up:  # its plugin may come from the previous turn
             return frozenset(), frozenset()
         assert result.plugin_retrieval is not None
         skills = result.skill_retrieval if skills_shown else None
         return weakly_retrieved(result.plugin_retrieval, skills, tools, self.config.doubt_below)
 
     def _confident(
-        self, retrieved: RetrievalResult, message: str, offered: list[PluginManifest]
+        self, retrieved: RetrievalResult, follow_up: bool, offered: list[PluginManifest]
     ) -> bool:
         """Whether `llm.decide: auto` checks a free answer: retrieval was sure of a plugin, or a
         short follow-up ("and 20?") comes after a turn that called a plugin offered again."""
-        if self.is_follow_up(message):  # retrieved with the previous message: its score says little
+        if follow_up:  # retrieved with the previous message: its score says little
             return any(m.id in self.last_plugins for m in offered)
         top = retrieved.hits[0].score if retrieved.hits else 0.0
         return top >= self.config.decide_min_score
@@ -424,17 +430,13 @@ class Agent:
         previous turn's), each with its capabilities in retrieval's order; the others go in
         `turn.held_back` with the reason."""
         ids = [h.id for h in hits]
-        if self.is_follow_up(turn.message):
+        if turn.follow_up:
             ids += [p for p in self.last_plugins if p not in ids]
         order = {h.id: list(h.capabilities) for h in hits}
         found = [m for m in map(self.manifests, ids) if m is not None]
         why = {m.id: self.unavailable(m) for m in found} if self.unavailable else {}
         turn.held_back |= {k: v for k, v in why.items() if v}
         return [ranked_capabilities(m, order.get(m.id, [])) for m in found if not why.get(m.id)]
-
-    def is_follow_up(self, message: str) -> bool:
-        """A short message after an earlier turn, read together with it."""
-        return bool(self.history) and reads_on(message)
 
 
 def _plugins_called(exchange: list[ChatMessage]) -> list[str]:

@@ -34,6 +34,7 @@ class TurnResult:
     native_tools: bool = True
     rounds: int = 0
     exchange: list[ChatMessage] = field(default_factory=list)  # what joins the history
+    follow_up: bool = False  # retrieved with the previous request (core/follow_up.py)
 
     @property
     def prompt_tokens(self) -> int:

@@ -458,6 +458,30 @@ def test_follow_up_is_retrieved_with_previous_message_and_history_kept() -> None
     assert roles == ["system", "user", "assistant", "user"]
 
 
+def test_a_short_request_of_its_own_is_retrieved_alone() -> None:
+    """ "save a note: milk" after the weather finds the notes plugin on its own: it is searched
+    alone and offered what it found, not the weather the previous turn used."""
+    llm = FakeLLM(call("weather__now", city="Paris"), call("notes__add", text="milk"), "Saved.")
+    agent, caller = make_agent(llm)
+    run(agent, "weather in Paris")
+    result = run(agent, "save a note: milk")
+    assert agent.retriever.queries[-1] == "save a note: milk"  # type: ignore[attr-defined]
+    assert "notes__add" in result.tools_offered and "weather__now" not in result.tools_offered
+    assert caller.calls[-1] == ("notes", "add", {"text": "milk"})
+
+
+def test_a_fragment_or_a_carrying_on_message_stays_a_follow_up() -> None:
+    """ "notes?" (one word that means something) and "and a note?" (opens by carrying on) are
+    read with the previous request even though alone they find another plugin."""
+    for message in ("notes?", "and a note about it?"):
+        llm = FakeLLM(call("weather__now", city="Paris"), "Sunny.", "Sure.")
+        agent, _ = make_agent(llm)
+        run(agent, "weather in Paris")
+        result = run(agent, message)
+        assert agent.retriever.queries[-1] == f"weather in Paris\n{message}"  # type: ignore[attr-defined]
+        assert "weather__now" in result.tools_offered, message
+
+
 def test_thanks_is_no_follow_up() -> None:
     """ "thanks!" after a plugin turn asks nothing of that plugin: it is retrieved alone and
     the previous turn's plugin is not offered again (a small model called it once more)."""
