@@ -39,10 +39,9 @@ from homeclaw_cli.core.agent_prompt import (
 )
 from homeclaw_cli.core.approval import ApprovalGate
 from homeclaw_cli.core.capability_tools import plugin_ids, ranked_capabilities
-from homeclaw_cli.core.follow_up import asks_anew, may_ask_anew
+from homeclaw_cli.core.follow_up import asks_anew, may_ask_anew, read_with
 from homeclaw_cli.core.grounding import words
 from homeclaw_cli.core.history import fitting_history
-from homeclaw_cli.core.keywords import reads_on
 from homeclaw_cli.core.manifest import PluginManifest
 from homeclaw_cli.core.ports import (
     LLM,
@@ -61,7 +60,7 @@ from homeclaw_cli.core.trace import PromptStep, RetrieveStep
 from homeclaw_cli.core.turn_calls import TOOL_OUTPUT_NAME, TurnState, calls_and_results
 from homeclaw_cli.core.turn_decide import figures_to_check, sole_reading_tool, weakly_retrieved
 from homeclaw_cli.core.turn_needs import join_part, open_needs
-from homeclaw_cli.core.turn_outcome import settle, unanswered_exchange
+from homeclaw_cli.core.turn_outcome import settle
 from homeclaw_cli.core.turn_result import TurnResult, hit_summaries
 from homeclaw_cli.core.turn_round import run_round
 from homeclaw_cli.core.turn_tools import TurnToolContext, build_turn_tools
@@ -122,9 +121,10 @@ class Agent:
         self.skills = skills
         self.builtins = builtins or ToolRegistry()
         self.config = config or AgentConfig()
-        self.exchanges: list[list[ChatMessage]] = []  # one per turn, oldest first
+        self.exchanges: list[list[ChatMessage]] = []  # one per answered turn, oldest first
         self.last: TurnResult | None = None
         self.last_plugins: list[str] = []  # the plugins the previous turn called
+        self.previous_request = ""  # the previous turn's message, answered or failed
         self._native: bool | None = None
 
     @property
@@ -141,11 +141,12 @@ class Agent:
         self.exchanges = [list(e) for e in exchanges if len(e) >= 2]
         self.last = None
         self.last_plugins = _plugins_called(self.exchanges[-1]) if self.exchanges else []
+        self.previous_request = self.exchanges[-1][0]["content"] if self.exchanges else ""
 
     def clear(self) -> None:
         self.exchanges.clear()
         self.last = None
-        self.last_plugins = []
+        self.last_plugins, self.previous_request = [], ""
 
     def set_llm(self, llm: LLM) -> None:
         self.llm = llm
@@ -160,11 +161,9 @@ class Agent:
         return self._native
 
     def retrieval_query(self, message: str) -> str:
-        """Short follow-ups ("and tomorrow?") are retrieved with the previous user message."""
-        if not reads_on(message):
-            return message
-        previous = self.exchanges[-1][0]["content"] if self.exchanges else ""
-        return f"{previous}\n{message}".strip() if previous else message
+        """Short follow-ups ("and tomorrow?") are retrieved with the previous user message,
+        also when that turn failed ("and in Rome?" after the weather service was down)."""
+        return read_with(self.previous_request, message)
 
     async def turn(
         self,
@@ -416,14 +415,17 @@ class Agent:
         )
 
     def _finish(self, result: TurnResult, state: TurnState, parts: list[ChatMessage]) -> None:
-        """The answer and outcome; the turn joins the history: answered, with the calls and
-        results of its own and of the `parts` asked on their own; failed, as its request."""
+        """The answer and outcome; a turn with an answer joins the history (with the calls
+        and results of the `parts` asked on their own). A failed one does not (a small model
+        repeats what stands in for a missing answer), but a follow-up reads on its request
+        and is offered the plugins it tried."""
         settle(result, state)
-        answer: ChatMessage = {"role": "assistant", "content": result.answer}
-        done = [*calls_and_results(state), *parts, answer] if result.ok else None
-        result.exchange = done or unanswered_exchange(result)
-        self.exchanges.append(result.exchange)
-        self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok or not done)
+        self.previous_request = result.message
+        if state.answer is not None and result.ok:
+            answer: ChatMessage = {"role": "assistant", "content": result.answer}
+            result.exchange = [*calls_and_results(state), *parts, answer]
+            self.exchanges.append(result.exchange)
+        self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok or not result.ok)
 
     def _offered(self, hits: Sequence[RetrievalHit], turn: TurnResult) -> list[PluginManifest]:
         """The retrieved plugins offerable now (a short follow-up, "and in pounds?", adds the

@@ -16,13 +16,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from homeclaw_cli.core.keywords import search_words
+from homeclaw_cli.core.keywords import reads_on, search_words
 from homeclaw_cli.core.retrieval import RetrievalResult
 
 _CARRIES_ON = re.compile(
     r"^\W*(?:and|or|also|plus|then|same|what about|how about|what if)\b", re.IGNORECASE
 )
 MIN_OWN_WORDS = 2
+
+
+def read_with(previous: str, message: str) -> str:
+    """`message` after the previous request, when it is short enough to read on it."""
+    if not previous or not reads_on(message):
+        return message
+    return f"{previous}\n{message}".strip()
 
 
 def may_ask_anew(message: str) -> bool:

@@ -1,6 +1,6 @@
-"""The conversation a turn carries: earlier exchanges (each the messages one turn added: the
-user's message, tool calls and results, the answer; or, for a turn that failed, the message and
-that it got no answer), newest kept first, whole, within the prompt's token budget."""
+"""The conversation a turn carries: earlier exchanges (each the messages one answered turn
+added: the user's message, tool calls and results, the answer), newest kept first, whole,
+within the prompt's token budget."""
 
 from __future__ import annotations
 

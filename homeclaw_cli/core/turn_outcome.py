@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
-from homeclaw_cli.core.ports import ChatMessage
 from homeclaw_cli.core.turn_calls import TurnState
 from homeclaw_cli.core.turn_result import TurnResult
-
-# Why a turn has no answer, as the conversation keeps it. Never the error itself: a plugin's
-# error text is the plugin's, and a withheld answer stays unshown.
-_NO_ANSWER = {
-    "tool": "a tool failed",
-    "approval": "a call was not allowed to run",
-    "model": "the reply was not shown",
-}
 
 
 def settle(result: TurnResult, state: TurnState) -> None:
@@ -34,18 +23,3 @@ def settle(result: TurnResult, state: TurnState) -> None:
     elif not result.answer.strip():
         result.error, result.failure = state.empty_answer_error(), "model"
     result.ok = result.error is None
-
-
-def unanswered_exchange(result: TurnResult) -> list[ChatMessage]:
-    """A failed turn as the conversation keeps it: the request, and that it got no answer with
-    the calls it made (a note added before the weather failed is not added again), so "try
-    again" or "and in Rome?" read on what the user asked, not on the turn before."""
-    calls = "; ".join(
-        dict.fromkeys(
-            f"{s.name} {json.dumps(s.arguments, default=str)}: {'done' if s.ok else 'failed'}"
-            for s in result.tool_steps()
-        )
-    )
-    note = f"(No answer: {_NO_ANSWER.get(result.failure or '', _NO_ANSWER['model'])}."
-    note += f" Calls: {calls}.)" if calls else ")"
-    return [{"role": "user", "content": result.message}, {"role": "assistant", "content": note}]

@@ -357,15 +357,13 @@ def resolve_session(path: Path, wanted: str | None) -> str:
 
 
 def read_exchanges(path: Path, session: str, *, limit: int) -> list[list[dict[str, Any]]]:
-    """The last `limit` turns of `session`, oldest first, as the model saw them: the user's
-    message, tool calls and results, the answer; a failed turn as its request and that it got
-    no answer. Answered turns logged before the messages were kept come back as the message
-    and its answer; failed ones from then, and cancelled ones, not at all."""
+    """The last `limit` answered turns of `session`, oldest first, as the model saw them:
+    the user's message, tool calls and results, the answer. Turns logged before the
+    messages were kept come back as the message and its answer."""
     rows = _query(
         path,
         "SELECT message, answer, messages FROM turns WHERE session = ?"
-        " AND (COALESCE(status, CASE ok WHEN 1 THEN 'ok' ELSE 'failed' END) = 'ok'"
-        " OR (status = 'failed' AND messages IS NOT NULL))"
+        " AND COALESCE(status, CASE ok WHEN 1 THEN 'ok' ELSE 'failed' END) = 'ok'"
         " ORDER BY id DESC LIMIT ?",
         (session, limit),
     )

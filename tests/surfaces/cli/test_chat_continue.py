@@ -82,23 +82,6 @@ def test_continue_rebuilds_the_history_with_tool_calls(
     assert [m["role"] for m in fake.last_chat["messages"]].count("user") == 3
 
 
-def test_a_failed_turn_is_continued_as_its_request_and_what_it_did(
-    chat: Callable[..., Any], fake: FakeOllama
-) -> None:
-    """ "try again" after a plugin failed reads on the request that failed (not on the turn
-    before it); the plugin's error text stays out of the conversation."""
-    fake.script(tool_call("greeter__boom", {}), text("It exploded."))
-    failed = chat("-q", "make the greeter explode")
-    assert failed.exit_code == 1 and "the greeter exploded" in failed.stderr
-    fake.script(text("Trying again is no use."))
-    assert chat("-c", "-q", "try again").exit_code == 0
-    messages = fake.last_chat["messages"]
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[1]["content"] == "make the greeter explode"
-    assert messages[2]["content"] == "(No answer: a tool failed. Calls: greeter__boom {}: failed.)"
-    assert "exploded" not in messages[2]["content"]
-
-
 def test_unknown_session_and_nothing_to_continue_are_clear_errors(
     chat: Callable[..., Any], fake: FakeOllama
 ) -> None:
