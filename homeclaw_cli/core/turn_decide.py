@@ -310,8 +310,9 @@ def _decide_system(tools: list[Tool]) -> str:
 
 
 def _messages(state: TurnState, system: str) -> list[ChatMessage]:
-    """The request with the previous exchange (not this turn's tool traffic), and the date as
-    the turn's own prompt gives it (an answer without tools may need it)."""
+    """The request with the previous exchange (its calls written out; not this turn's tool
+    traffic), and the date as the turn's own prompt gives it (an answer without tools may
+    need it)."""
     earlier = _with_calls_written_out(state.messages[1 : state.own_from])
     return [
         {"role": "system", "content": f"{system}\n{date_block(date.today()).text}"},
