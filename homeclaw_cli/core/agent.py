@@ -123,8 +123,8 @@ class Agent:
         self.config = config or AgentConfig()
         self.exchanges: list[list[ChatMessage]] = []  # one per answered turn, oldest first
         self.last: TurnResult | None = None
-        self.last_plugins: list[str] = []  # the plugins the previous turn called
-        self.previous_request = ""  # the previous turn's message, answered or failed
+        self.last_plugins: list[str] = []  # the plugins the previous answered turn called
+        self.previous_request = ""  # the previous answered turn's message
         self._native: bool | None = None
 
     @property
@@ -161,8 +161,7 @@ class Agent:
         return self._native
 
     def retrieval_query(self, message: str) -> str:
-        """Short follow-ups ("and tomorrow?") are retrieved with the previous user message,
-        also when that turn failed ("and in Rome?" after the weather service was down)."""
+        """Short follow-ups ("and tomorrow?") are retrieved with the previous user message."""
         return read_with(self.previous_request, message)
 
     async def turn(
@@ -416,16 +415,14 @@ class Agent:
 
     def _finish(self, result: TurnResult, state: TurnState, parts: list[ChatMessage]) -> None:
         """The answer and outcome; a turn with an answer joins the history (with the calls
-        and results of the `parts` asked on their own). A failed one does not (a small model
-        repeats what stands in for a missing answer), but a follow-up reads on its request
-        and is offered the plugins it tried."""
+        and results of the `parts` asked on their own) and is what a follow-up reads on."""
         settle(result, state)
-        self.previous_request = result.message
         if state.answer is not None and result.ok:
             answer: ChatMessage = {"role": "assistant", "content": result.answer}
             result.exchange = [*calls_and_results(state), *parts, answer]
             self.exchanges.append(result.exchange)
-        self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok or not result.ok)
+            self.previous_request = result.message
+            self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok)
 
     def _offered(self, hits: Sequence[RetrievalHit], turn: TurnResult) -> list[PluginManifest]:
         """The retrieved plugins offerable now (a short follow-up, "and in pounds?", adds the

@@ -263,22 +263,6 @@ def test_figures_stated_after_a_failed_call_are_not_shown() -> None:
     assert run(agent, "weather in Paris 75001").answer == honest
 
 
-def test_a_follow_up_reads_on_a_failed_turn_without_its_messages() -> None:
-    """The weather failed: "and in Oslo?" is retrieved with that request and offered the plugin
-    that failed, while the model's conversation leaves the failed turn out (a small model
-    repeats whatever stands in for a missing answer)."""
-    caller = FakeCaller(MANIFESTS, lambda p, c, a: PResult(False, error="service down"))
-    llm = FakeLLM(call("weather__now", city="Paris"), "It failed.", "Snow.")
-    agent, _ = make_agent(llm, caller=caller)
-    agent.retriever = _FirstOnly({"weather": ["weather"]}, {})
-    assert not run(agent, "weather in Paris").ok
-    assert agent.retrieval_query("and in Oslo?") == "weather in Paris\nand in Oslo?"
-    follow_up = run(agent, "and in Oslo?")
-    assert "weather__now" in follow_up.tools_offered  # retrieval found nothing, as _FirstOnly
-    assert [m["role"] for m in llm.requests[-1]["messages"]] == ["system", "user"]
-    assert [m["content"] for m in agent.history] == ["and in Oslo?", "Snow."]
-
-
 def test_a_part_whose_plugin_failed_fails_the_turn_after_the_other_answer() -> None:
     llm = FakeLLM(
         call("notes__add", text="buy milk"),
