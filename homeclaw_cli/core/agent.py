@@ -124,7 +124,6 @@ class Agent:
         self.exchanges: list[list[ChatMessage]] = []  # one per answered turn, oldest first
         self.last: TurnResult | None = None
         self.last_plugins: list[str] = []  # the plugins the previous answered turn called
-        self.previous_request = ""  # the previous answered turn's message
         self._native: bool | None = None
 
     @property
@@ -141,12 +140,11 @@ class Agent:
         self.exchanges = [list(e) for e in exchanges if len(e) >= 2]
         self.last = None
         self.last_plugins = _plugins_called(self.exchanges[-1]) if self.exchanges else []
-        self.previous_request = self.exchanges[-1][0]["content"] if self.exchanges else ""
 
     def clear(self) -> None:
         self.exchanges.clear()
         self.last = None
-        self.last_plugins, self.previous_request = [], ""
+        self.last_plugins = []
 
     def set_llm(self, llm: LLM) -> None:
         self.llm = llm
@@ -162,7 +160,7 @@ class Agent:
 
     def retrieval_query(self, message: str) -> str:
         """Short follow-ups ("and tomorrow?") are retrieved with the previous user message."""
-        return read_with(self.previous_request, message)
+        return read_with(self.exchanges[-1][0]["content"] if self.exchanges else "", message)
 
     async def turn(
         self,
@@ -421,7 +419,6 @@ class Agent:
             answer: ChatMessage = {"role": "assistant", "content": result.answer}
             result.exchange = [*calls_and_results(state), *parts, answer]
             self.exchanges.append(result.exchange)
-            self.previous_request = result.message
             self.last_plugins = plugin_ids(s.name for s in result.tool_steps() if s.ok)
 
     def _offered(self, hits: Sequence[RetrievalHit], turn: TurnResult) -> list[PluginManifest]:
